@@ -1,0 +1,20 @@
+/* a2a3sim list: the collectives table, with each cost-card formula. */
+#include <string.h>
+
+#include "cli/cli.h"
+
+int a2_cli_list(int argc, char **argv) {
+  if (argc > 1) {
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+      puts("usage: a2a3sim list\n\nLists every built-in collective (--algo NAME), one line of "
+           "description and its analytic cost card.");
+      return A2_EXIT_OK;
+    }
+    return a2_cli_usage_error(argv[1], "unexpected argument (list takes no flags)");
+  }
+  uint32_t n;
+  const a2_collective *t = a2_collective_table(&n);
+  for (uint32_t i = 0; i < n; i++)
+    printf("%-22s %s\n%-22s card: %s\n", t[i].name, t[i].summary, "", t[i].card_formula);
+  return A2_EXIT_OK;
+}

@@ -1,0 +1,207 @@
+/* The two views of a run: a short text summary and one JSON object
+ * (keys documented in docs/output.md). JSON is written with yajl so that
+ * escaping is never hand-made; numbers are pre-formatted for stable bytes. */
+#include <string.h>
+#include <yajl/yajl_gen.h>
+
+#include "cli/cli.h"
+#include "noc/topology.h"
+
+typedef struct {
+  uint64_t read, write, rounds;
+} measured;
+
+static measured measure(const a2_run_result *r) {
+  measured m = {0, 0, 0};
+  for (uint32_t q = 0; q < r->params.nranks; q++) {
+    const a2_rank_stats *s = a2_sim_rank_stats(r->sim, q);
+    if (s->remote_read_bytes > m.read) m.read = s->remote_read_bytes;
+    if (s->remote_write_bytes > m.write) m.write = s->remote_write_bytes;
+    if (s->barrier_rounds > m.rounds) m.rounds = s->barrier_rounds;
+  }
+  return m;
+}
+
+/* algbw in GB/s (10^9 B/s): S bytes over t ps. */
+static double algbw(const a2_run_result *r) {
+  if (!r->time_ps) return 0;
+  double S = r->coll->size_factor(r->params.nranks) * (double)r->params.size_bytes;
+  return S * 1000.0 / (double)r->time_ps;
+}
+
+static const char *verdict(const a2_run_result *r) {
+  if (r->status == A2_RUN_DEADLOCK) return "DEADLOCK";
+  if (r->status == A2_RUN_TIME_LIMIT) return "TIMEOUT";
+  return r->check.ok ? "OK" : "FAIL";
+}
+
+static void ratio_cell(char *out, size_t n, double got, double want) {
+  if (want == 0)
+    snprintf(out, n, "%s", got == 0 ? "-" : "inf");
+  else
+    snprintf(out, n, "%.4f", got / want);
+}
+
+void a2_report_text(const a2_run_result *r, FILE *out) {
+  const a2_config *c = &r->cfg;
+  measured m = measure(r);
+  double bw = algbw(r), bus = bw * r->coll->busbw_factor(r->params.nranks);
+  fprintf(out, "%s: P=%u N=%llu B on %s (%s, link %.4g GB/s, %.4g ns)\n", r->coll->name,
+          r->params.nranks, (unsigned long long)r->params.size_bytes, r->config_name,
+          a2_topo_name(c->topology), (double)c->link_bw / 1e9, (double)c->link_lat_ps / 1e3);
+  fprintf(out, "%s", verdict(r));
+  if (r->check.checked)
+    fprintf(out, "  (%llu elements checked, %llu mismatches)", (unsigned long long)r->check.elements,
+            (unsigned long long)r->check.mismatches);
+  fputc('\n', out);
+  for (uint32_t i = 0; i < r->check.nshow; i++)
+    fprintf(out, "  mismatch: rank %u index %llu got %.9g want %.9g\n", r->check.show[i].rank,
+            (unsigned long long)r->check.show[i].index, r->check.show[i].got,
+            r->check.show[i].want);
+  fprintf(out, "time %.3f us   algbw %.3f GB/s   busbw %.3f GB/s\n", (double)r->time_ps / 1e6, bw,
+          bus);
+  char ra[32], wa[32], ba[32], ta[32];
+  ratio_cell(ra, sizeof ra, (double)m.read, r->card.remote_read_bytes);
+  ratio_cell(wa, sizeof wa, (double)m.write, r->card.remote_write_bytes);
+  ratio_cell(ba, sizeof ba, (double)m.rounds, (double)r->card.barrier_rounds);
+  ratio_cell(ta, sizeof ta, (double)r->time_ps, (double)r->closed_form_ps);
+  fprintf(out, "cost card (per rank)     measured        analytic   measured/analytic\n");
+  fprintf(out, "  remote read bytes  %14llu  %14.0f   %s\n", (unsigned long long)m.read,
+          r->card.remote_read_bytes, ra);
+  fprintf(out, "  remote write bytes %14llu  %14.0f   %s\n", (unsigned long long)m.write,
+          r->card.remote_write_bytes, wa);
+  fprintf(out, "  barrier rounds     %14llu  %14llu   %s\n", (unsigned long long)m.rounds,
+          (unsigned long long)r->card.barrier_rounds, ba);
+  if (r->closed_form_ps)
+    fprintf(out, "  time (ns)          %14.3f  %14.3f   %s   (closed form, uncontended)\n",
+            (double)r->time_ps / 1e3, (double)r->closed_form_ps / 1e3, ta);
+  fprintf(out, "per rank: rank  time_ns  remote_read  remote_write  remote_ops  notifies  waits\n");
+  for (uint32_t q = 0; q < r->params.nranks; q++) {
+    const a2_rank_stats *s = a2_sim_rank_stats(r->sim, q);
+    fprintf(out, "          %4u %9.3f %12llu %13llu %11llu %9llu %6llu\n", q,
+            (double)s->end_ps / 1e3, (unsigned long long)s->remote_read_bytes,
+            (unsigned long long)s->remote_write_bytes, (unsigned long long)s->remote_ops,
+            (unsigned long long)s->notifies, (unsigned long long)s->waits);
+  }
+}
+
+/* ---- JSON ---- */
+
+static void key(yajl_gen g, const char *k) {
+  yajl_gen_string(g, (const unsigned char *)k, strlen(k));
+}
+static void kstr(yajl_gen g, const char *k, const char *v) {
+  key(g, k);
+  yajl_gen_string(g, (const unsigned char *)v, strlen(v));
+}
+static void kint(yajl_gen g, const char *k, uint64_t v) {
+  char b[32];
+  int n = snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+  key(g, k);
+  yajl_gen_number(g, b, (size_t)n);
+}
+/* Fixed formats keep output byte-identical across runs and machines. */
+static void kfix(yajl_gen g, const char *k, double v, int decimals) {
+  char b[64];
+  int n = snprintf(b, sizeof b, "%.*f", decimals, v);
+  key(g, k);
+  yajl_gen_number(g, b, (size_t)n);
+}
+static void kbool(yajl_gen g, const char *k, int v) {
+  key(g, k);
+  yajl_gen_bool(g, v);
+}
+static void kratio(yajl_gen g, const char *k, double got, double want) {
+  if (want == 0) {
+    key(g, k);
+    yajl_gen_null(g);
+  } else {
+    kfix(g, k, got / want, 6);
+  }
+}
+
+void a2_report_json(const a2_run_result *r, FILE *out) {
+  yajl_gen g = yajl_gen_alloc(NULL);
+  yajl_gen_config(g, yajl_gen_beautify, 1);
+  yajl_gen_config(g, yajl_gen_indent_string, "  ");
+  measured m = measure(r);
+  double bw = algbw(r);
+  yajl_gen_map_open(g);
+  kbool(g, "ok", r->status == A2_RUN_DONE && r->check.ok);
+  kstr(g, "status", verdict(r));
+  kstr(g, "algo", r->coll->name);
+  kint(g, "ranks", r->params.nranks);
+  kint(g, "size_bytes", r->params.size_bytes);
+  kstr(g, "dtype", a2_dtype_name(r->params.dtype));
+  kstr(g, "config", r->config_name);
+  kstr(g, "topology", a2_topo_name(r->cfg.topology));
+  kint(g, "time_ps", r->time_ps);
+  kfix(g, "time_ns", (double)r->time_ps / 1e3, 3);
+  kfix(g, "algbw_gbps", bw, 6);
+  kfix(g, "busbw_gbps", bw * r->coll->busbw_factor(r->params.nranks), 6);
+  key(g, "check");
+  yajl_gen_map_open(g);
+  kbool(g, "checked", r->check.checked);
+  kint(g, "elements", r->check.elements);
+  kint(g, "mismatches", r->check.mismatches);
+  key(g, "first_mismatches");
+  yajl_gen_array_open(g);
+  for (uint32_t i = 0; i < r->check.nshow; i++) {
+    yajl_gen_map_open(g);
+    kint(g, "rank", r->check.show[i].rank);
+    kint(g, "index", r->check.show[i].index);
+    kfix(g, "got", r->check.show[i].got, 6);
+    kfix(g, "want", r->check.show[i].want, 6);
+    yajl_gen_map_close(g);
+  }
+  yajl_gen_array_close(g);
+  yajl_gen_map_close(g);
+  key(g, "per_rank");
+  yajl_gen_array_open(g);
+  for (uint32_t q = 0; q < r->params.nranks; q++) {
+    const a2_rank_stats *s = a2_sim_rank_stats(r->sim, q);
+    yajl_gen_map_open(g);
+    kint(g, "rank", q);
+    kint(g, "remote_read_bytes", s->remote_read_bytes);
+    kint(g, "remote_write_bytes", s->remote_write_bytes);
+    kint(g, "remote_ops", s->remote_ops);
+    kint(g, "notifies", s->notifies);
+    kint(g, "waits", s->waits);
+    kint(g, "barrier_rounds", s->barrier_rounds);
+    kint(g, "time_ps", s->end_ps);
+    kfix(g, "time_ns", (double)s->end_ps / 1e3, 3);
+    yajl_gen_map_close(g);
+  }
+  yajl_gen_array_close(g);
+  key(g, "measured");
+  yajl_gen_map_open(g);
+  kint(g, "remote_read_bytes_per_rank", m.read);
+  kint(g, "remote_write_bytes_per_rank", m.write);
+  kint(g, "barrier_rounds", m.rounds);
+  yajl_gen_map_close(g);
+  key(g, "analytic");
+  yajl_gen_map_open(g);
+  kfix(g, "remote_read_bytes_per_rank", r->card.remote_read_bytes, 3);
+  kfix(g, "remote_write_bytes_per_rank", r->card.remote_write_bytes, 3);
+  kint(g, "barrier_rounds", r->card.barrier_rounds);
+  key(g, "time_ps");
+  if (r->closed_form_ps)
+    yajl_gen_integer(g, (long long)r->closed_form_ps);
+  else
+    yajl_gen_null(g);
+  yajl_gen_map_close(g);
+  key(g, "ratio");
+  yajl_gen_map_open(g);
+  kratio(g, "remote_read_bytes_per_rank", (double)m.read, r->card.remote_read_bytes);
+  kratio(g, "remote_write_bytes_per_rank", (double)m.write, r->card.remote_write_bytes);
+  kratio(g, "barrier_rounds", (double)m.rounds, (double)r->card.barrier_rounds);
+  kratio(g, "time", (double)r->time_ps, (double)r->closed_form_ps);
+  yajl_gen_map_close(g);
+  kint(g, "kernel_activations", a2_sim_activations(r->sim));
+  yajl_gen_map_close(g);
+  const unsigned char *buf;
+  size_t len;
+  yajl_gen_get_buf(g, &buf, &len);
+  fwrite(buf, 1, len, out);
+  yajl_gen_free(g);
+}

@@ -1,0 +1,93 @@
+#include "collectives/builder.h"
+
+#include <stdio.h>
+#include <string.h>
+
+a2_code a2_tb_begin(a2_tb *tb, a2_kernel *k, uint32_t nranks, uint32_t ncores, a2_err *err) {
+  memset(tb, 0, sizeof *tb);
+  tb->k = k;
+  tb->err = err;
+  tb->rc = a2_kernel_init(k, nranks, ncores, err);
+  if (tb->rc == A2_OK) tb->cur = &k->progs[0];
+  return tb->rc;
+}
+
+uint16_t a2_tb_buf(a2_tb *tb, const char *name, a2_buf_kind kind, a2_dtype t, uint64_t bytes,
+                   a2_init_kind init) {
+  a2_kernel *k = tb->k;
+  if (tb->rc) return 0;
+  if (k->nbufs == A2_MAX_BUFS) {
+    tb->rc = a2_err_set(tb->err, A2_E_INPUT, NULL, 0, 0, "more than %d buffers", A2_MAX_BUFS);
+    return 0;
+  }
+  a2_buf_decl *b = &k->bufs[k->nbufs];
+  snprintf(b->name, sizeof b->name, "%s", name);
+  b->kind = kind;
+  b->dtype = t;
+  b->bytes = bytes;
+  k->init[k->nbufs] = init;
+  return (uint16_t)k->nbufs++;
+}
+
+uint16_t a2_tb_tile(a2_tb *tb, const char *name, a2_dtype t, uint64_t bytes) {
+  a2_kernel *k = tb->k;
+  if (tb->rc) return 0;
+  if (k->ntiles == A2_MAX_TILES) {
+    tb->rc = a2_err_set(tb->err, A2_E_INPUT, NULL, 0, 0, "more than %d tiles", A2_MAX_TILES);
+    return 0;
+  }
+  a2_tile_decl *d = &k->tiles[k->ntiles];
+  snprintf(d->name, sizeof d->name, "%s", name);
+  d->dtype = t;
+  d->bytes = bytes;
+  return (uint16_t)k->ntiles++;
+}
+
+void a2_tb_at(a2_tb *tb, uint32_t rank, uint32_t core) {
+  if (tb->rc) return;
+  tb->cur = a2_kernel_prog(tb->k, rank, core);
+}
+
+static void push(a2_tb *tb, a2_instr in) {
+  if (tb->rc) return;
+  in.line = ++tb->step;
+  tb->rc = a2_program_push(tb->cur, &in, tb->err);
+}
+
+void a2_tb_load(a2_tb *tb, uint16_t tile, uint16_t buf, uint64_t off, uint64_t len) {
+  push(tb, (a2_instr){.op = A2_OP_LOAD, .tile = tile, .buf = buf, .off = off, .len = len});
+}
+
+void a2_tb_store(a2_tb *tb, uint16_t tile, uint16_t buf, uint64_t off, uint64_t len) {
+  push(tb, (a2_instr){.op = A2_OP_STORE, .tile = tile, .buf = buf, .off = off, .len = len});
+}
+
+void a2_tb_rload(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off,
+                 uint64_t len) {
+  push(tb, (a2_instr){.op = A2_OP_RLOAD, .tile = tile, .buf = buf, .peer = (int32_t)peer,
+                      .off = off, .len = len});
+}
+
+void a2_tb_rstore(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off,
+                  uint64_t len, int atomic_add) {
+  push(tb, (a2_instr){.op = A2_OP_RSTORE, .mode = (uint8_t)(atomic_add ? A2_MODE_ATOMIC_ADD : 0),
+                      .tile = tile, .buf = buf, .peer = (int32_t)peer, .off = off, .len = len});
+}
+
+void a2_tb_notify(a2_tb *tb, uint16_t sig, uint32_t peer, uint64_t cell, int mode, int32_t value) {
+  push(tb, (a2_instr){.op = A2_OP_NOTIFY, .mode = (uint8_t)mode, .buf = sig,
+                      .peer = (int32_t)peer, .value = value, .off = cell * 4, .len = 4});
+}
+
+void a2_tb_wait(a2_tb *tb, uint16_t sig, uint64_t cell, int mode, int32_t value) {
+  push(tb, (a2_instr){.op = A2_OP_WAIT, .mode = (uint8_t)mode, .buf = sig, .value = value,
+                      .off = cell * 4, .len = 4});
+}
+
+void a2_tb_vop(a2_tb *tb, a2_opcode op, uint16_t dst, uint16_t a, uint16_t b, uint64_t len) {
+  push(tb, (a2_instr){.op = (uint8_t)op, .tile = dst, .tile_a = a, .tile_b = b, .len = len});
+}
+
+void a2_tb_compute(a2_tb *tb, int32_t cycles) {
+  push(tb, (a2_instr){.op = A2_OP_COMPUTE, .value = cycles});
+}

@@ -1,0 +1,41 @@
+/* The table of built-in collectives (BookSim-style factory by name). */
+#include <string.h>
+
+#include "collectives/allreduce.h"
+
+a2_opcode a2_reduce_opcode(a2_reduce_op op) {
+  static const a2_opcode map[] = {A2_OP_VADD, A2_OP_VMAX, A2_OP_VMIN, A2_OP_VMUL};
+  return map[op];
+}
+
+static double one(uint32_t P) {
+  (void)P;
+  return 1.0;
+}
+static double allreduce_bus(uint32_t P) { return 2.0 * (P - 1) / P; }
+
+static a2_code elems_only(const a2_coll_params *p, a2_err *err) {
+  return a2_coll_check_multiple(p, a2_dtype_size(p->dtype), "whole elements", err);
+}
+
+static const a2_collective table[] = {
+    {"allreduce_mesh", "all-reduce, mesh: one barrier, every rank reads every peer (seed 08)",
+     "remote read (P-1)*N per rank; 1 barrier round", one, allreduce_bus, elems_only,
+     a2_gen_allreduce_mesh, a2_card_allreduce_mesh, a2_time_allreduce_mesh},
+    {"allreduce_two_phase",
+     "all-reduce, two-phase: reduce-scatter then all-gather, two barriers (seed 09)",
+     "remote read 2*(P-1)/P*N per rank; 2 barrier rounds; N % (4*P) == 0", one, allreduce_bus,
+     a2_check_allreduce_two_phase, a2_gen_allreduce_two_phase, a2_card_allreduce_two_phase,
+     a2_time_allreduce_two_phase},
+};
+
+const a2_collective *a2_collective_table(uint32_t *n) {
+  *n = sizeof table / sizeof table[0];
+  return table;
+}
+
+const a2_collective *a2_collective_find(const char *name) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (!strcmp(table[i].name, name)) return &table[i];
+  return NULL;
+}

@@ -1,0 +1,351 @@
+/* The public config API (config.h): YAML loading with libyaml, --set,
+ * validation and printing, all driven by the key table in config_keys.c.
+ *
+ * The YAML is read with libyaml's document API (a node tree with marks),
+ * which keeps the walk a short recursion over nested mappings; libyaml does
+ * not reject duplicate keys, so the walk does. Every error carries the
+ * 1-based line:col of the node it is about. */
+#include "configs/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "configs/config_keys.h"
+
+/* Larger inputs are certainly not configs; refusing them bounds memory. */
+#define MAX_FILE_BYTES (16u * 1024u * 1024u)
+
+void a2_config_default(a2_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  for (unsigned i = 0; i < a2_config_nkeys; i++) {
+    uint64_t v = 0;
+    char why[256];
+    /* Cannot fail: the defaults are constants checked by the tests. */
+    if (a2_config_key_parse(&a2_config_keys[i], a2_config_keys[i].def, &v, why, sizeof why) == 0)
+      a2_config_key_put(cfg, &a2_config_keys[i], v);
+  }
+}
+
+uint64_t a2_config_cycle_ps(const a2_config *cfg) {
+  if (cfg->clock_hz == 0) return 0;
+  return (1000000000000ull + cfg->clock_hz / 2) / cfg->clock_hz;
+}
+
+/* ---- validation ---------------------------------------------------------- */
+
+typedef struct {
+  int line, col; /* where a key's value was given; 0 when not from a file */
+} mark;
+
+static const a2_config_key *row(const char *path) { return a2_config_key_find(path); }
+
+static mark mark_of(const mark *marks, const char *path) {
+  mark none = {0, 0};
+  return marks ? marks[row(path) - a2_config_keys] : none;
+}
+
+/* Per-key bounds (a config built in code may break them) and the checks
+ * that involve more than one key. marks (may be NULL) locate the keys. */
+static a2_code check(const a2_config *cfg, const char *name, const mark *marks, a2_err *err) {
+  char why[256], val[64];
+  for (unsigned i = 0; i < a2_config_nkeys; i++) {
+    const a2_config_key *k = &a2_config_keys[i];
+    uint64_t v = a2_config_key_get(cfg, k);
+    if (a2_config_key_check(k, v, why, sizeof why) != 0) {
+      mark m = mark_of(marks, k->path);
+      a2_config_key_format(k, v, val, sizeof val);
+      return a2_err_set(err, A2_E_INPUT, name, m.line, m.col, "%s: '%s': %s", k->path, val, why);
+    }
+  }
+  if (cfg->ctrl_bytes > cfg->packet_bytes) {
+    /* A control message (request / notify) must fit in one packet. */
+    char c[48], p[48];
+    a2_format_quantity(cfg->ctrl_bytes, A2_UNIT_BYTES, c, sizeof c);
+    a2_format_quantity(cfg->packet_bytes, A2_UNIT_BYTES, p, sizeof p);
+    mark m = mark_of(marks, "interconnect.control_message_size");
+    if (!m.line) m = mark_of(marks, "interconnect.packet_size");
+    return a2_err_set(err, A2_E_INPUT, name, m.line, m.col,
+                      "interconnect.control_message_size (%s) must not be larger than "
+                      "interconnect.packet_size (%s): a control message is one packet",
+                      c, p);
+  }
+  return A2_OK;
+}
+
+a2_code a2_config_validate(const a2_config *cfg, const char *name, a2_err *err) {
+  return check(cfg, name, NULL, err);
+}
+
+/* ---- --set --------------------------------------------------------------- */
+
+a2_code a2_config_set(a2_config *cfg, const char *key, const char *value, a2_err *err) {
+  const char *f = "--set";
+  key = key ? key : "";
+  value = value ? value : "";
+  const a2_config_key *k = a2_config_key_find(key);
+  if (!k) {
+    char list[256];
+    if (key[0] && a2_config_key_is_section(key)) {
+      a2_config_key_children(key, list, sizeof list);
+      return a2_err_set(err, A2_E_INPUT, f, 0, 0,
+                        "'%.80s' is a section, not a key; its keys are %s", key, list);
+    }
+    a2_config_key_suggest(NULL, key, list, sizeof list);
+    if (list[0])
+      return a2_err_set(err, A2_E_INPUT, f, 0, 0, "unknown key '%.80s'; did you mean %s?", key,
+                        list);
+    return a2_err_set(err, A2_E_INPUT, f, 0, 0,
+                      "unknown key '%.80s'; keys are dotted paths such as chip.clock or "
+                      "interconnect.link.bandwidth (see docs/config.md)",
+                      key);
+  }
+  uint64_t v;
+  char why[256];
+  if (a2_config_key_parse(k, value, &v, why, sizeof why) != 0)
+    return a2_err_set(err, A2_E_INPUT, f, 0, 0, "%s=%.80s: %s", key, value, why);
+  a2_config_key_put(cfg, k, v);
+  return A2_OK;
+}
+
+/* ---- printing ------------------------------------------------------------ */
+
+/* Splits a dotted path into at most 8 segments (pointers + lengths). */
+static int split(const char *path, const char **seg, size_t *len) {
+  int n = 0;
+  while (n < 8) {
+    const char *dot = strchr(path, '.');
+    seg[n] = path;
+    len[n] = dot ? (size_t)(dot - path) : strlen(path);
+    n++;
+    if (!dot) break;
+    path = dot + 1;
+  }
+  return n;
+}
+
+void a2_config_print(const a2_config *cfg, void *file) {
+  FILE *f = file;
+  const char *pseg[8] = {0}, *seg[8];
+  size_t plen[8] = {0}, len[8];
+  int pn = 0;
+  for (unsigned i = 0; i < a2_config_nkeys; i++) {
+    const a2_config_key *k = &a2_config_keys[i];
+    int n = split(k->path, seg, len);
+    /* Open only the sections that differ from the previous key's. */
+    int same = 0;
+    while (same < n - 1 && same < pn - 1 && len[same] == plen[same] &&
+           memcmp(seg[same], pseg[same], len[same]) == 0)
+      same++;
+    for (int d = same; d < n - 1; d++) fprintf(f, "%*s%.*s:\n", 2 * d, "", (int)len[d], seg[d]);
+    char val[64];
+    a2_config_key_format(k, a2_config_key_get(cfg, k), val, sizeof val);
+    fprintf(f, "%*s%.*s: %s\n", 2 * (n - 1), "", (int)len[n - 1], seg[n - 1], val);
+    memcpy(pseg, seg, sizeof seg);
+    memcpy(plen, len, sizeof len);
+    pn = n;
+  }
+}
+
+/* ---- YAML ---------------------------------------------------------------- */
+
+typedef struct {
+  const char *name;
+  yaml_document_t *doc;
+  a2_config *cfg;
+  a2_err *err;
+  struct {
+    char path[128];
+    int line;
+  } seen[64]; /* every key or section given so far (only known ones) */
+  unsigned nseen;
+  mark marks[64]; /* per table row */
+} loader;
+
+static const char *node_kind(const yaml_node_t *n) {
+  switch (n->type) {
+  case YAML_SCALAR_NODE: return "a scalar";
+  case YAML_SEQUENCE_NODE: return "a sequence";
+  case YAML_MAPPING_NODE: return "a mapping";
+  default: return "nothing";
+  }
+}
+
+#define AT(L, node, ...)                                                                        \
+  a2_err_set((L)->err, A2_E_INPUT, (L)->name, (int)(node)->start_mark.line + 1,                 \
+             (int)(node)->start_mark.column + 1, __VA_ARGS__)
+
+/* `chip:` with nothing under it (say, every key commented out) is an empty
+ * section, not an error. */
+static int is_null(const yaml_node_t *n) {
+  if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return 0;
+  const char *s = (const char *)n->data.scalar.value;
+  return !strcmp(s, "") || !strcmp(s, "~") || !strcmp(s, "null");
+}
+
+static a2_code walk(loader *L, yaml_node_t *map, const char *prefix);
+
+static a2_code unknown_key(loader *L, yaml_node_t *kn, const char *prefix, const char *name) {
+  char valid[256], close[256], hint[300] = "";
+  a2_config_key_children(prefix, valid, sizeof valid);
+  a2_config_key_suggest(prefix, name, close, sizeof close);
+  if (close[0]) snprintf(hint, sizeof hint, " (did you mean %s?)", close);
+  if (!prefix[0])
+    return AT(L, kn, "unknown top-level key '%.60s'%s; valid keys: %s", name, hint, valid);
+  return AT(L, kn, "unknown key '%.60s' in %s%s; valid keys: %s", name, prefix, hint, valid);
+}
+
+static a2_code leaf(loader *L, const a2_config_key *k, yaml_node_t *vn) {
+  if (vn->type != YAML_SCALAR_NODE)
+    return AT(L, vn, "%s: expected a single value such as %s, found %s", k->path, k->def,
+              node_kind(vn));
+  const char *text = (const char *)vn->data.scalar.value;
+  uint64_t v;
+  char why[256];
+  if (strlen(text) != vn->data.scalar.length)
+    return AT(L, vn, "%s: the value contains a NUL character", k->path);
+  if (a2_config_key_parse(k, text, &v, why, sizeof why) != 0)
+    return AT(L, vn, "%s: '%.60s': %s", k->path, text, why);
+  a2_config_key_put(L->cfg, k, v);
+  L->marks[k - a2_config_keys] = (mark){(int)vn->start_mark.line + 1,
+                                        (int)vn->start_mark.column + 1};
+  return A2_OK;
+}
+
+static a2_code pair(loader *L, yaml_node_t *kn, yaml_node_t *vn, const char *prefix) {
+  char valid[256];
+  if (kn->type != YAML_SCALAR_NODE) {
+    a2_config_key_children(prefix, valid, sizeof valid);
+    return AT(L, kn, "expected a key name (one of %s), found %s", valid, node_kind(kn));
+  }
+  const char *name = (const char *)kn->data.scalar.value;
+  char path[128];
+  snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", name);
+  const a2_config_key *k = a2_config_key_find(path);
+  if (!k && (!name[0] || !a2_config_key_is_section(path))) return unknown_key(L, kn, prefix, name);
+
+  for (unsigned i = 0; i < L->nseen; i++)
+    if (!strcmp(L->seen[i].path, path))
+      return AT(L, kn, "duplicate key '%s' (first given on line %d)", path, L->seen[i].line);
+  if (L->nseen < sizeof L->seen / sizeof L->seen[0]) { /* paths are table-bound: always fits */
+    snprintf(L->seen[L->nseen].path, sizeof L->seen[0].path, "%s", path);
+    L->seen[L->nseen++].line = (int)kn->start_mark.line + 1;
+  }
+
+  if (k) return leaf(L, k, vn);
+  if (vn->type == YAML_MAPPING_NODE) return walk(L, vn, path);
+  if (is_null(vn)) return A2_OK;
+  a2_config_key_children(path, valid, sizeof valid);
+  return AT(L, vn, "%s: expected a mapping with keys %s, found %s", path, valid, node_kind(vn));
+}
+
+static a2_code walk(loader *L, yaml_node_t *map, const char *prefix) {
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    a2_code rc = pair(L, yaml_document_get_node(L->doc, p->key),
+                      yaml_document_get_node(L->doc, p->value), prefix);
+    if (rc != A2_OK) return rc;
+  }
+  return A2_OK;
+}
+
+/* libyaml's own error: scanner/parser errors carry a mark, reader errors
+ * (bad UTF-8, control characters) only a byte offset. */
+static a2_code syntax_error(yaml_parser_t *p, const char *name, const char *text, size_t len,
+                            a2_err *err) {
+  if (p->error == YAML_MEMORY_ERROR)
+    return a2_err_set(err, A2_E_NOMEM, name, 0, 0, "out of memory while reading YAML");
+  size_t at = p->problem_mark.index;
+  int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
+  if (p->error == YAML_READER_ERROR) {
+    at = p->problem_offset;
+    line = 1;
+    col = 1;
+    for (size_t i = 0; i < at && i < len; i++, col++)
+      if (text[i] == '\n') line++, col = 0;
+  }
+  char extra[96] = "";
+  if (p->problem_value != -1 && p->error == YAML_READER_ERROR)
+    snprintf(extra, sizeof extra, " (byte 0x%02x)", (unsigned)p->problem_value & 0xffu);
+  else if (at < len && text[at] == '\t')
+    snprintf(extra, sizeof extra, "; YAML does not allow tabs here, indent with spaces");
+  return a2_err_set(err, A2_E_INPUT, name, line, col, "invalid YAML: %s%s%s%s",
+                    p->problem ? p->problem : "syntax error", p->context ? " " : "",
+                    p->context ? p->context : "", extra);
+}
+
+static a2_code load_text(const char *text, size_t len, const char *name, a2_config *cfg,
+                         a2_err *err) {
+  a2_config tmp;
+  a2_config_default(&tmp);
+  yaml_parser_t parser;
+  yaml_document_t doc, extra;
+  if (!yaml_parser_initialize(&parser))
+    return a2_err_set(err, A2_E_NOMEM, name, 0, 0, "out of memory while reading YAML");
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  a2_code rc = A2_OK;
+  if (!yaml_parser_load(&parser, &doc)) {
+    rc = syntax_error(&parser, name, text, len, err);
+    yaml_parser_delete(&parser);
+    return rc;
+  }
+  loader L = {.name = name, .doc = &doc, .cfg = &tmp, .err = err};
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  if (root && root->type == YAML_MAPPING_NODE)
+    rc = walk(&L, root, "");
+  else if (root && !is_null(root))
+    rc = AT(&L, root, "expected a mapping with keys chip, interconnect at the top level, found %s",
+            node_kind(root));
+  /* A second document would be silently ignored otherwise. */
+  if (rc == A2_OK) {
+    if (!yaml_parser_load(&parser, &extra)) {
+      rc = syntax_error(&parser, name, text, len, err);
+    } else {
+      yaml_node_t *r2 = yaml_document_get_root_node(&extra);
+      if (r2) rc = AT(&L, r2, "expected a single YAML document, found a second one");
+      yaml_document_delete(&extra);
+    }
+  }
+  if (rc == A2_OK) rc = check(&tmp, name, L.marks, err);
+  if (rc == A2_OK) *cfg = tmp;
+  yaml_document_delete(&doc);
+  yaml_parser_delete(&parser);
+  return rc;
+}
+
+a2_code a2_config_load_string(const char *yaml, const char *name, a2_config *cfg, a2_err *err) {
+  return load_text(yaml ? yaml : "", yaml ? strlen(yaml) : 0, name ? name : "<string>", cfg, err);
+}
+
+a2_code a2_config_load(const char *path, a2_config *cfg, a2_err *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return a2_err_set(err, A2_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  a2_code rc = A2_OK;
+  for (;;) {
+    if (len == cap) {
+      cap = cap ? cap * 2 : 4096;
+      char *nb = cap > MAX_FILE_BYTES + 1 ? NULL : realloc(buf, cap);
+      if (!nb) {
+        rc = cap > MAX_FILE_BYTES + 1
+                 ? a2_err_set(err, A2_E_INPUT, path, 0, 0, "file too large for a config "
+                                                           "(over 16 MiB)")
+                 : a2_err_set(err, A2_E_NOMEM, path, 0, 0, "out of memory reading the file");
+        break;
+      }
+      buf = nb;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) {
+      if (ferror(f)) rc = a2_err_set(err, A2_E_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+      break;
+    }
+  }
+  fclose(f);
+  if (rc == A2_OK) rc = load_text(buf ? buf : "", len, path, cfg, err);
+  free(buf);
+  return rc;
+}

@@ -1,0 +1,78 @@
+/* The simulator's configuration: chip and interconnect parameters, loaded
+ * from YAML (libyaml) into validated, typed fields. Every time is in
+ * picoseconds, every size in bytes, every bandwidth in bytes per second.
+ * The loader is table-driven (configs/config_keys.c): one row per key with
+ * its type, unit, bounds and field, shared by the YAML reader, --set and
+ * `config check`. */
+#ifndef A2_CONFIG_H
+#define A2_CONFIG_H
+
+#include <stdint.h>
+
+#include "common/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  A2_TOPO_FULL_MESH = 0, /* every rank has a direct link to every other */
+  A2_TOPO_RING = 1,      /* bidirectional ring, shortest direction */
+  A2_TOPO_SWITCH = 2     /* every rank has one up/down link to one switch */
+} a2_topology;
+
+typedef struct a2_config {
+  /* chip.* */
+  uint64_t clock_hz;           /* chip.clock: AI core clock */
+  uint32_t vector_cores;       /* chip.vector_cores: AIV cores per rank */
+  uint64_t ub_bytes;           /* chip.ub_size: unified buffer per vector core */
+  uint32_t vec_bytes_per_cycle;/* chip.vector.bytes_per_cycle */
+  uint32_t vec_startup_cycles; /* chip.vector.startup_cycles: fixed cost per op */
+  uint64_t mte_in_bw;          /* chip.mte.gm_to_ub: per core, bytes/s */
+  uint64_t mte_out_bw;         /* chip.mte.ub_to_gm: per core, bytes/s */
+  uint64_t mte_lat_ps;         /* chip.mte.latency: per transfer stage */
+  uint64_t hbm_bw;             /* chip.hbm.bandwidth: per rank, bytes/s */
+  uint64_t hbm_lat_ps;         /* chip.hbm.latency */
+  uint64_t window_bytes;       /* chip.window_size: max symmetric window bytes per rank */
+  /* interconnect.* */
+  a2_topology topology;        /* interconnect.topology: full_mesh | ring | switch */
+  uint32_t ranks;              /* interconnect.ranks: NPUs in the system */
+  uint64_t link_bw;            /* interconnect.link.bandwidth: per direction, bytes/s */
+  uint64_t link_lat_ps;        /* interconnect.link.latency: per hop */
+  uint32_t packet_bytes;       /* interconnect.packet_size: max payload per packet */
+  uint64_t switch_lat_ps;      /* interconnect.switch_latency: added per switch traversal */
+  uint32_t ctrl_bytes;         /* interconnect.control_message_size: request / notify */
+} a2_config;
+
+/* The built-in default: identical to configs/a2-8p-hccs.yaml (a test checks
+ * that the file and this function agree). */
+void a2_config_default(a2_config *cfg);
+
+/* Load a YAML file over the defaults. Every key is optional unless the table
+ * says otherwise; unknown keys, wrong types, duplicate keys, bad units and
+ * out-of-range values are errors with file:line:col. On error *cfg is left
+ * unspecified. */
+a2_code a2_config_load(const char *path, a2_config *cfg, a2_err *err);
+
+/* Same, from a string; `name` is used as the file name in errors. */
+a2_code a2_config_load_string(const char *yaml, const char *name, a2_config *cfg,
+                              a2_err *err);
+
+/* Override one key, e.g. key="interconnect.link.bandwidth", value="56GB/s",
+ * with the same validation and messages as the file; err->file is "--set". */
+a2_code a2_config_set(a2_config *cfg, const char *key, const char *value, a2_err *err);
+
+/* Cross-field checks run after loading and after every --set batch
+ * (e.g. packet_size > 0, ranks >= 1). */
+a2_code a2_config_validate(const a2_config *cfg, const char *name, a2_err *err);
+
+/* Write the resolved config as YAML with units (for `config check`). */
+void a2_config_print(const a2_config *cfg, void *file /* FILE* */);
+
+/* Convenience: picoseconds per cycle, rounded to nearest. */
+uint64_t a2_config_cycle_ps(const a2_config *cfg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,288 @@
+/* The config key table and the per-key helpers built on it (config_keys.h).
+ * Defaults are written as text in the same spelling as the shipped
+ * configs/a2-8p-hccs.yaml, where each one cites its source; a test loads
+ * that file and compares it field by field with a2_config_default. */
+#include "configs/config_keys.h"
+
+#include <stdio.h>
+#include <string.h>
+
+_Static_assert(sizeof(a2_topology) == 4, "topology is stored as a 4-byte field");
+
+#define FIELD(f) offsetof(a2_config, f), (unsigned)sizeof(((a2_config *)0)->f)
+#define U32 4294967295ull
+#define ANY UINT64_MAX
+#define KIB 1024ull
+#define MIB (1024ull * 1024ull)
+/* Times stop at 1 s so that sums of many latencies in the model stay far
+ * from uint64 overflow; the clock stops at 1 THz so a cycle is >= 1 ps. */
+#define ONE_S 1000000000000ull
+#define ONE_THZ 1000000000000ull
+
+const a2_config_key a2_config_keys[] = {
+    {"chip.clock", A2_UNIT_FREQUENCY, 1, ONE_THZ, FIELD(clock_hz), "1.8GHz"},
+    {"chip.vector_cores", A2_UNIT_COUNT, 1, 1024, FIELD(vector_cores), "48"},
+    {"chip.ub_size", A2_UNIT_BYTES, KIB, ANY, FIELD(ub_bytes), "192KiB"},
+    {"chip.vector.bytes_per_cycle", A2_UNIT_COUNT, 1, U32, FIELD(vec_bytes_per_cycle), "121"},
+    {"chip.vector.startup_cycles", A2_UNIT_COUNT, 0, U32, FIELD(vec_startup_cycles), "24"},
+    {"chip.mte.gm_to_ub", A2_UNIT_BANDWIDTH, 1, ANY, FIELD(mte_in_bw), "230.4GB/s"},
+    {"chip.mte.ub_to_gm", A2_UNIT_BANDWIDTH, 1, ANY, FIELD(mte_out_bw), "188.5GiB/s"},
+    {"chip.mte.latency", A2_UNIT_TIME, 0, ONE_S, FIELD(mte_lat_ps), "0ns"},
+    {"chip.hbm.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, FIELD(hbm_bw), "1.6TB/s"},
+    {"chip.hbm.latency", A2_UNIT_TIME, 0, ONE_S, FIELD(hbm_lat_ps), "150ns"},
+    {"chip.window_size", A2_UNIT_BYTES, 4 * KIB, ANY, FIELD(window_bytes), "256MiB"},
+    {"interconnect.topology", A2_KEY_TOPOLOGY, 0, 2, FIELD(topology), "full_mesh"},
+    {"interconnect.ranks", A2_UNIT_COUNT, 1, 1048576, FIELD(ranks), "8"},
+    {"interconnect.link.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, FIELD(link_bw), "28GB/s"},
+    {"interconnect.link.latency", A2_UNIT_TIME, 0, ONE_S, FIELD(link_lat_ps), "500ns"},
+    {"interconnect.packet_size", A2_UNIT_BYTES, 32, 16 * MIB, FIELD(packet_bytes), "4KiB"},
+    {"interconnect.switch_latency", A2_UNIT_TIME, 0, ONE_S, FIELD(switch_lat_ps), "100ns"},
+    /* Upper bound packet_size is the cross-field check in a2_config_validate. */
+    {"interconnect.control_message_size", A2_UNIT_BYTES, 4, 16 * MIB, FIELD(ctrl_bytes), "64B"},
+};
+const unsigned a2_config_nkeys = sizeof a2_config_keys / sizeof a2_config_keys[0];
+
+/* Indexed by a2_topology. */
+static const char *const topo_names[] = {"full_mesh", "ring", "switch"};
+#define TOPO_LIST "full_mesh, ring, switch"
+
+const a2_config_key *a2_config_key_find(const char *path) {
+  for (unsigned i = 0; i < a2_config_nkeys; i++)
+    if (strcmp(a2_config_keys[i].path, path) == 0) return &a2_config_keys[i];
+  return NULL;
+}
+
+/* If path is below prefix ("" = top), the length of prefix plus its dot. */
+static size_t under(const char *path, const char *prefix) {
+  size_t n = strlen(prefix);
+  if (n == 0) return 0;
+  if (strncmp(path, prefix, n) != 0 || path[n] != '.') return (size_t)-1;
+  return n + 1;
+}
+
+int a2_config_key_is_section(const char *path) {
+  if (!path[0]) return 1;
+  for (unsigned i = 0; i < a2_config_nkeys; i++)
+    if (under(a2_config_keys[i].path, path) != (size_t)-1) return 1;
+  return 0;
+}
+
+uint64_t a2_config_key_get(const a2_config *cfg, const a2_config_key *k) {
+  const char *p = (const char *)cfg + k->offset;
+  if (k->width == 4) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+void a2_config_key_put(a2_config *cfg, const a2_config_key *k, uint64_t v) {
+  char *p = (char *)cfg + k->offset;
+  if (k->width == 4) {
+    uint32_t w = (uint32_t)v; /* bounds (<= U32) were checked by the caller */
+    memcpy(p, &w, 4);
+  } else {
+    memcpy(p, &v, 8);
+  }
+}
+
+static void format_bound(const a2_config_key *k, uint64_t v, char *out, size_t n) {
+  if (k->kind == A2_KEY_TOPOLOGY)
+    snprintf(out, n, "%llu", (unsigned long long)v);
+  else
+    a2_format_quantity(v, (a2_unit_kind)k->kind, out, n);
+}
+
+int a2_config_key_check(const a2_config_key *k, uint64_t v, char *why, size_t why_size) {
+  if (v >= k->min && v <= k->max) return 0;
+  if (k->kind == A2_KEY_TOPOLOGY) {
+    snprintf(why, why_size, "unknown topology; expected one of " TOPO_LIST);
+    return -1;
+  }
+  char lo[48], hi[48];
+  format_bound(k, k->min, lo, sizeof lo);
+  format_bound(k, k->max, hi, sizeof hi);
+  const char *unit = strchr(lo, ' '); /* " B/s" in "1 B/s" */
+  if (k->max == ANY && k->min == 1 && unit)
+    snprintf(why, why_size, "out of range; expected more than 0%s", unit);
+  else if (k->max == ANY)
+    snprintf(why, why_size, "out of range; expected at least %s", lo);
+  else
+    snprintf(why, why_size, "out of range; expected %s to %s", lo, hi);
+  return -1;
+}
+
+static void trim(const char *s, const char **b, size_t *n) {
+  while (*s == ' ' || *s == '\t') s++;
+  size_t len = strlen(s);
+  while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
+  *b = s;
+  *n = len;
+}
+
+int a2_config_key_parse(const a2_config_key *k, const char *text, uint64_t *v, char *why,
+                        size_t why_size) {
+  uint64_t x;
+  if (k->kind == A2_KEY_TOPOLOGY) {
+    const char *b;
+    size_t n;
+    trim(text, &b, &n);
+    for (unsigned t = 0; t < sizeof topo_names / sizeof topo_names[0]; t++) {
+      if (strlen(topo_names[t]) == n && memcmp(topo_names[t], b, n) == 0) {
+        *v = t;
+        return 0;
+      }
+    }
+    snprintf(why, why_size, "unknown topology; expected one of " TOPO_LIST);
+    return -1;
+  }
+  if (a2_parse_quantity(text, (a2_unit_kind)k->kind, &x, why, why_size) != 0) return -1;
+  if (a2_config_key_check(k, x, why, why_size) != 0) return -1;
+  *v = x;
+  return 0;
+}
+
+void a2_config_key_format(const a2_config_key *k, uint64_t v, char *out, size_t out_size) {
+  if (k->kind == A2_KEY_TOPOLOGY && v < sizeof topo_names / sizeof topo_names[0])
+    snprintf(out, out_size, "%s", topo_names[v]);
+  else
+    format_bound(k, v, out, out_size);
+}
+
+/* The segment of k's path right below prefix: sets seg and len, 0 if not below. */
+static int child_of(const a2_config_key *k, const char *prefix, const char **seg, size_t *len) {
+  size_t at = under(k->path, prefix);
+  if (at == (size_t)-1) return 0;
+  *seg = k->path + at;
+  const char *dot = strchr(*seg, '.');
+  *len = dot ? (size_t)(dot - *seg) : strlen(*seg);
+  return 1;
+}
+
+/* Calls fn for each distinct name right below prefix, in table order. */
+static void each_child(const char *prefix, void (*fn)(const char *, size_t, void *), void *ctx) {
+  for (unsigned i = 0; i < a2_config_nkeys; i++) {
+    const char *seg, *prev;
+    size_t len, plen;
+    if (!child_of(&a2_config_keys[i], prefix, &seg, &len)) continue;
+    int dup = 0;
+    for (unsigned j = 0; j < i && !dup; j++)
+      dup = child_of(&a2_config_keys[j], prefix, &prev, &plen) && plen == len &&
+            memcmp(prev, seg, len) == 0;
+    if (!dup) fn(seg, len, ctx);
+  }
+}
+
+typedef struct {
+  char *out;
+  size_t size, used;
+  int count;
+} list;
+
+static void list_add(list *l, const char *s, size_t n, const char *sep) {
+  if (l->used >= l->size) return;
+  int w = snprintf(l->out + l->used, l->size - l->used, "%s%.*s", l->count ? sep : "", (int)n, s);
+  if (w > 0) l->used += (size_t)w;
+  l->count++;
+}
+
+static void add_child(const char *seg, size_t len, void *ctx) {
+  list_add((list *)ctx, seg, len, ", ");
+}
+
+void a2_config_key_children(const char *prefix, char *out, size_t out_size) {
+  list l = {out, out_size, 0, 0};
+  out[0] = 0;
+  each_child(prefix, add_child, &l);
+}
+
+static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+
+/* Case-insensitive edit distance; large for strings too long to compare. */
+static size_t distance(const char *a, size_t na, const char *b, size_t nb) {
+  enum { MAX = 64 };
+  if (na >= MAX || nb >= MAX) return MAX;
+  size_t row[MAX + 1];
+  for (size_t j = 0; j <= nb; j++) row[j] = j;
+  for (size_t i = 1; i <= na; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= nb; j++) {
+      size_t up = row[j];
+      size_t best = diag + (lower(a[i - 1]) != lower(b[j - 1]));
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[nb];
+}
+
+/* A typo of cand: a small edit distance, or one contains the other. */
+static int close_to(const char *name, size_t nn, const char *cand, size_t nc) {
+  size_t limit = nc >= 5 ? 2 : 1;
+  if (distance(name, nn, cand, nc) <= limit) return 1;
+  if (nn < 3 || nc < 3) return 0;
+  const char *shorter = nn < nc ? name : cand, *longer = nn < nc ? cand : name;
+  size_t ns = nn < nc ? nn : nc, nl = nn < nc ? nc : nn;
+  for (size_t i = 0; i + ns <= nl; i++)
+    if (strncmp(longer + i, shorter, ns) == 0) return 1;
+  return 0;
+}
+
+typedef struct {
+  list l;
+  const char *name;
+} suggest_ctx;
+
+static void quote_into(list *l, const char *s, size_t n) {
+  if (l->count >= 4) return; /* a short list helps; a long one is noise */
+  char buf[96];
+  snprintf(buf, sizeof buf, "'%.*s'", (int)(n > 80 ? 80 : n), s);
+  list_add(l, buf, strlen(buf), ", ");
+}
+
+static void suggest_child(const char *seg, size_t len, void *ctx) {
+  suggest_ctx *c = ctx;
+  if (close_to(c->name, strlen(c->name), seg, len)) quote_into(&c->l, seg, len);
+}
+
+static const char *last_segment(const char *path) {
+  const char *dot = strrchr(path, '.');
+  return dot ? dot + 1 : path;
+}
+
+void a2_config_key_suggest(const char *prefix, const char *name, char *out, size_t out_size) {
+  suggest_ctx c = {{out, out_size, 0, 0}, name};
+  out[0] = 0;
+  if (prefix) {
+    each_child(prefix, suggest_child, &c);
+    return;
+  }
+  /* Full paths for --set, best kind of match first: a typo in the path;
+   * the tail of a path ("link.latency"); the leaf name under a missing or
+   * wrong section ("bandwidth", "mte.bandwith"). */
+  for (unsigned i = 0; i < a2_config_nkeys; i++) {
+    const char *p = a2_config_keys[i].path;
+    if (distance(name, strlen(name), p, strlen(p)) <= 3) quote_into(&c.l, p, strlen(p));
+  }
+  if (c.l.count) return;
+  size_t nn = strlen(name);
+  for (unsigned i = 0; i < a2_config_nkeys; i++) {
+    const char *p = a2_config_keys[i].path;
+    size_t np = strlen(p);
+    if (np > nn && p[np - nn - 1] == '.' && !strcmp(p + np - nn, name))
+      quote_into(&c.l, p, np);
+  }
+  if (c.l.count) return;
+  const char *leaf = last_segment(name);
+  for (unsigned i = 0; i < a2_config_nkeys; i++) {
+    const char *p = a2_config_keys[i].path, *pl = last_segment(p);
+    if (distance(leaf, strlen(leaf), pl, strlen(pl)) <= (strlen(pl) >= 5 ? 2u : 1u))
+      quote_into(&c.l, p, strlen(p));
+  }
+}

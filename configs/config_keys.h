@@ -1,0 +1,62 @@
+/* Private to configs/: the one table of config keys (config_keys.c) and the
+ * per-key helpers that the YAML reader, a2_config_set, a2_config_validate and
+ * a2_config_print share, so a key's unit, bounds and messages live in one
+ * row. Adding a key = adding a field to a2_config and a row here. */
+#ifndef A2_CONFIG_KEYS_H
+#define A2_CONFIG_KEYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/units.h"
+#include "configs/config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kind of a row that is a name, not a quantity (a2_unit_kind otherwise). */
+#define A2_KEY_TOPOLOGY 100
+
+typedef struct a2_config_key {
+  const char *path; /* dotted YAML path, e.g. "interconnect.link.bandwidth" */
+  int kind;         /* a2_unit_kind or A2_KEY_TOPOLOGY */
+  uint64_t min;     /* inclusive bounds, in base units (bytes, ps, Hz, B/s) */
+  uint64_t max;
+  size_t offset;   /* field in a2_config */
+  unsigned width;  /* field size in bytes: 4 or 8 */
+  const char *def; /* default, spelt as in configs/a2-8p-hccs.yaml */
+} a2_config_key;
+
+/* Rows in print order; keys of one section are contiguous. */
+extern const a2_config_key a2_config_keys[];
+extern const unsigned a2_config_nkeys;
+
+/* The row for a full dotted path, or NULL. */
+const a2_config_key *a2_config_key_find(const char *path);
+/* 1 if path (e.g. "chip" or "chip.mte") has keys below it. */
+int a2_config_key_is_section(const char *path);
+
+uint64_t a2_config_key_get(const a2_config *cfg, const a2_config_key *k);
+void a2_config_key_put(a2_config *cfg, const a2_config_key *k, uint64_t v);
+
+/* Parse text as the key's kind and check its bounds. 0 on success; -1 with
+ * a reason in why ("expected ..."), which does not repeat the key. */
+int a2_config_key_parse(const a2_config_key *k, const char *text, uint64_t *v, char *why,
+                        size_t why_size);
+/* Bounds check alone (for validate): 0 or -1 with why. */
+int a2_config_key_check(const a2_config_key *k, uint64_t v, char *why, size_t why_size);
+/* The value as the YAML file would spell it ("28 GB/s", "full_mesh"). */
+void a2_config_key_format(const a2_config_key *k, uint64_t v, char *out, size_t out_size);
+
+/* "clock, vector_cores, ..." : the names directly under prefix ("" = top). */
+void a2_config_key_children(const char *prefix, char *out, size_t out_size);
+/* Up to four names under prefix close to name (typos), quoted and
+ * comma-separated ("'clock'", "'a', 'b'"); "" if none. With prefix NULL,
+ * full paths close to name (for --set). */
+void a2_config_key_suggest(const char *prefix, const char *name, char *out, size_t out_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

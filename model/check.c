@@ -1,0 +1,66 @@
+#include "model/check.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "traces/fp16.h"
+
+static double input_value(const a2_kernel *k, const a2_buf_decl *b, uint32_t rank, uint64_t i) {
+  float v = a2_pattern_value(k->seed, rank, i);
+  if (b->dtype == A2_FP16) return a2_f16_to_f32(a2_f32_to_f16(v));
+  if (b->dtype == A2_INT32) return (double)(int32_t)(v * 64.0f);
+  return v;
+}
+
+static double element(const uint8_t *m, a2_dtype t, uint64_t i) {
+  if (t == A2_FP32) {
+    float f;
+    memcpy(&f, m + i * 4, 4);
+    return f;
+  }
+  if (t == A2_FP16) {
+    uint16_t h;
+    memcpy(&h, m + i * 2, 2);
+    return a2_f16_to_f32(h);
+  }
+  int32_t x;
+  memcpy(&x, m + i * 4, 4);
+  return x;
+}
+
+static double reduce(a2_reduce_op op, double acc, double v) {
+  switch (op) {
+  case A2_RED_SUM: return acc + v;
+  case A2_RED_MAX: return v > acc ? v : acc;
+  case A2_RED_MIN: return v < acc ? v : acc;
+  default: return acc * v;
+  }
+}
+
+void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
+  memset(res, 0, sizeof *res);
+  const a2_golden *g = &k->golden;
+  if (g->kind == A2_GOLDEN_NONE) {
+    res->ok = true;
+    return;
+  }
+  res->checked = true;
+  const a2_buf_decl *in = &k->bufs[g->in_buf], *out = &k->bufs[g->out_buf];
+  double rtol = out->dtype == A2_FP16 ? 1e-2 : 1e-5;
+  uint64_t n = g->bytes / a2_dtype_size(out->dtype);
+  for (uint64_t i = 0; i < n; i++) {
+    double want = input_value(k, in, 0, i);
+    for (uint32_t q = 1; q < k->nranks; q++) want = reduce(g->op, want, input_value(k, in, q, i));
+    for (uint32_t r = 0; r < k->nranks; r++) {
+      double got = element(a2_sim_buffer(s, r, g->out_buf), out->dtype, i);
+      res->elements++;
+      double tol = rtol * (fabs(want) > 1.0 ? fabs(want) : 1.0);
+      if (!(fabs(got - want) <= tol)) {
+        if (res->nshow < A2_CHECK_SHOW)
+          res->show[res->nshow++] = (a2_mismatch){r, i, got, want};
+        res->mismatches++;
+      }
+    }
+  }
+  res->ok = res->mismatches == 0;
+}

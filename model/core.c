@@ -1,0 +1,255 @@
+/* A vector core: in-order dispatch into per-pipe queues; each pipe starts
+ * its instructions in order once their tile dependencies (read-after-write,
+ * write-after-read, write-after-write, tracked by sequence number) have
+ * completed; pipes overlap. `wait` blocks dispatch until the local signal
+ * cell satisfies it; `notify` first drains every earlier data instruction
+ * (PyPTO semantics) and is posted: it completes when sent. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/internal.h"
+
+static bool seq_done(const a2_core *c, uint64_t seq, uint64_t now) {
+  return seq < c->seq_oldest || c->win[seq % A2_WIN].done_ps <= now;
+}
+
+void a2_core_wake(a2_core *c, uint64_t t) {
+  if (t < c->wake_ps) {
+    c->wake_ps = t;
+    a2k_wake_at(c->proc, t);
+  }
+}
+
+void a2_core_complete(a2_core *c, uint64_t seq, uint64_t t) {
+  c->win[seq % A2_WIN].done_ps = t;
+  a2_core_wake(c, t);
+}
+
+bool a2_core_finished(const a2_core *c) {
+  return c->pc == c->prog->n && c->seq_oldest == c->seq_next;
+}
+
+void a2_signal_changed(struct a2_sim *s, uint32_t rank) {
+  uint64_t now = a2k_now_ps();
+  for (uint32_t i = 0; i < s->k->ncores; i++) {
+    a2_core *c = &s->cores[rank * s->k->ncores + i];
+    if (c->blocked) a2_core_wake(c, now);
+  }
+}
+
+static int pipe_of(uint8_t op) {
+  switch (op) {
+  case A2_OP_LOAD:
+  case A2_OP_RLOAD: return PIPE_MTE_IN;
+  case A2_OP_STORE:
+  case A2_OP_RSTORE: return PIPE_MTE_OUT;
+  case A2_OP_NOTIFY: return PIPE_SCALAR;
+  default: return PIPE_VEC;
+  }
+}
+
+static void add_dep(a2_slot *sl, uint64_t seq_plus1) {
+  if (!seq_plus1) return;
+  uint64_t d = seq_plus1 - 1;
+  for (int i = 0; i < sl->ndeps; i++)
+    if (sl->deps[i] == d) return;
+  sl->deps[sl->ndeps++] = d; /* at most 2 reads + 1 writer + NPIPES readers */
+}
+
+/* Record dependencies of a new instruction on earlier ones touching the same
+ * tiles, then mark it as the tiles' latest reader / writer. */
+static void track_tiles(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t seq, int pipe) {
+  int nr = 0, wr = -1;
+  uint16_t rd[2];
+  switch (in->op) {
+  case A2_OP_LOAD:
+  case A2_OP_RLOAD: wr = in->tile; break;
+  case A2_OP_STORE:
+  case A2_OP_RSTORE: rd[nr++] = in->tile; break;
+  case A2_OP_VADD:
+  case A2_OP_VMAX:
+  case A2_OP_VMIN:
+  case A2_OP_VMUL:
+    rd[nr++] = in->tile_a;
+    rd[nr++] = in->tile_b;
+    wr = in->tile;
+    break;
+  default: break;
+  }
+  for (int i = 0; i < nr; i++) add_dep(sl, c->tiles[rd[i]].w);
+  if (wr >= 0) {
+    a2_tile_state *t = &c->tiles[wr];
+    add_dep(sl, t->w);
+    for (int p = 0; p < NPIPES; p++) add_dep(sl, t->r[p]);
+  }
+  for (int i = 0; i < nr; i++) c->tiles[rd[i]].r[pipe] = seq + 1;
+  if (wr >= 0) {
+    memset(c->tiles[wr].r, 0, sizeof c->tiles[wr].r);
+    c->tiles[wr].w = seq + 1;
+  }
+}
+
+static void close_sync_run(a2_core *c) {
+  if (c->in_sync_run && c->run_has_wait) c->rounds++;
+  c->in_sync_run = c->run_has_wait = false;
+}
+
+static bool wait_satisfied(const a2_core *c, const a2_instr *in) {
+  int32_t v;
+  memcpy(&v, a2_mem(c->sim, c->rank, in->buf) + in->off, sizeof v);
+  return in->mode == A2_MODE_EQ ? v == in->value : v >= in->value;
+}
+
+/* Dispatch as many instructions as allowed; returns true on progress. */
+static bool dispatch(a2_core *c) {
+  bool progress = false;
+  a2_rank_stats *st = &c->sim->stats[c->rank];
+  const a2_program *p = c->prog;
+  c->blocked = false;
+  while (c->pc < p->n) {
+    const a2_instr *in = &p->v[c->pc];
+    if (in->op == A2_OP_WAIT) {
+      if (!wait_satisfied(c, in)) {
+        c->blocked = true;
+        break;
+      }
+      st->waits++;
+      c->in_sync_run = c->run_has_wait = true;
+      c->pc++;
+      progress = true;
+      continue;
+    }
+    if (c->seq_next - c->seq_oldest == A2_WIN) break;
+    uint64_t seq = c->seq_next++;
+    a2_slot *sl = &c->win[seq % A2_WIN];
+    int pipe = pipe_of(in->op);
+    sl->done_ps = UINT64_MAX;
+    sl->pc = c->pc;
+    sl->ndeps = 0;
+    sl->pipe = (uint8_t)pipe;
+    track_tiles(c, in, sl, seq, pipe);
+    c->pq[pipe][(c->pq_head[pipe] + c->pq_n[pipe]++) % A2_WIN] = seq;
+    if (in->op == A2_OP_NOTIFY) {
+      st->notifies++;
+      c->in_sync_run = true;
+    } else {
+      close_sync_run(c);
+    }
+    bool remote = (in->op == A2_OP_RLOAD || in->op == A2_OP_RSTORE) &&
+                  (uint32_t)in->peer != c->rank;
+    if (remote) {
+      st->remote_ops++;
+      if (in->op == A2_OP_RLOAD)
+        st->remote_read_bytes += in->len;
+      else
+        st->remote_write_bytes += in->len;
+    }
+    c->pc++;
+    progress = true;
+  }
+  if (c->pc == p->n) close_sync_run(c);
+  return progress;
+}
+
+/* notify drains: every earlier non-notify instruction must have completed. */
+static bool drained(const a2_core *c, uint64_t seq, uint64_t now) {
+  for (uint64_t s = c->seq_oldest; s < seq; s++) {
+    const a2_slot *sl = &c->win[s % A2_WIN];
+    if (sl->pipe != PIPE_SCALAR && sl->done_ps > now) return false;
+  }
+  return true;
+}
+
+static void start_vector(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t now) {
+  const a2_config *cfg = c->sim->cfg;
+  uint64_t cycles;
+  if (in->op == A2_OP_COMPUTE)
+    cycles = (uint64_t)in->value;
+  else
+    cycles = cfg->vec_startup_cycles +
+             (in->len + cfg->vec_bytes_per_cycle - 1) / cfg->vec_bytes_per_cycle;
+  uint64_t start = c->vec_free_ps > now ? c->vec_free_ps : now;
+  c->vec_free_ps = start + cycles * c->sim->cycle_ps;
+  if (in->op != A2_OP_COMPUTE) a2_vector_apply(c, in);
+  sl->done_ps = c->vec_free_ps;
+  a2_core_wake(c, sl->done_ps);
+}
+
+/* Start pipe heads whose dependencies are met; returns true on progress. */
+static bool start_pipes(a2_core *c, uint64_t now) {
+  bool progress = false;
+  for (int p = 0; p < NPIPES; p++) {
+    while (c->pq_n[p]) {
+      uint64_t seq = c->pq[p][c->pq_head[p]];
+      a2_slot *sl = &c->win[seq % A2_WIN];
+      bool ready = true;
+      for (int i = 0; i < sl->ndeps && ready; i++) ready = seq_done(c, sl->deps[i], now);
+      if (ready && p == PIPE_SCALAR) ready = drained(c, seq, now);
+      if (!ready) break;
+      c->pq_head[p] = (c->pq_head[p] + 1) % A2_WIN;
+      c->pq_n[p]--;
+      progress = true;
+      const a2_instr *in = &c->prog->v[sl->pc];
+      switch (in->op) {
+      case A2_OP_LOAD: a2_issue_load(c, in, seq); break;
+      case A2_OP_STORE: a2_issue_store(c, in, seq); break;
+      case A2_OP_RLOAD: a2_issue_rload(c, in, seq); break;
+      case A2_OP_RSTORE: a2_issue_rstore(c, in, seq); break;
+      case A2_OP_NOTIFY:
+        a2_issue_notify(c, in, seq);
+        sl->done_ps = now;
+        break;
+      default: start_vector(c, in, sl, now); break;
+      }
+    }
+  }
+  return progress;
+}
+
+static bool retire(a2_core *c, uint64_t now) {
+  bool progress = false;
+  while (c->seq_oldest < c->seq_next) {
+    const a2_slot *sl = &c->win[c->seq_oldest % A2_WIN];
+    if (sl->done_ps > now) break;
+    if (sl->done_ps > c->end_ps) c->end_ps = sl->done_ps;
+    c->seq_oldest++;
+    progress = true;
+  }
+  return progress;
+}
+
+static void core_run(void *ctx) {
+  a2_core *c = ctx;
+  uint64_t now = a2k_now_ps();
+  c->wake_ps = UINT64_MAX;
+  for (;;) {
+    bool progress = retire(c, now);
+    progress |= start_pipes(c, now);
+    progress |= dispatch(c);
+    if (!progress) break;
+  }
+  /* Sleep until the next known completion (transfers in flight call
+   * a2_core_complete, signals call a2_signal_changed). */
+  uint64_t next = UINT64_MAX;
+  for (uint64_t s = c->seq_oldest; s < c->seq_next; s++) {
+    uint64_t t = c->win[s % A2_WIN].done_ps;
+    if (t > now && t < next) next = t;
+  }
+  if (next != UINT64_MAX) a2_core_wake(c, next);
+}
+
+a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, a2_err *err) {
+  const a2_kernel *k = s->k;
+  c->sim = s;
+  c->rank = rank;
+  c->idx = idx;
+  c->prog = &k->progs[rank * k->ncores + idx];
+  c->wake_ps = UINT64_MAX;
+  c->tiles = calloc(k->ntiles ? k->ntiles : 1, sizeof *c->tiles);
+  uint64_t ub = 0;
+  for (uint32_t i = 0; i < k->ntiles; i++) ub += k->tiles[i].bytes;
+  c->ub = calloc(ub ? ub : 1, 1);
+  if (!c->tiles || !c->ub)
+    return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for core state");
+  return a2k_proc_create("core", core_run, c, &c->proc, err);
+}

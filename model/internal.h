@@ -1,0 +1,92 @@
+/* State shared by the model's files (not a public contract). */
+#ifndef A2_MODEL_INTERNAL_H
+#define A2_MODEL_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "model/kernel/kernel.h"
+#include "model/sim.h"
+#include "noc/net.h"
+#include "noc/topology.h"
+
+/* In-flight instruction window per core: dispatch stalls when full. */
+#define A2_WIN 64
+#define A2_MAXDEPS 10
+
+/* Pipes of a vector core; each executes its instructions in order, and
+ * different pipes overlap. Waits are resolved at dispatch. */
+enum { PIPE_MTE_IN = 0, PIPE_MTE_OUT, PIPE_VEC, PIPE_SCALAR, NPIPES };
+
+typedef struct {
+  uint64_t done_ps; /* UINT64_MAX until the completion time is known */
+  uint32_t pc;
+  uint8_t ndeps;
+  uint8_t pipe;
+  uint64_t deps[A2_MAXDEPS]; /* sequence numbers this one must see complete */
+} a2_slot;
+
+typedef struct {
+  uint64_t w;             /* seq + 1 of the last writer dispatched; 0 = none */
+  uint64_t r[NPIPES];     /* seq + 1 of the last reader per pipe */
+} a2_tile_state;
+
+typedef struct a2_core {
+  struct a2_sim *sim;
+  uint32_t rank, idx;
+  const a2_program *prog;
+  uint32_t pc;
+  a2_slot win[A2_WIN];
+  uint64_t seq_next;   /* next sequence number to dispatch */
+  uint64_t seq_oldest; /* oldest not yet retired */
+  uint64_t pq[NPIPES][A2_WIN]; /* per-pipe FIFO of seqs not yet started */
+  uint32_t pq_head[NPIPES], pq_n[NPIPES];
+  a2_tile_state *tiles;
+  uint8_t *ub;         /* tile storage */
+  uint64_t vec_free_ps;
+  uint64_t end_ps;
+  bool blocked;        /* waiting on a signal at dispatch */
+  bool in_sync_run, run_has_wait;
+  uint64_t rounds;
+  uint32_t mte_in, mte_out; /* stage ids */
+  a2k_proc proc;
+  uint64_t wake_ps;
+} a2_core;
+
+struct a2_sim {
+  const a2_config *cfg;
+  const a2_kernel *k;
+  a2_net *net;
+  a2_topo *topo;
+  uint64_t cycle_ps;
+  uint8_t **mem;        /* [rank * nbufs + buf] */
+  uint64_t *ub_off;     /* byte offset of each tile in a core's UB */
+  uint32_t *hbm;        /* HBM stage per rank */
+  a2_core *cores;       /* [rank * ncores + core] */
+  a2_rank_stats *stats; /* per rank */
+  uint32_t *dev;        /* NPU of each kernel rank */
+};
+
+static inline uint8_t *a2_mem(const struct a2_sim *s, uint32_t rank, uint32_t buf) {
+  return s->mem[(size_t)rank * s->k->nbufs + buf];
+}
+
+/* core.c */
+a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, a2_err *err);
+void a2_core_wake(a2_core *c, uint64_t t_ps);
+/* A signal cell of `rank` changed: blocked cores there re-check. */
+void a2_signal_changed(struct a2_sim *s, uint32_t rank);
+bool a2_core_finished(const a2_core *c);
+
+/* xfer.c: start the timed transfers for one instruction. */
+void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq);
+void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq);
+void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq);
+void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq);
+void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq);
+/* Completion of the transfer(s) of instruction seq at t. */
+void a2_core_complete(a2_core *c, uint64_t seq, uint64_t t_ps);
+
+/* vector.c: element-wise op on tiles (data only; timing is in core.c). */
+void a2_vector_apply(a2_core *c, const a2_instr *in);
+
+#endif

@@ -1,0 +1,65 @@
+/* The event kernel, seen from C. SystemC 2.3 (Debian libsystemc-dev) does
+ * the scheduling; this header is all the model knows of it.
+ *
+ * How SystemC is used (see kernel.cc):
+ *   - one SC_METHOD process per hardware block (core, HBM controller, MTE
+ *     engine, link port), created with sc_spawn before the run starts;
+ *   - each process is sensitive only to its own sc_event and never
+ *     initialised automatically: it runs when someone calls a2k_wake_at;
+ *   - sc_event::notify keeps the earliest pending notification, so
+ *     a2k_wake_at(p, t) means "run p no later than t"; a process recomputes
+ *     its own next wake-up every time it runs;
+ *   - no SC_THREAD, no sc_event_queue, nothing per message or packet.
+ * The shim itself only counts activations and translates errors: every
+ * SystemC exception (sc_report) is caught at the C boundary and returned as
+ * A2_E_KERNEL. One simulation per OS process: SystemC cannot re-elaborate.
+ *
+ * Times are absolute simulated picoseconds (uint64_t). */
+#ifndef A2_KERNEL_H
+#define A2_KERNEL_H
+
+#include <stdint.h>
+
+#include "common/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint32_t a2k_proc;
+typedef void (*a2k_fn)(void *ctx);
+
+/* Prepare the kernel (1 ps resolution, banner off). Call once per process,
+ * before any a2k_proc_create. */
+a2_code a2k_init(a2_err *err);
+
+/* Create a process that calls fn(ctx) each time it is woken. Only before
+ * the first a2k_run. */
+a2_code a2k_proc_create(const char *name, a2k_fn fn, void *ctx, a2k_proc *out, a2_err *err);
+
+/* Ask for process p to run at absolute time t_ps (clamped to now). If p is
+ * already due earlier, this is a no-op; if due later, it moves earlier. */
+void a2k_wake_at(a2k_proc p, uint64_t t_ps);
+
+/* Current simulated time in ps. */
+uint64_t a2k_now_ps(void);
+
+typedef enum {
+  A2K_IDLE = 0,      /* no event left */
+  A2K_TIME_LIMIT = 1 /* stopped at until_ps with events still pending */
+} a2k_stop;
+
+/* Run until no event is left or simulated time reaches until_ps. Can be
+ * called again to continue. */
+a2_code a2k_run(uint64_t until_ps, a2k_stop *why, a2_err *err);
+
+/* Process activations so far (the figure benchmarks report as events). */
+uint64_t a2k_activations(void);
+
+/* Number of processes created. */
+uint32_t a2k_proc_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

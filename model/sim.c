@@ -1,0 +1,183 @@
+/* Building and running the model: one HBM stage per rank, an MTE-in and an
+ * MTE-out stage and a core process per vector core, plus the topology's
+ * link stages. Creation order is fixed, so runs are deterministic. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/internal.h"
+#include "traces/fp16.h"
+#include "traces/validate.h"
+
+static void fill_pattern(uint8_t *m, const a2_buf_decl *b, uint32_t seed, uint32_t rank) {
+  uint32_t es = a2_dtype_size(b->dtype);
+  for (uint64_t i = 0; i < b->bytes / es; i++) {
+    float v = a2_pattern_value(seed, rank, i);
+    if (b->dtype == A2_FP32) {
+      memcpy(m + i * 4, &v, 4);
+    } else if (b->dtype == A2_FP16) {
+      uint16_t h = a2_f32_to_f16(v);
+      memcpy(m + i * 2, &h, 2);
+    } else {
+      int32_t x = (int32_t)(v * 64.0f);
+      memcpy(m + i * 4, &x, 4);
+    }
+  }
+}
+
+static a2_code check_devices(const a2_config *cfg, const a2_kernel *k, const uint32_t *dev,
+                             const char *name, a2_err *err) {
+  if (k->nranks > cfg->ranks)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0,
+                      "%u ranks requested but the config's interconnect has %u (interconnect.ranks)",
+                      k->nranks, cfg->ranks);
+  for (uint32_t r = 0; dev && r < k->nranks; r++) {
+    if (dev[r] >= cfg->ranks)
+      return a2_err_set(err, A2_E_INPUT, name, 0, 0, "device %u outside 0..%u", dev[r],
+                        cfg->ranks - 1);
+    for (uint32_t q = 0; q < r; q++)
+      if (dev[q] == dev[r])
+        return a2_err_set(err, A2_E_INPUT, name, 0, 0, "device %u listed twice", dev[r]);
+  }
+  return A2_OK;
+}
+
+a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
+                      const char *name, a2_sim **out, a2_err *err) {
+  a2_code rc = a2_kernel_validate(k, cfg->ub_bytes, cfg->vector_cores, name, err);
+  if (rc) return rc;
+  if ((rc = check_devices(cfg, k, devices, name, err))) return rc;
+  uint64_t win = 0;
+  for (uint32_t b = 0; b < k->nbufs; b++)
+    if (k->bufs[b].kind != A2_BUF_TENSOR) win += k->bufs[b].bytes;
+  if (win > cfg->window_bytes)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0,
+                      "windows need %llu bytes per rank; chip.window_size allows %llu",
+                      (unsigned long long)win, (unsigned long long)cfg->window_bytes);
+  if (cfg->ctrl_bytes > cfg->packet_bytes)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0, "control_message_size exceeds packet_size");
+
+  a2_sim *s = calloc(1, sizeof *s);
+  if (!s) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory");
+  *out = s;
+  s->cfg = cfg;
+  s->k = k;
+  s->cycle_ps = a2_config_cycle_ps(cfg);
+  uint32_t P = k->nranks, C = k->ncores;
+  s->dev = calloc(P, sizeof *s->dev);
+  s->mem = calloc((size_t)P * (k->nbufs ? k->nbufs : 1), sizeof *s->mem);
+  s->ub_off = calloc(k->ntiles ? k->ntiles : 1, sizeof *s->ub_off);
+  s->hbm = calloc(P, sizeof *s->hbm);
+  s->cores = calloc((size_t)P * C, sizeof *s->cores);
+  s->stats = calloc(P, sizeof *s->stats);
+  if (!s->dev || !s->mem || !s->ub_off || !s->hbm || !s->cores || !s->stats)
+    return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for %u ranks", P);
+  for (uint32_t r = 0; r < P; r++) s->dev[r] = devices ? devices[r] : r;
+  for (uint32_t i = 1; i < k->ntiles; i++) s->ub_off[i] = s->ub_off[i - 1] + k->tiles[i - 1].bytes;
+  for (uint32_t r = 0; r < P; r++)
+    for (uint32_t b = 0; b < k->nbufs; b++) {
+      uint8_t *m = calloc(k->bufs[b].bytes ? k->bufs[b].bytes : 1, 1);
+      if (!m)
+        return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for buffer '%s'",
+                          k->bufs[b].name);
+      s->mem[(size_t)r * k->nbufs + b] = m;
+      if (k->init[b] == A2_INIT_PATTERN) fill_pattern(m, &k->bufs[b], k->seed, r);
+    }
+
+  if ((rc = a2k_init(err))) return rc;
+  if ((rc = a2_net_create(cfg->packet_bytes, &s->net, err))) return rc;
+  if ((rc = a2_topo_build(cfg, cfg->ranks, s->net, &s->topo, err))) return rc;
+  for (uint32_t r = 0; r < P; r++)
+    if ((rc = a2_net_add_stage(s->net, A2_STAGE_HBM, cfg->hbm_bw, cfg->hbm_lat_ps, (int32_t)r, -1,
+                               &s->hbm[r], err)))
+      return rc;
+  for (uint32_t r = 0; r < P; r++)
+    for (uint32_t c = 0; c < C; c++) {
+      a2_core *co = &s->cores[r * C + c];
+      if ((rc = a2_net_add_stage(s->net, A2_STAGE_MTE_IN, cfg->mte_in_bw, cfg->mte_lat_ps,
+                                 (int32_t)r, (int32_t)c, &co->mte_in, err)))
+        return rc;
+      if ((rc = a2_net_add_stage(s->net, A2_STAGE_MTE_OUT, cfg->mte_out_bw, cfg->mte_lat_ps,
+                                 (int32_t)r, (int32_t)c, &co->mte_out, err)))
+        return rc;
+      if ((rc = a2_core_init(s, co, r, c, err))) return rc;
+    }
+  return A2_OK;
+}
+
+void a2_sim_free(a2_sim *s) {
+  if (!s) return;
+  const a2_kernel *k = s->k;
+  if (s->cores)
+    for (uint32_t i = 0; i < k->nranks * k->ncores; i++) {
+      free(s->cores[i].tiles);
+      free(s->cores[i].ub);
+    }
+  if (s->mem)
+    for (size_t i = 0; i < (size_t)k->nranks * k->nbufs; i++) free(s->mem[i]);
+  free(s->mem);
+  free(s->cores);
+  free(s->ub_off);
+  free(s->hbm);
+  free(s->stats);
+  free(s->dev);
+  a2_topo_free(s->topo);
+  a2_net_free(s->net);
+  free(s);
+}
+
+a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *err) {
+  uint32_t n = s->k->nranks * s->k->ncores;
+  for (uint32_t i = 0; i < n; i++) a2_core_wake(&s->cores[i], 0);
+  a2k_stop why;
+  a2_code rc = a2k_run(max_ps, &why, err);
+  if (rc) return rc;
+  bool all_done = true;
+  for (uint32_t i = 0; i < n; i++) {
+    a2_core *c = &s->cores[i];
+    a2_rank_stats *st = &s->stats[c->rank];
+    if (!a2_core_finished(c)) all_done = false;
+    if (c->end_ps > st->end_ps) st->end_ps = c->end_ps;
+    if (c->rounds > st->barrier_rounds) st->barrier_rounds = c->rounds;
+  }
+  *status = all_done ? A2_RUN_DONE : (why == A2K_TIME_LIMIT ? A2_RUN_TIME_LIMIT : A2_RUN_DEADLOCK);
+  return A2_OK;
+}
+
+const a2_rank_stats *a2_sim_rank_stats(const a2_sim *s, uint32_t rank) { return &s->stats[rank]; }
+
+uint64_t a2_sim_end_ps(const a2_sim *s) {
+  uint64_t t = 0;
+  for (uint32_t r = 0; r < s->k->nranks; r++)
+    if (s->stats[r].end_ps > t) t = s->stats[r].end_ps;
+  return t;
+}
+
+const uint8_t *a2_sim_buffer(const a2_sim *s, uint32_t rank, uint32_t buf) {
+  return a2_mem(s, rank, buf);
+}
+
+uint64_t a2_sim_activations(const a2_sim *s) {
+  (void)s;
+  return a2k_activations();
+}
+
+void a2_sim_report_blocked(const a2_sim *s, FILE *out) {
+  for (uint32_t i = 0; i < s->k->nranks * s->k->ncores; i++) {
+    const a2_core *c = &s->cores[i];
+    if (a2_core_finished(c)) continue;
+    if (c->pc < c->prog->n && c->blocked) {
+      const a2_instr *in = &c->prog->v[c->pc];
+      int32_t v;
+      memcpy(&v, a2_mem(s, c->rank, in->buf) + in->off, 4);
+      fprintf(out,
+              "rank %u core %u: blocked at step %u (wait %s[%llu] %s %d): cell value is %d\n",
+              c->rank, c->idx, in->line, s->k->bufs[in->buf].name,
+              (unsigned long long)(in->off / 4), in->mode == A2_MODE_EQ ? "eq" : "ge", in->value,
+              v);
+    } else {
+      fprintf(out, "rank %u core %u: unfinished at instruction %u of %u (%llu in flight)\n",
+              c->rank, c->idx, c->pc, c->prog->n,
+              (unsigned long long)(c->seq_next - c->seq_oldest));
+    }
+  }
+}

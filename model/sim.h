@@ -1,0 +1,65 @@
+/* The a2a3 model: ranks (NPUs) with HBM, vector cores with their MTE
+ * engines and UB tiles, joined by the NoC, executing an a2_kernel.
+ * One simulation per OS process (SystemC cannot re-elaborate).
+ * Times in ps, sizes in bytes. */
+#ifndef A2_SIM_H
+#define A2_SIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/err.h"
+#include "configs/config.h"
+#include "traces/program.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct a2_sim a2_sim;
+
+/* Counters per rank, measured by the model as instructions execute. */
+typedef struct {
+  uint64_t remote_read_bytes;  /* remote_load bytes from a peer != self */
+  uint64_t remote_write_bytes; /* remote_store bytes to a peer != self */
+  uint64_t remote_ops;         /* remote_load + remote_store with peer != self */
+  uint64_t notifies;           /* notify instructions executed */
+  uint64_t waits;              /* wait instructions satisfied */
+  uint64_t barrier_rounds;     /* max over cores: runs of notify/wait containing a wait */
+  uint64_t end_ps;             /* when the rank's last instruction completed */
+} a2_rank_stats;
+
+typedef enum {
+  A2_RUN_DONE = 0,      /* every core ran its whole program */
+  A2_RUN_DEADLOCK = 1,  /* no event left, some core still blocked */
+  A2_RUN_TIME_LIMIT = 2 /* max_ps reached with work left */
+} a2_run_status;
+
+/* Validate k against cfg (a2_kernel_validate) and build the model. The kernel
+ * and cfg must outlive the simulation. `name` is used in validation errors.
+ * devices[r] is the NPU (0..cfg->ranks-1, distinct) that kernel rank r runs
+ * on; NULL means rank r on NPU r. */
+a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
+                      const char *name, a2_sim **out, a2_err *err);
+void a2_sim_free(a2_sim *s);
+
+/* Run to completion, deadlock or max_ps (UINT64_MAX for no bound). */
+a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *err);
+
+const a2_rank_stats *a2_sim_rank_stats(const a2_sim *s, uint32_t rank);
+/* max over ranks of end_ps */
+uint64_t a2_sim_end_ps(const a2_sim *s);
+/* Contents of buffer buf on rank (bytes as declared). */
+const uint8_t *a2_sim_buffer(const a2_sim *s, uint32_t rank, uint32_t buf);
+
+/* After a DEADLOCK or TIME_LIMIT: one line per unfinished core, e.g.
+ * "rank 1 core 0: blocked at step 7 (wait signal[0] ge 1): cell value 0". */
+void a2_sim_report_blocked(const a2_sim *s, FILE *out);
+
+/* Kernel process activations and stage totals, for reports. */
+uint64_t a2_sim_activations(const a2_sim *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

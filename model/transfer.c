@@ -1,0 +1,198 @@
+/* How each memory instruction becomes timed transfers (paths of stages):
+ *   load         local HBM -> MTE-in                 (bytes read at HBM)
+ *   store        MTE-out -> local HBM                (bytes written at HBM)
+ *   remote_load  request: route(me->peer), control message;
+ *                then data: peer HBM -> route(peer->me) -> MTE-in
+ *   remote_store MTE-out -> route(me->peer) -> peer HBM (plain or atomic add)
+ *   notify       route(me->peer) -> peer HBM          (cell updated at HBM)
+ * A remote_load / remote_store whose peer is the rank itself is a local
+ * access: no NoC, no remote counters. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/internal.h"
+#include "traces/fp16.h"
+
+static a2_xfer *xfer_new(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t bytes) {
+  a2_xfer *x = a2_xfer_alloc(c->sim->net);
+  if (!x) abort();
+  x->owner = c;
+  x->tag[0] = seq;
+  x->tag[1] = (uint64_t)(uintptr_t)in;
+  x->bytes = bytes;
+  return x;
+}
+
+static const a2_instr *instr_of(const a2_xfer *x) {
+  return (const a2_instr *)(uintptr_t)x->tag[1];
+}
+
+static void on_done(a2_xfer *x, uint64_t t) { a2_core_complete(x->owner, x->tag[0], t); }
+
+static uint8_t *tile_ptr(const a2_core *c, uint16_t tile) {
+  return c->ub + c->sim->ub_off[tile];
+}
+
+/* Read at the source HBM: bytes go straight into the requesting tile (the
+ * tile cannot be used before the transfer completes). tag[2] = source rank. */
+static void apply_read(a2_xfer *x, uint64_t off, uint32_t len) {
+  a2_core *c = x->owner;
+  const a2_instr *in = instr_of(x);
+  memcpy(tile_ptr(c, in->tile) + off, a2_mem(c->sim, (uint32_t)x->tag[2], in->buf) + in->off + off,
+         len);
+}
+
+static void atomic_add(uint8_t *dst, const uint8_t *src, uint32_t len, a2_dtype t) {
+  uint32_t es = a2_dtype_size(t);
+  for (uint32_t i = 0; i + es <= len; i += es) {
+    if (t == A2_FP32) {
+      float a, b;
+      memcpy(&a, dst + i, 4);
+      memcpy(&b, src + i, 4);
+      a += b;
+      memcpy(dst + i, &a, 4);
+    } else if (t == A2_INT32) {
+      int32_t a, b;
+      memcpy(&a, dst + i, 4);
+      memcpy(&b, src + i, 4);
+      a = (int32_t)((uint32_t)a + (uint32_t)b);
+      memcpy(dst + i, &a, 4);
+    } else {
+      uint16_t a, b;
+      memcpy(&a, dst + i, 2);
+      memcpy(&b, src + i, 2);
+      a = a2_f32_to_f16(a2_f16_to_f32(a) + a2_f16_to_f32(b));
+      memcpy(dst + i, &a, 2);
+    }
+  }
+}
+
+/* Write at the destination HBM. tag[2] = destination rank. */
+static void apply_write(a2_xfer *x, uint64_t off, uint32_t len) {
+  a2_core *c = x->owner;
+  const a2_instr *in = instr_of(x);
+  uint8_t *dst = a2_mem(c->sim, (uint32_t)x->tag[2], in->buf) + in->off + off;
+  const uint8_t *src = tile_ptr(c, in->tile) + off;
+  if (in->op == A2_OP_RSTORE && in->mode == A2_MODE_ATOMIC_ADD)
+    atomic_add(dst, src, len, c->sim->k->bufs[in->buf].dtype);
+  else
+    memcpy(dst, src, len);
+}
+
+/* Append route(src->dst) to the path at position at; returns new length. */
+static uint16_t add_route(a2_core *c, uint32_t *path, uint16_t at, uint32_t src, uint32_t dst) {
+  a2_sim *s = c->sim;
+  a2_topo_route(s->topo, s->dev[src], s->dev[dst], path + at);
+  return (uint16_t)(at + a2_topo_route_len(s->topo, s->dev[src], s->dev[dst]));
+}
+
+static uint16_t route_len(a2_core *c, uint32_t src, uint32_t dst) {
+  return a2_topo_route_len(c->sim->topo, c->sim->dev[src], c->sim->dev[dst]);
+}
+
+static void local_read(a2_core *c, const a2_instr *in, uint64_t seq) {
+  a2_xfer *x = xfer_new(c, in, seq, in->len);
+  uint32_t *p = a2_xfer_path(x, 2);
+  p[0] = c->sim->hbm[c->rank];
+  p[1] = c->mte_in;
+  x->apply_hop = 0;
+  x->on_apply = apply_read;
+  x->on_done = on_done;
+  x->tag[2] = c->rank;
+  a2_xfer_start(c->sim->net, x, 0);
+}
+
+static void local_write(a2_core *c, const a2_instr *in, uint64_t seq) {
+  a2_xfer *x = xfer_new(c, in, seq, in->len);
+  uint32_t *p = a2_xfer_path(x, 2);
+  p[0] = c->mte_out;
+  p[1] = c->sim->hbm[c->rank];
+  x->apply_hop = 1;
+  x->on_apply = apply_write;
+  x->on_done = on_done;
+  x->tag[2] = c->rank;
+  a2_xfer_start(c->sim->net, x, 0);
+}
+
+void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq) { local_read(c, in, seq); }
+void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq) { local_write(c, in, seq); }
+
+/* The request has reached the peer at t: the data comes back from there. */
+static void rload_request_done(a2_xfer *req, uint64_t t) {
+  a2_core *c = req->owner;
+  const a2_instr *in = instr_of(req);
+  uint32_t peer = (uint32_t)in->peer;
+  a2_xfer *x = xfer_new(c, in, req->tag[0], in->len);
+  uint32_t *p = a2_xfer_path(x, (uint16_t)(route_len(c, peer, c->rank) + 2));
+  if (!p) abort();
+  p[0] = c->sim->hbm[peer];
+  uint16_t n = add_route(c, p, 1, peer, c->rank);
+  p[n] = c->mte_in;
+  x->apply_hop = 0;
+  x->on_apply = apply_read;
+  x->on_done = on_done;
+  x->tag[2] = peer;
+  a2_xfer_start(c->sim->net, x, t);
+}
+
+void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq) {
+  uint32_t peer = (uint32_t)in->peer;
+  if (peer == c->rank) {
+    local_read(c, in, seq);
+    return;
+  }
+  a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes);
+  uint32_t *p = a2_xfer_path(x, route_len(c, c->rank, peer));
+  if (!p) abort();
+  add_route(c, p, 0, c->rank, peer);
+  x->on_done = rload_request_done;
+  a2_xfer_start(c->sim->net, x, 0);
+}
+
+void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq) {
+  uint32_t peer = (uint32_t)in->peer;
+  if (peer == c->rank) {
+    local_write(c, in, seq);
+    return;
+  }
+  a2_xfer *x = xfer_new(c, in, seq, in->len);
+  uint16_t len = (uint16_t)(route_len(c, c->rank, peer) + 2);
+  uint32_t *p = a2_xfer_path(x, len);
+  if (!p) abort();
+  p[0] = c->mte_out;
+  add_route(c, p, 1, c->rank, peer);
+  p[len - 1] = c->sim->hbm[peer];
+  x->apply_hop = (uint16_t)(len - 1);
+  x->on_apply = apply_write;
+  x->on_done = on_done;
+  x->tag[2] = peer;
+  a2_xfer_start(c->sim->net, x, 0);
+}
+
+static void apply_notify(a2_xfer *x, uint64_t off, uint32_t len) {
+  (void)off;
+  (void)len;
+  a2_core *c = x->owner;
+  const a2_instr *in = instr_of(x);
+  uint32_t peer = (uint32_t)x->tag[2];
+  uint8_t *cell = a2_mem(c->sim, peer, in->buf) + in->off;
+  int32_t v;
+  memcpy(&v, cell, 4);
+  v = in->mode == A2_MODE_ADD ? (int32_t)((uint32_t)v + (uint32_t)in->value) : in->value;
+  memcpy(cell, &v, 4);
+  a2_signal_changed(c->sim, peer);
+}
+
+void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq) {
+  uint32_t peer = (uint32_t)in->peer;
+  a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes);
+  uint16_t len = (uint16_t)(route_len(c, c->rank, peer) + 1);
+  uint32_t *p = a2_xfer_path(x, len);
+  if (!p) abort();
+  add_route(c, p, 0, c->rank, peer);
+  p[len - 1] = c->sim->hbm[peer];
+  x->apply_hop = (uint16_t)(len - 1);
+  x->on_apply = apply_notify;
+  x->tag[2] = peer;
+  a2_xfer_start(c->sim->net, x, 0);
+}

@@ -1,0 +1,262 @@
+/* Stages, packets and transfers: see net.h for the queueing equations. */
+#include "noc/net.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/kernel/kernel.h"
+
+typedef struct a2_pkt {
+  a2_xfer *x;
+  uint64_t off;
+  uint64_t ready_ps; /* arrival at the current stage */
+  uint32_t len;
+  uint16_t hop;
+  struct a2_pkt *next;
+} a2_pkt;
+
+typedef struct {
+  a2_net *net;
+  uint32_t id;
+  a2_stage_kind kind;
+  int32_t a, b;
+  uint64_t bw, lat_ps;
+  uint64_t free_ps; /* end of current service */
+  uint64_t wake_ps; /* pending wake-up, UINT64_MAX when none */
+  a2_pkt *head, *tail;
+  a2k_proc proc;
+  a2_stage_stats st;
+} a2_stage;
+
+#define SLAB 1024
+
+struct a2_net {
+  uint32_t pkt_bytes;
+  a2_stage **stages;
+  uint32_t nstages, cap;
+  a2_pkt *free_pkts;
+  a2_xfer *free_xfers;
+  void **slabs;
+  uint32_t nslabs, slab_cap;
+};
+
+uint64_t a2_ser_ps(uint64_t len, uint64_t bw) {
+  unsigned __int128 t = (unsigned __int128)len * 1000000000000ull + bw - 1;
+  return (uint64_t)(t / bw);
+}
+
+static void *slab_alloc(a2_net *n, size_t each) {
+  if (n->nslabs == n->slab_cap) {
+    uint32_t cap = n->slab_cap ? n->slab_cap * 2 : 16;
+    void **s = realloc(n->slabs, cap * sizeof *s);
+    if (!s) return NULL;
+    n->slabs = s;
+    n->slab_cap = cap;
+  }
+  void *m = calloc(SLAB, each);
+  if (m) n->slabs[n->nslabs++] = m;
+  return m;
+}
+
+static a2_pkt *pkt_get(a2_net *n) {
+  if (!n->free_pkts) {
+    a2_pkt *m = slab_alloc(n, sizeof *m);
+    if (!m) abort(); /* pools only grow with packets in flight; see docs/architecture.md */
+    for (int i = 0; i < SLAB; i++) {
+      m[i].next = n->free_pkts;
+      n->free_pkts = &m[i];
+    }
+  }
+  a2_pkt *p = n->free_pkts;
+  n->free_pkts = p->next;
+  return p;
+}
+
+static void pkt_put(a2_net *n, a2_pkt *p) {
+  p->next = n->free_pkts;
+  n->free_pkts = p;
+}
+
+a2_xfer *a2_xfer_alloc(a2_net *n) {
+  if (!n->free_xfers) {
+    a2_xfer *m = slab_alloc(n, sizeof *m);
+    if (!m) return NULL;
+    for (int i = 0; i < SLAB; i++) {
+      m[i].next_free = n->free_xfers;
+      n->free_xfers = &m[i];
+    }
+  }
+  a2_xfer *x = n->free_xfers;
+  n->free_xfers = x->next_free;
+  memset(x, 0, offsetof(a2_xfer, path_inline));
+  x->path = x->path_inline;
+  x->path_cap = A2_INLINE_HOPS;
+  x->apply_hop = A2_NO_HOP;
+  return x;
+}
+
+uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops) {
+  if (nhops > x->path_cap) {
+    uint32_t *p = malloc(nhops * sizeof *p);
+    if (!p) return NULL;
+    if (x->path != x->path_inline) free(x->path);
+    x->path = p;
+    x->path_cap = nhops;
+  }
+  x->nhops = nhops;
+  return x->path;
+}
+
+static void xfer_put(a2_net *n, a2_xfer *x) {
+  if (x->path != x->path_inline) free(x->path);
+  x->path = x->path_inline;
+  x->path_cap = A2_INLINE_HOPS;
+  x->next_free = n->free_xfers;
+  n->free_xfers = x;
+}
+
+static void stage_wake(a2_stage *s, uint64_t t) {
+  if (t < s->wake_ps) {
+    s->wake_ps = t;
+    a2k_wake_at(s->proc, t);
+  }
+}
+
+/* Insert keeping arrival order; equal arrivals stay FIFO. Packets almost
+ * always arrive in order, so the scan from the tail is short. */
+static void stage_enqueue(a2_stage *s, a2_pkt *p) {
+  p->next = NULL;
+  if (!s->tail) {
+    s->head = s->tail = p;
+  } else if (s->tail->ready_ps <= p->ready_ps) {
+    s->tail->next = p;
+    s->tail = p;
+  } else if (p->ready_ps < s->head->ready_ps) {
+    p->next = s->head;
+    s->head = p;
+  } else {
+    a2_pkt *q = s->head;
+    while (q->next && q->next->ready_ps <= p->ready_ps) q = q->next;
+    p->next = q->next;
+    q->next = p;
+  }
+  stage_wake(s, p->ready_ps > s->free_ps ? p->ready_ps : s->free_ps);
+}
+
+/* Turn the next piece of x into a packet ready at the first stage at t. */
+static void inject(a2_net *n, a2_xfer *x, uint64_t t) {
+  a2_pkt *p = pkt_get(n);
+  uint64_t left = x->bytes - x->injected;
+  p->x = x;
+  p->off = x->injected;
+  p->len = (uint32_t)(left < n->pkt_bytes ? left : n->pkt_bytes);
+  p->hop = 0;
+  p->ready_ps = t;
+  x->injected += p->len;
+  stage_enqueue(n->stages[x->path[0]], p);
+}
+
+void a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
+  uint64_t now = a2k_now_ps();
+  inject(n, x, t_ps > now ? t_ps : now);
+}
+
+static void stage_run(void *ctx) {
+  a2_stage *s = ctx;
+  a2_net *n = s->net;
+  uint64_t now = a2k_now_ps();
+  s->wake_ps = UINT64_MAX;
+  while (s->head) {
+    a2_pkt *p = s->head;
+    uint64_t t = p->ready_ps > s->free_ps ? p->ready_ps : s->free_ps;
+    if (t > now) {
+      stage_wake(s, t);
+      return;
+    }
+    s->head = p->next;
+    if (!s->head) s->tail = NULL;
+    uint64_t ser = a2_ser_ps(p->len, s->bw);
+    s->free_ps = now + ser;
+    s->st.bytes += p->len;
+    s->st.busy_ps += ser;
+    s->st.packets++;
+    a2_xfer *x = p->x;
+    if (p->hop == x->apply_hop && x->on_apply) x->on_apply(x, p->off, p->len);
+    if (p->hop == 0 && x->injected < x->bytes) inject(n, x, now);
+    uint64_t arrive = s->free_ps + s->lat_ps;
+    if (p->hop + 1 < x->nhops) {
+      p->hop++;
+      p->ready_ps = arrive;
+      stage_enqueue(n->stages[x->path[p->hop]], p);
+    } else {
+      x->done_bytes += p->len;
+      pkt_put(n, p);
+      if (x->done_bytes == x->bytes) {
+        if (x->on_done) x->on_done(x, arrive);
+        xfer_put(n, x);
+      }
+    }
+  }
+}
+
+a2_code a2_net_create(uint32_t pkt_bytes, a2_net **out, a2_err *err) {
+  a2_net *n = calloc(1, sizeof *n);
+  if (!n) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the network");
+  n->pkt_bytes = pkt_bytes;
+  *out = n;
+  return A2_OK;
+}
+
+void a2_net_free(a2_net *n) {
+  if (!n) return;
+  for (uint32_t i = 0; i < n->nstages; i++) free(n->stages[i]);
+  free(n->stages);
+  for (uint32_t i = 0; i < n->nslabs; i++) free(n->slabs[i]);
+  free(n->slabs);
+  free(n);
+}
+
+static const char *const kind_names[] = {"link", "hbm", "mte_in", "mte_out"};
+
+a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t lat_ps, int32_t a,
+                         int32_t b, uint32_t *id, a2_err *err) {
+  if (bw == 0) return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "stage with zero bandwidth");
+  if (n->nstages == n->cap) {
+    uint32_t cap = n->cap ? n->cap * 2 : 64;
+    a2_stage **v = realloc(n->stages, cap * sizeof *v);
+    if (!v) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for stages");
+    n->stages = v;
+    n->cap = cap;
+  }
+  a2_stage *s = calloc(1, sizeof *s);
+  if (!s) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for a stage");
+  s->net = n;
+  s->id = n->nstages;
+  s->kind = kind;
+  s->a = a;
+  s->b = b;
+  s->bw = bw;
+  s->lat_ps = lat_ps;
+  s->wake_ps = UINT64_MAX;
+  a2_code rc = a2k_proc_create(kind_names[kind], stage_run, s, &s->proc, err);
+  if (rc) {
+    free(s);
+    return rc;
+  }
+  n->stages[n->nstages] = s;
+  *id = n->nstages++;
+  return A2_OK;
+}
+
+uint32_t a2_net_stage_count(const a2_net *n) { return n->nstages; }
+
+a2_stage_kind a2_net_stage_kind(const a2_net *n, uint32_t id, int32_t *a, int32_t *b) {
+  if (a) *a = n->stages[id]->a;
+  if (b) *b = n->stages[id]->b;
+  return n->stages[id]->kind;
+}
+
+const a2_stage_stats *a2_net_stage_stats(const a2_net *n, uint32_t id) {
+  return &n->stages[id]->st;
+}

@@ -1,0 +1,96 @@
+/* The transport every timed transfer uses: FIFO servers ("stages") joined
+ * into paths. A link port, an HBM controller and an MTE engine are all
+ * stages: a bandwidth (bytes/s), a latency (ps) and a queue. A transfer is
+ * cut into packets of at most pkt_bytes that go stage by stage:
+ *
+ *   start_i = max(arrival_i, free_i)        (FIFO; queue ordered by arrival)
+ *   free_i  = start_i + ceil(len * 1e12 / bw_i)
+ *   arrival_{i+1} = free_i + lat_i
+ *
+ * Packets of one transfer enter the first stage one at a time (the next is
+ * queued when the previous starts service), so transfers sharing a stage
+ * interleave packet by packet and share its bandwidth fairly.
+ *
+ * Each stage is one kernel process; packets and transfers come from pools
+ * (no heap allocation per packet once warm). */
+#ifndef A2_NET_H
+#define A2_NET_H
+
+#include <stdint.h>
+
+#include "common/err.h"
+#include "configs/config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define A2_INLINE_HOPS 12 /* longer paths (big rings) are heap-allocated */
+#define A2_NO_HOP 0xffff
+
+typedef struct a2_net a2_net;
+typedef struct a2_xfer a2_xfer;
+
+/* Called when packet [off, off+len) of x starts service at hop x->apply_hop:
+ * the moment its bytes are read (source) or written (destination). */
+typedef void (*a2_xfer_apply_fn)(a2_xfer *x, uint64_t off, uint32_t len);
+/* Called once, when the last packet starts service at the last hop;
+ * t_done_ps (>= now) is when it leaves that stage (service + latency).
+ * The transfer is recycled after the call returns. */
+typedef void (*a2_xfer_done_fn)(a2_xfer *x, uint64_t t_done_ps);
+
+struct a2_xfer {
+  uint32_t *path;             /* stage ids; set with a2_xfer_set_path */
+  uint16_t nhops;
+  uint16_t apply_hop;         /* A2_NO_HOP for none */
+  uint64_t bytes;             /* total payload, > 0 */
+  uint64_t injected;          /* bytes already turned into packets */
+  uint64_t done_bytes;        /* bytes through the last hop */
+  a2_xfer_apply_fn on_apply;
+  a2_xfer_done_fn on_done;
+  void *owner;                /* caller's context */
+  uint64_t tag[4];            /* caller's data */
+  a2_xfer *next_free;
+  uint32_t path_inline[A2_INLINE_HOPS];
+  uint32_t path_cap;
+};
+
+typedef enum { A2_STAGE_LINK = 0, A2_STAGE_HBM, A2_STAGE_MTE_IN, A2_STAGE_MTE_OUT } a2_stage_kind;
+
+typedef struct {
+  uint64_t bytes;   /* payload bytes served */
+  uint64_t busy_ps; /* time spent serving */
+  uint64_t packets;
+} a2_stage_stats;
+
+/* Create an empty network (no stages yet); pkt_bytes is the packet size. */
+a2_code a2_net_create(uint32_t pkt_bytes, a2_net **out, a2_err *err);
+void a2_net_free(a2_net *n);
+
+/* Add a stage; returns its id in *id. Only before the run starts. `a`/`b`
+ * identify it for reports (link: from/to rank or -1 for a switch; HBM:
+ * rank; MTE: rank, core). */
+a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw_bytes_per_s, uint64_t lat_ps,
+                         int32_t a, int32_t b, uint32_t *id, a2_err *err);
+
+uint32_t a2_net_stage_count(const a2_net *n);
+a2_stage_kind a2_net_stage_kind(const a2_net *n, uint32_t id, int32_t *a, int32_t *b);
+const a2_stage_stats *a2_net_stage_stats(const a2_net *n, uint32_t id);
+
+/* A fresh transfer from the pool (zeroed), or NULL when out of memory. */
+a2_xfer *a2_xfer_alloc(a2_net *n);
+
+/* Reserve room for nhops stage ids in x->path (sets x->nhops). Returns
+ * x->path or NULL when out of memory. */
+uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops);
+
+/* Start x: its first packet is ready at the first stage at t_ps (>= now). */
+void a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
+
+/* Service time of len bytes at bw bytes/s, in ps, rounded up. */
+uint64_t a2_ser_ps(uint64_t len, uint64_t bw_bytes_per_s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,145 @@
+/* Topology table: each row creates its links and routes over them.
+ * Link stage ids are allocated contiguously from `base`, so a route is
+ * arithmetic on (src, dst) with no per-pair tables. */
+#include "noc/topology.h"
+
+#include <stdlib.h>
+
+struct a2_topo {
+  a2_topology kind;
+  uint32_t n;    /* ranks */
+  uint32_t base; /* first link stage id */
+};
+
+typedef struct {
+  a2_topology kind;
+  const char *name;
+  a2_code (*build)(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err);
+  uint16_t (*route_len)(const a2_topo *t, uint32_t src, uint32_t dst);
+  void (*route)(const a2_topo *t, uint32_t src, uint32_t dst, uint32_t *out);
+} topo_row;
+
+static a2_code add_link(a2_net *net, const a2_config *cfg, uint64_t lat, int32_t a, int32_t b,
+                        uint32_t *first, a2_err *err) {
+  uint32_t id;
+  a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, cfg->link_bw, lat, a, b, &id, err);
+  if (rc == A2_OK && first && *first == UINT32_MAX) *first = id;
+  return rc;
+}
+
+/* Full mesh: one link per ordered pair; link (s,d) is s*(n-1) + index of d
+ * among the others. */
+static a2_code mesh_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
+  t->base = UINT32_MAX;
+  for (uint32_t s = 0; s < t->n; s++)
+    for (uint32_t d = 0; d < t->n; d++)
+      if (s != d) {
+        a2_code rc = add_link(net, cfg, cfg->link_lat_ps, (int32_t)s, (int32_t)d, &t->base, err);
+        if (rc) return rc;
+      }
+  return A2_OK;
+}
+static uint16_t mesh_len(const a2_topo *t, uint32_t s, uint32_t d) {
+  (void)t;
+  return s == d ? 0 : 1;
+}
+static void mesh_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) {
+  out[0] = t->base + s * (t->n - 1) + (d < s ? d : d - 1);
+}
+
+/* Ring: link i (i -> i+1, "clockwise") and link n+i (i -> i-1). The
+ * shorter direction is taken; a tie goes clockwise. */
+static a2_code ring_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
+  t->base = UINT32_MAX;
+  for (uint32_t i = 0; i < t->n; i++) {
+    a2_code rc = add_link(net, cfg, cfg->link_lat_ps, (int32_t)i, (int32_t)((i + 1) % t->n),
+                          &t->base, err);
+    if (rc) return rc;
+  }
+  for (uint32_t i = 0; i < t->n; i++) {
+    a2_code rc = add_link(net, cfg, cfg->link_lat_ps, (int32_t)i,
+                          (int32_t)((i + t->n - 1) % t->n), &t->base, err);
+    if (rc) return rc;
+  }
+  return A2_OK;
+}
+static uint16_t ring_len(const a2_topo *t, uint32_t s, uint32_t d) {
+  uint32_t cw = (d + t->n - s) % t->n, ccw = t->n - cw;
+  return (uint16_t)(cw == 0 ? 0 : (cw <= ccw ? cw : ccw));
+}
+static void ring_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) {
+  uint32_t cw = (d + t->n - s) % t->n, ccw = t->n - cw;
+  if (cw <= ccw)
+    for (uint32_t h = 0; h < cw; h++) out[h] = t->base + (s + h) % t->n;
+  else
+    for (uint32_t h = 0; h < ccw; h++) out[h] = t->base + t->n + (s + t->n - h) % t->n;
+}
+
+/* Switch: up-link i (rank i -> switch, carries the switch latency) and
+ * down-link n+i (switch -> rank i). Every remote message takes two hops. */
+static a2_code switch_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
+  t->base = UINT32_MAX;
+  for (uint32_t i = 0; i < t->n; i++) {
+    a2_code rc = add_link(net, cfg, cfg->link_lat_ps + cfg->switch_lat_ps, (int32_t)i, -1,
+                          &t->base, err);
+    if (rc) return rc;
+  }
+  for (uint32_t i = 0; i < t->n; i++) {
+    a2_code rc = add_link(net, cfg, cfg->link_lat_ps, -1, (int32_t)i, &t->base, err);
+    if (rc) return rc;
+  }
+  return A2_OK;
+}
+static uint16_t switch_len(const a2_topo *t, uint32_t s, uint32_t d) {
+  (void)t;
+  return s == d ? 0 : 2;
+}
+static void switch_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) {
+  out[0] = t->base + s;
+  out[1] = t->base + t->n + d;
+}
+
+static const topo_row topo_table[] = {
+    {A2_TOPO_FULL_MESH, "full_mesh", mesh_build, mesh_len, mesh_route},
+    {A2_TOPO_RING, "ring", ring_build, ring_len, ring_route},
+    {A2_TOPO_SWITCH, "switch", switch_build, switch_len, switch_route},
+};
+
+static const topo_row *row_of(a2_topology k) {
+  for (size_t i = 0; i < sizeof topo_table / sizeof topo_table[0]; i++)
+    if (topo_table[i].kind == k) return &topo_table[i];
+  return NULL;
+}
+
+const char *a2_topo_name(a2_topology kind) {
+  const topo_row *r = row_of(kind);
+  return r ? r->name : "?";
+}
+
+a2_code a2_topo_build(const a2_config *cfg, uint32_t nranks, a2_net *net, a2_topo **out,
+                      a2_err *err) {
+  const topo_row *r = row_of(cfg->topology);
+  if (!r) return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "unknown topology %d", cfg->topology);
+  a2_topo *t = calloc(1, sizeof *t);
+  if (!t) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the topology");
+  t->kind = cfg->topology;
+  t->n = nranks;
+  t->base = 0;
+  a2_code rc = nranks > 1 ? r->build(cfg, t, net, err) : A2_OK;
+  if (rc) {
+    free(t);
+    return rc;
+  }
+  *out = t;
+  return A2_OK;
+}
+
+void a2_topo_free(a2_topo *t) { free(t); }
+
+uint16_t a2_topo_route_len(const a2_topo *t, uint32_t s, uint32_t d) {
+  return row_of(t->kind)->route_len(t, s, d);
+}
+
+void a2_topo_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) {
+  row_of(t->kind)->route(t, s, d, out);
+}

@@ -1,0 +1,34 @@
+/* Topologies: which link stages exist and which a message from src to dst
+ * crosses. Every topology implements the same two functions (a row in the
+ * table of noc/topology.c); routing rules are in docs/timing-model.md. */
+#ifndef A2_TOPOLOGY_H
+#define A2_TOPOLOGY_H
+
+#include <stdint.h>
+
+#include "configs/config.h"
+#include "noc/net.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct a2_topo a2_topo;
+
+/* Create the link stages of cfg->topology for nranks ranks in net. */
+a2_code a2_topo_build(const a2_config *cfg, uint32_t nranks, a2_net *net, a2_topo **out,
+                      a2_err *err);
+void a2_topo_free(a2_topo *t);
+
+/* Number of link stages on the route src -> dst (0 when src == dst). */
+uint16_t a2_topo_route_len(const a2_topo *t, uint32_t src, uint32_t dst);
+
+/* Write the stage ids of the route src -> dst into out (route_len entries). */
+void a2_topo_route(const a2_topo *t, uint32_t src, uint32_t dst, uint32_t *out);
+
+const char *a2_topo_name(a2_topology kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

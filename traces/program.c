@@ -1,0 +1,65 @@
+#include "traces/program.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t a2_dtype_size(a2_dtype t) { return t == A2_FP16 ? 2u : 4u; }
+
+const char *a2_dtype_name(a2_dtype t) {
+  switch (t) {
+  case A2_FP32: return "fp32";
+  case A2_FP16: return "fp16";
+  case A2_INT32: return "int32";
+  }
+  return "?";
+}
+
+static const char *const op_names[A2_OP_COUNT_] = {
+    "load", "store", "remote_load", "remote_store", "notify", "wait",
+    "vadd", "vmax",  "vmin",        "vmul",         "compute"};
+
+const char *a2_op_name(a2_opcode op) { return op < A2_OP_COUNT_ ? op_names[op] : "?"; }
+
+/* splitmix64: a well-mixed hash of (seed, rank, index). */
+static uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+float a2_pattern_value(uint32_t seed, uint32_t rank, uint64_t index) {
+  uint64_t h = mix(((uint64_t)seed << 32 | rank) ^ mix(index));
+  int v = (int)(h % 1024u) - 512; /* [-512, 511] */
+  return (float)v / 64.0f;
+}
+
+a2_code a2_kernel_init(a2_kernel *k, uint32_t nranks, uint32_t ncores, a2_err *err) {
+  memset(k, 0, sizeof *k);
+  k->nranks = nranks;
+  k->ncores = ncores;
+  k->progs = calloc((size_t)nranks * ncores, sizeof *k->progs);
+  if (!k->progs)
+    return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for %u x %u programs",
+                      nranks, ncores);
+  return A2_OK;
+}
+
+void a2_kernel_free(a2_kernel *k) {
+  if (!k->progs) return;
+  for (size_t i = 0; i < (size_t)k->nranks * k->ncores; i++) free(k->progs[i].v);
+  free(k->progs);
+  k->progs = NULL;
+}
+
+a2_code a2_program_push(a2_program *p, const a2_instr *in, a2_err *err) {
+  if (p->n == p->cap) {
+    uint32_t cap = p->cap ? p->cap * 2 : 16;
+    a2_instr *v = realloc(p->v, (size_t)cap * sizeof *v);
+    if (!v) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for program");
+    p->v = v;
+    p->cap = cap;
+  }
+  p->v[p->n++] = *in;
+  return A2_OK;
+}

@@ -1,0 +1,144 @@
+/* The in-memory form of a collective kernel: declarations (buffers, tiles),
+ * initial data, the golden the result is checked against, and one
+ * instruction program per (rank, core). Generators in collectives/ and (later)
+ * the trace-file parser both produce this; the model executes it.
+ *
+ * Units: every offset and length is in bytes; signal cells are int32 and are
+ * addressed by byte offset too (cell i is at 4*i). */
+#ifndef A2_PROGRAM_H
+#define A2_PROGRAM_H
+
+#include <stdint.h>
+
+#include "common/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { A2_FP32 = 0, A2_FP16 = 1, A2_INT32 = 2 } a2_dtype;
+uint32_t a2_dtype_size(a2_dtype t);
+const char *a2_dtype_name(a2_dtype t);
+
+/* Where a buffer lives. TENSOR: private GM of each rank (inputs/outputs);
+ * WINDOW: symmetric, zero-initialised, same layout on every rank, rank r's copy
+ * in rank r's HBM, reachable by peers; SIGNAL: a window of int32 cells used by
+ * notify/wait. */
+typedef enum { A2_BUF_TENSOR = 0, A2_BUF_WINDOW = 1, A2_BUF_SIGNAL = 2 } a2_buf_kind;
+
+#define A2_NAME_MAX 32
+
+typedef struct {
+  char name[A2_NAME_MAX];
+  a2_buf_kind kind;
+  a2_dtype dtype;
+  uint64_t bytes;
+} a2_buf_decl;
+
+/* A tile: a region of a core's unified buffer (UB). Every core of every rank
+ * has the same tile set. */
+typedef struct {
+  char name[A2_NAME_MAX];
+  a2_dtype dtype;
+  uint64_t bytes;
+} a2_tile_decl;
+
+typedef enum {
+  A2_OP_LOAD = 0,    /* tile[0:len] <- buf[off:off+len] (local tensor/window) */
+  A2_OP_STORE,       /* buf[off:off+len] <- tile[0:len] (local tensor/window) */
+  A2_OP_RLOAD,       /* tile[0:len] <- window@peer[off:off+len] */
+  A2_OP_RSTORE,      /* window@peer[off:off+len] <- tile (mode PLAIN or ATOMIC_ADD) */
+  A2_OP_NOTIFY,      /* signal@peer cell at off: SET or ADD value (drains the core first) */
+  A2_OP_WAIT,        /* block until local signal cell at off is EQ / GE value */
+  A2_OP_VADD,        /* tile <- tile_a + tile_b over len bytes */
+  A2_OP_VMAX,
+  A2_OP_VMIN,
+  A2_OP_VMUL,
+  A2_OP_COMPUTE,     /* opaque delay of value cycles on the vector pipe */
+  A2_OP_COUNT_
+} a2_opcode;
+const char *a2_op_name(a2_opcode op);
+
+enum {
+  A2_MODE_PLAIN = 0, /* rstore: plain write */
+  A2_MODE_ATOMIC_ADD = 1, /* rstore: element-wise atomic add */
+  A2_MODE_SET = 0,   /* notify: cell = value */
+  A2_MODE_ADD = 1,   /* notify: cell += value */
+  A2_MODE_EQ = 0,    /* wait: cell == value */
+  A2_MODE_GE = 1     /* wait: cell >= value */
+};
+
+typedef struct {
+  uint8_t op;      /* a2_opcode */
+  uint8_t mode;    /* see A2_MODE_* */
+  uint16_t tile;   /* destination tile (load, rload, v*), source tile (store, rstore) */
+  uint16_t tile_a; /* v*: first source */
+  uint16_t tile_b; /* v*: second source */
+  uint16_t buf;    /* buffer index (load, store, rload, rstore, notify, wait) */
+  int32_t peer;    /* rload, rstore, notify: target rank */
+  int32_t value;   /* notify value, wait expected value, compute cycles */
+  uint32_t line;   /* trace-file line or generator step, for reports */
+  uint64_t off;    /* byte offset into buf */
+  uint64_t len;    /* bytes moved / operated on */
+} a2_instr;
+
+typedef struct {
+  a2_instr *v;
+  uint32_t n, cap;
+} a2_program;
+
+/* What the result must be, computed independently by the checker
+ * (model/check.c) from the initial data. */
+typedef enum {
+  A2_GOLDEN_NONE = 0,      /* no functional check */
+  A2_GOLDEN_ALLREDUCE = 1  /* out[r][i] = reduce_op over ranks q of in[q][i], for every r */
+} a2_golden_kind;
+
+typedef enum { A2_RED_SUM = 0, A2_RED_MAX, A2_RED_MIN, A2_RED_PROD } a2_reduce_op;
+
+typedef struct {
+  a2_golden_kind kind;
+  a2_reduce_op op;
+  uint16_t in_buf;  /* tensor holding each rank's input */
+  uint16_t out_buf; /* tensor that must hold the result */
+  uint64_t bytes;   /* bytes of in/out compared */
+} a2_golden;
+
+/* Initial contents of a tensor: PATTERN fills element i of rank r with
+ * a2_pattern_value(seed, r, i); ZERO leaves it zero. */
+typedef enum { A2_INIT_ZERO = 0, A2_INIT_PATTERN = 1 } a2_init_kind;
+
+#define A2_MAX_BUFS 32
+#define A2_MAX_TILES 64
+
+typedef struct a2_kernel {
+  uint32_t nranks;
+  uint32_t ncores; /* vector cores used per rank */
+  uint32_t nbufs, ntiles;
+  a2_buf_decl bufs[A2_MAX_BUFS];
+  a2_init_kind init[A2_MAX_BUFS];
+  uint32_t seed;
+  a2_tile_decl tiles[A2_MAX_TILES];
+  a2_golden golden;
+  a2_program *progs; /* nranks * ncores, index rank * ncores + core */
+} a2_kernel;
+
+/* A deterministic input value: multiples of 1/64 in [-8, 8), so that sums of
+ * up to thousands of fp32 values are exact and any reduction order agrees. */
+float a2_pattern_value(uint32_t seed, uint32_t rank, uint64_t index);
+
+/* Allocate programs for nranks x ncores; zero everything else. */
+a2_code a2_kernel_init(a2_kernel *k, uint32_t nranks, uint32_t ncores, a2_err *err);
+void a2_kernel_free(a2_kernel *k);
+
+/* Append one instruction to program p (grows it). */
+a2_code a2_program_push(a2_program *p, const a2_instr *in, a2_err *err);
+
+static inline a2_program *a2_kernel_prog(a2_kernel *k, uint32_t rank, uint32_t core) {
+  return &k->progs[rank * k->ncores + core];
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

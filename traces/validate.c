@@ -1,0 +1,107 @@
+#include "traces/validate.h"
+
+#include <stdio.h>
+
+#define FAIL(...) return a2_err_set(err, A2_E_INPUT, name, (int)in->line, 0, __VA_ARGS__)
+
+static int region_ok(uint64_t off, uint64_t len, uint64_t size) {
+  return off <= size && len <= size - off;
+}
+
+static a2_code check_instr(const a2_kernel *k, const a2_instr *in, uint32_t rank, const char *name,
+                           a2_err *err) {
+  const char *op = a2_op_name((a2_opcode)in->op);
+  if (in->op >= A2_OP_COUNT_) FAIL("unknown opcode %u", in->op);
+  int uses_buf = in->op <= A2_OP_WAIT;
+  int uses_tile = in->op <= A2_OP_RSTORE || (in->op >= A2_OP_VADD && in->op <= A2_OP_VMUL);
+  int uses_peer = in->op == A2_OP_RLOAD || in->op == A2_OP_RSTORE || in->op == A2_OP_NOTIFY;
+  const a2_buf_decl *b = NULL;
+  const a2_tile_decl *t = NULL;
+  if (uses_buf) {
+    if (in->buf >= k->nbufs) FAIL("%s: unknown buffer #%u", op, in->buf);
+    b = &k->bufs[in->buf];
+  }
+  if (uses_tile) {
+    if (in->tile >= k->ntiles) FAIL("%s: unknown tile #%u", op, in->tile);
+    t = &k->tiles[in->tile];
+    if (in->len > t->bytes)
+      FAIL("%s: %llu bytes do not fit tile '%s' (%llu bytes)", op, (unsigned long long)in->len,
+           t->name, (unsigned long long)t->bytes);
+    if (in->len == 0) FAIL("%s: length must be > 0", op);
+    if (in->len % a2_dtype_size(t->dtype))
+      FAIL("%s: length %llu is not a whole number of %s elements", op,
+           (unsigned long long)in->len, a2_dtype_name(t->dtype));
+  }
+  if (uses_peer && (in->peer < 0 || (uint32_t)in->peer >= k->nranks))
+    FAIL("%s: peer %d outside 0..%u", op, in->peer, k->nranks - 1);
+  switch ((a2_opcode)in->op) {
+  case A2_OP_LOAD:
+  case A2_OP_STORE:
+    if (b->kind == A2_BUF_SIGNAL) FAIL("%s: '%s' is a signal, not data", op, b->name);
+    /* fallthrough */
+  case A2_OP_RLOAD:
+  case A2_OP_RSTORE:
+    if ((in->op == A2_OP_RLOAD || in->op == A2_OP_RSTORE) && b->kind != A2_BUF_WINDOW)
+      FAIL("%s: '%s' is not a window (only windows are reachable by peers)", op, b->name);
+    if (!region_ok(in->off, in->len, b->bytes))
+      FAIL("%s: region [%llu, %llu) is outside '%s' (%llu bytes)", op,
+           (unsigned long long)in->off, (unsigned long long)(in->off + in->len), b->name,
+           (unsigned long long)b->bytes);
+    if (b->dtype != t->dtype)
+      FAIL("%s: element type mismatch: '%s' is %s, tile '%s' is %s", op, b->name,
+           a2_dtype_name(b->dtype), t->name, a2_dtype_name(t->dtype));
+    break;
+  case A2_OP_NOTIFY:
+  case A2_OP_WAIT:
+    if (b->kind != A2_BUF_SIGNAL) FAIL("%s: '%s' is not a signal", op, b->name);
+    if (in->off % 4 || !region_ok(in->off, 4, b->bytes))
+      FAIL("%s: cell at byte %llu is outside signal '%s' (%llu cells)", op,
+           (unsigned long long)in->off, b->name, (unsigned long long)(b->bytes / 4));
+    break;
+  case A2_OP_VADD:
+  case A2_OP_VMAX:
+  case A2_OP_VMIN:
+  case A2_OP_VMUL:
+    if (in->tile_a >= k->ntiles || in->tile_b >= k->ntiles)
+      FAIL("%s: unknown source tile", op);
+    if (k->tiles[in->tile_a].dtype != t->dtype || k->tiles[in->tile_b].dtype != t->dtype)
+      FAIL("%s: element type mismatch between '%s', '%s' and '%s'", op, t->name,
+           k->tiles[in->tile_a].name, k->tiles[in->tile_b].name);
+    if (in->len > k->tiles[in->tile_a].bytes || in->len > k->tiles[in->tile_b].bytes)
+      FAIL("%s: %llu bytes exceed a source tile", op, (unsigned long long)in->len);
+    break;
+  case A2_OP_COMPUTE:
+    if (in->value < 0) FAIL("compute: cycles must be >= 0");
+    break;
+  default: break;
+  }
+  (void)rank;
+  return A2_OK;
+}
+
+a2_code a2_kernel_validate(const a2_kernel *k, uint64_t ub_bytes, uint32_t max_cores,
+                           const char *name, a2_err *err) {
+  if (k->nranks == 0) return a2_err_set(err, A2_E_INPUT, name, 0, 0, "no ranks");
+  if (k->ncores == 0 || k->ncores > max_cores)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0, "%u cores per rank requested; the chip has %u",
+                      k->ncores, max_cores);
+  uint64_t ub = 0;
+  for (uint32_t i = 0; i < k->ntiles; i++) ub += k->tiles[i].bytes;
+  if (ub > ub_bytes)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0,
+                      "tiles need %llu bytes of unified buffer per core; the chip has %llu",
+                      (unsigned long long)ub, (unsigned long long)ub_bytes);
+  for (uint32_t i = 0; i < k->nbufs; i++)
+    if (k->bufs[i].bytes % a2_dtype_size(k->bufs[i].dtype))
+      return a2_err_set(err, A2_E_INPUT, name, 0, 0, "buffer '%s' is not a whole number of %s",
+                        k->bufs[i].name, a2_dtype_name(k->bufs[i].dtype));
+  for (uint32_t r = 0; r < k->nranks; r++)
+    for (uint32_t c = 0; c < k->ncores; c++) {
+      const a2_program *p = &k->progs[r * k->ncores + c];
+      for (uint32_t i = 0; i < p->n; i++) {
+        a2_code rc = check_instr(k, &p->v[i], r, name, err);
+        if (rc) return rc;
+      }
+    }
+  return A2_OK;
+}

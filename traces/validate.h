@@ -1,0 +1,21 @@
+/* Static checks of a kernel before anything runs: every instruction refers
+ * to declared buffers and tiles, stays in bounds, names a peer in range and
+ * uses matching element types. Errors name the instruction's line. */
+#ifndef A2_VALIDATE_H
+#define A2_VALIDATE_H
+
+#include "traces/program.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ub_bytes: unified-buffer capacity per core (all tiles must fit);
+ * max_cores: vector cores per rank. `name` is the file for messages. */
+a2_code a2_kernel_validate(const a2_kernel *k, uint64_t ub_bytes, uint32_t max_cores,
+                           const char *name, a2_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
