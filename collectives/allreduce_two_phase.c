@@ -12,7 +12,8 @@ a2_code a2_check_allreduce_two_phase(const a2_coll_params *p, a2_err *err) {
 a2_code a2_gen_allreduce_two_phase(const a2_coll_params *p, a2_kernel *k, a2_err *err) {
   uint32_t P = p->nranks;
   uint64_t N = p->size_bytes, B = N / P, C = a2_coll_chunk_bytes(p->ub_bytes);
-  uint64_t T = B < C ? B : C;
+  uint64_t T = B < C ? B : C;  /* reduce-scatter / all-gather piece */
+  uint64_t Ts = N < C ? N : C; /* stage-in piece and tile size (>= T) */
   a2_tb tb;
   if (a2_tb_begin(&tb, k, P, 1, err)) return tb.rc;
   k->seed = p->seed;
@@ -22,11 +23,9 @@ a2_code a2_gen_allreduce_two_phase(const a2_coll_params *p, a2_kernel *k, a2_err
   uint16_t data = a2_tb_buf(&tb, "data", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
   uint16_t result = a2_tb_buf(&tb, "result", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
   uint16_t sig = a2_tb_buf(&tb, "signal", A2_BUF_SIGNAL, A2_INT32, 8ull * P, A2_INIT_ZERO);
-  uint16_t acc = a2_tb_tile(&tb, "acc", dt, T);
-  uint16_t recv[2] = {a2_tb_tile(&tb, "recv0", dt, T), a2_tb_tile(&tb, "recv1", dt, T)};
+  uint16_t acc = a2_tb_tile(&tb, "acc", dt, Ts);
+  uint16_t recv[2] = {a2_tb_tile(&tb, "recv0", dt, Ts), a2_tb_tile(&tb, "recv1", dt, Ts)};
   k->golden = (a2_golden){A2_GOLDEN_ALLREDUCE, p->op, x, y, N};
-  uint64_t Ts = N < C ? N : C; /* stage-in uses the receive tiles, up to C */
-  if (Ts > T) Ts = T;
   for (uint32_t me = 0; me < P; me++) {
     a2_tb_at(&tb, me, 0);
     uint64_t c = 0;

@@ -13,32 +13,37 @@ typedef struct {
   int format;    /* 1: a2_format_quantity may choose it */
 } unit;
 
-#define K1 1000ull
-#define KI 1024ull
-
 /* Parsing accepts every row; formatting picks among the rows marked 1. Bit
  * rates are parse-only so that printed bandwidths are always in bytes. */
+#define K1 1000ull
+#define M1 (K1 * K1)
+#define G1 (K1 * M1)
+#define T1 (K1 * G1)
+#define KI 1024ull
+#define MI (KI * KI)
+#define GI (KI * MI)
+#define TI (KI * GI)
 static const unit bytes_units[] = {
-    {"B", 1, 1},          {"KB", K1, 1},           {"MB", K1 * K1, 1},
-    {"GB", K1 * K1 * K1, 1}, {"TB", K1 * K1 * K1 * K1, 1}, {"KiB", KI, 1},
-    {"MiB", KI * KI, 1},  {"GiB", KI * KI * KI, 1}, {"TiB", KI * KI * KI * KI, 1},
-    {NULL, 0, 0}};
+    {"B", 1, 1},    {"KB", K1, 1},  {"MB", M1, 1},  {"GB", G1, 1},  {"TB", T1, 1},
+    {"KiB", KI, 1}, {"MiB", MI, 1}, {"GiB", GI, 1}, {"TiB", TI, 1}, {NULL, 0, 0},
+};
 static const unit bw_units[] = {
-    {"B/s", 1, 1},           {"KB/s", K1, 1},          {"MB/s", K1 * K1, 1},
-    {"GB/s", K1 * K1 * K1, 1}, {"TB/s", K1 * K1 * K1 * K1, 1}, {"KiB/s", KI, 1},
-    {"MiB/s", KI * KI, 1},   {"GiB/s", KI * KI * KI, 1}, {"Mb/s", K1 * K1 / 8, 0},
-    {"Gb/s", K1 * K1 * K1 / 8, 0}, {NULL, 0, 0}};
-static const unit time_units[] = {{"ps", 1, 1},           {"ns", K1, 1},
-                                  {"us", K1 * K1, 1},     {"ms", K1 * K1 * K1, 1},
-                                  {"s", K1 * K1 * K1 * K1, 1}, {NULL, 0, 0}};
-static const unit freq_units[] = {{"Hz", 1, 1},       {"kHz", K1, 1},          {"KHz", K1, 0},
-                                  {"MHz", K1 * K1, 1}, {"GHz", K1 * K1 * K1, 1}, {NULL, 0, 0}};
+    {"B/s", 1, 1},       {"KB/s", K1, 1},     {"MB/s", M1, 1},  {"GB/s", G1, 1},
+    {"TB/s", T1, 1},     {"KiB/s", KI, 1},    {"MiB/s", MI, 1}, {"GiB/s", GI, 1},
+    {"Mb/s", M1 / 8, 0}, {"Gb/s", G1 / 8, 0}, {NULL, 0, 0},
+};
+static const unit time_units[] = {
+    {"ps", 1, 1}, {"ns", K1, 1}, {"us", M1, 1}, {"ms", G1, 1}, {"s", T1, 1}, {NULL, 0, 0},
+};
+static const unit freq_units[] = {
+    {"Hz", 1, 1}, {"kHz", K1, 1}, {"KHz", K1, 0}, {"MHz", M1, 1}, {"GHz", G1, 1}, {NULL, 0, 0},
+};
 static const unit count_units[] = {{"", 1, 1}, {NULL, 0, 0}};
 
 typedef struct {
   const unit *units;
-  const char *base;    /* unit of a bare number; NULL: a unit is required */
-  const char *expect;  /* what a valid value looks like, for error messages */
+  const char *base;   /* unit of a bare number; NULL: a unit is required */
+  const char *expect; /* what a valid value looks like, for error messages */
 } kind_info;
 
 /* Bandwidth and frequency have no bare-number meaning: "bandwidth: 28" is
@@ -87,8 +92,10 @@ int a2_parse_quantity(const char *s, a2_unit_kind kind, uint64_t *out, char *why
   int ndigits = 0, too_big = 0;
   for (; is_digit(*p); p++, ndigits++) {
     unsigned d = (unsigned)(*p - '0');
-    if (ip > (UINT64_MAX - d) / 10) too_big = 1;
-    else ip = ip * 10 + d;
+    if (ip > (UINT64_MAX - d) / 10)
+      too_big = 1;
+    else
+      ip = ip * 10 + d;
   }
   /* Fraction: the first 19 digits (10^19 < 2^64); later digits move the
    * result by less than 10^-19 of a unit (< 10^-6 base units even for TiB),

@@ -159,9 +159,9 @@ typedef struct {
   struct {
     char path[128];
     int line;
-  } seen[64]; /* every key or section given so far (only known ones) */
+  } seen[2 * A2_CONFIG_MAX_KEYS]; /* keys and sections given so far (known ones only) */
   unsigned nseen;
-  mark marks[64]; /* per table row */
+  mark marks[A2_CONFIG_MAX_KEYS]; /* per table row */
 } loader;
 
 static const char *node_kind(const yaml_node_t *n) {
@@ -173,8 +173,8 @@ static const char *node_kind(const yaml_node_t *n) {
   }
 }
 
-#define AT(L, node, ...)                                                                        \
-  a2_err_set((L)->err, A2_E_INPUT, (L)->name, (int)(node)->start_mark.line + 1,                 \
+#define AT(L, node, ...)                                                        \
+  a2_err_set((L)->err, A2_E_INPUT, (L)->name, (int)(node)->start_mark.line + 1, \
              (int)(node)->start_mark.column + 1, __VA_ARGS__)
 
 /* `chip:` with nothing under it (say, every key commented out) is an empty
@@ -209,8 +209,8 @@ static a2_code leaf(loader *L, const a2_config_key *k, yaml_node_t *vn) {
   if (a2_config_key_parse(k, text, &v, why, sizeof why) != 0)
     return AT(L, vn, "%s: '%.60s': %s", k->path, text, why);
   a2_config_key_put(L->cfg, k, v);
-  L->marks[k - a2_config_keys] = (mark){(int)vn->start_mark.line + 1,
-                                        (int)vn->start_mark.column + 1};
+  L->marks[k - a2_config_keys] =
+      (mark){(int)vn->start_mark.line + 1, (int)vn->start_mark.column + 1};
   return A2_OK;
 }
 
@@ -224,12 +224,15 @@ static a2_code pair(loader *L, yaml_node_t *kn, yaml_node_t *vn, const char *pre
   char path[128];
   snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", name);
   const a2_config_key *k = a2_config_key_find(path);
-  if (!k && (!name[0] || !a2_config_key_is_section(path))) return unknown_key(L, kn, prefix, name);
+  /* A dotted name ("mte.latency") would be a second spelling of a nested
+   * key; the file has one layout, so it is unknown like any other typo. */
+  if (strchr(name, '.') || (!k && (!name[0] || !a2_config_key_is_section(path))))
+    return unknown_key(L, kn, prefix, name);
 
   for (unsigned i = 0; i < L->nseen; i++)
     if (!strcmp(L->seen[i].path, path))
       return AT(L, kn, "duplicate key '%s' (first given on line %d)", path, L->seen[i].line);
-  if (L->nseen < sizeof L->seen / sizeof L->seen[0]) { /* paths are table-bound: always fits */
+  if (L->nseen < sizeof L->seen / sizeof L->seen[0]) { /* known paths only: always fits */
     snprintf(L->seen[L->nseen].path, sizeof L->seen[0].path, "%s", path);
     L->seen[L->nseen++].line = (int)kn->start_mark.line + 1;
   }
@@ -330,8 +333,9 @@ a2_code a2_config_load(const char *path, a2_config *cfg, a2_err *err) {
       char *nb = cap > MAX_FILE_BYTES + 1 ? NULL : realloc(buf, cap);
       if (!nb) {
         rc = cap > MAX_FILE_BYTES + 1
-                 ? a2_err_set(err, A2_E_INPUT, path, 0, 0, "file too large for a config "
-                                                           "(over 16 MiB)")
+                 ? a2_err_set(err, A2_E_INPUT, path, 0, 0,
+                              "file too large for a config "
+                              "(16 MiB or more)")
                  : a2_err_set(err, A2_E_NOMEM, path, 0, 0, "out of memory reading the file");
         break;
       }

@@ -51,7 +51,10 @@ void a2_config_default(a2_config *cfg);
 /* Load a YAML file over the defaults. Every key is optional unless the table
  * says otherwise; unknown keys, wrong types, duplicate keys, bad units and
  * out-of-range values are errors with file:line:col. On error *cfg is left
- * unspecified. */
+ * unspecified. (Implementation: the a2_config_validate checks run at the end
+ * of the load, pointing at the offending key; *cfg is written only on
+ * success. A missing/unreadable file is A2_E_IO; an empty file = defaults.
+ * The layout and messages are in docs/config.md.) */
 a2_code a2_config_load(const char *path, a2_config *cfg, a2_err *err);
 
 /* Same, from a string; `name` is used as the file name in errors. */
@@ -59,14 +62,19 @@ a2_code a2_config_load_string(const char *yaml, const char *name, a2_config *cfg
                               a2_err *err);
 
 /* Override one key, e.g. key="interconnect.link.bandwidth", value="56GB/s",
- * with the same validation and messages as the file; err->file is "--set". */
+ * with the same validation and messages as the file; err->file is "--set".
+ * (Per-key checks only, so a batch may pass through a state that breaks a
+ * cross-key rule: call a2_config_validate after the batch. On error *cfg is
+ * unchanged; err->line/col are 0 and err->msg is "KEY=VALUE: reason".) */
 a2_code a2_config_set(a2_config *cfg, const char *key, const char *value, a2_err *err);
 
 /* Cross-field checks run after loading and after every --set batch
  * (e.g. packet_size > 0, ranks >= 1). */
 a2_code a2_config_validate(const a2_config *cfg, const char *name, a2_err *err);
 
-/* Write the resolved config as YAML with units (for `config check`). */
+/* Write the resolved config as YAML with units (for `config check`).
+ * (Every key, nested as in configs/a2-8p-hccs.yaml, without comments; the
+ * output loads back to an identical config.) */
 void a2_config_print(const a2_config *cfg, void *file /* FILE* */);
 
 /* Convenience: picoseconds per cycle, rounded to nearest. */

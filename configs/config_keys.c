@@ -41,6 +41,8 @@ const a2_config_key a2_config_keys[] = {
     {"interconnect.control_message_size", A2_UNIT_BYTES, 4, 16 * MIB, FIELD(ctrl_bytes), "64B"},
 };
 const unsigned a2_config_nkeys = sizeof a2_config_keys / sizeof a2_config_keys[0];
+_Static_assert(sizeof a2_config_keys / sizeof a2_config_keys[0] <= A2_CONFIG_MAX_KEYS,
+               "raise A2_CONFIG_MAX_KEYS");
 
 /* Indexed by a2_topology. */
 static const char *const topo_names[] = {"full_mesh", "ring", "switch"};
@@ -275,8 +277,7 @@ void a2_config_key_suggest(const char *prefix, const char *name, char *out, size
   for (unsigned i = 0; i < a2_config_nkeys; i++) {
     const char *p = a2_config_keys[i].path;
     size_t np = strlen(p);
-    if (np > nn && p[np - nn - 1] == '.' && !strcmp(p + np - nn, name))
-      quote_into(&c.l, p, np);
+    if (np > nn && p[np - nn - 1] == '.' && !strcmp(p + np - nn, name)) quote_into(&c.l, p, np);
   }
   if (c.l.count) return;
   const char *leaf = last_segment(name);

@@ -28,6 +28,10 @@ typedef struct a2_config_key {
   const char *def; /* default, spelt as in configs/a2-8p-hccs.yaml */
 } a2_config_key;
 
+/* Upper bound on the number of rows (checked at compile time), so the
+ * loader can keep per-row state in fixed arrays. */
+#define A2_CONFIG_MAX_KEYS 64
+
 /* Rows in print order; keys of one section are contiguous. */
 extern const a2_config_key a2_config_keys[];
 extern const unsigned a2_config_nkeys;

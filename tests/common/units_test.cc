@@ -115,8 +115,8 @@ TEST(UnitsTest, LargeIntegersAreExact) {
 }
 
 TEST(UnitsTest, OverflowPastUint64IsRejected) {
-  for (const char *s : {"18446744073709551616", "18446744073709551615.5",
-                        "99999999999999999999999", "16777216TiB", "18446745TB"}) {
+  for (const char *s : {"18446744073709551616", "18446744073709551615.5", "99999999999999999999999",
+                        "16777216TiB", "18446745TB"}) {
     EXPECT_NE(Reject(s, A2_UNIT_BYTES).find("too large"), std::string::npos) << s;
   }
   EXPECT_NE(Reject("18446744073709551616", A2_UNIT_COUNT).find("too large"), std::string::npos);
@@ -219,8 +219,19 @@ TEST(UnitsTest, FormatPicksTheLargestReadableUnit) {
 }
 
 TEST(UnitsTest, FormatOutputParsesBackToTheSameValue) {
-  std::vector<uint64_t> values = {0, 1, 7, 999, 1000, 1023, 1024, 1536, 1100, 555555555,
-                                  UINT64_MAX, UINT64_MAX - 1, uint64_t{1} << 63};
+  std::vector<uint64_t> values = {0,
+                                  1,
+                                  7,
+                                  999,
+                                  1000,
+                                  1023,
+                                  1024,
+                                  1536,
+                                  1100,
+                                  555555555,
+                                  UINT64_MAX,
+                                  UINT64_MAX - 1,
+                                  uint64_t{1} << 63};
   uint64_t x = 0x9e3779b97f4a7c15u;  // xorshift: deterministic, wide spread of magnitudes
   for (int i = 0; i < 2000; i++) {
     x ^= x << 13;
@@ -230,8 +241,8 @@ TEST(UnitsTest, FormatOutputParsesBackToTheSameValue) {
     values.push_back((x % 100000) * 1000000);  // many values whole in a large unit
     values.push_back((x % 100000) * (uint64_t{1} << 20));
   }
-  for (a2_unit_kind kind : {A2_UNIT_COUNT, A2_UNIT_BYTES, A2_UNIT_BANDWIDTH, A2_UNIT_TIME,
-                            A2_UNIT_FREQUENCY}) {
+  for (a2_unit_kind kind :
+       {A2_UNIT_COUNT, A2_UNIT_BYTES, A2_UNIT_BANDWIDTH, A2_UNIT_TIME, A2_UNIT_FREQUENCY}) {
     for (uint64_t v : values) {
       std::string text = Format(v, kind);
       uint64_t back = 0;

@@ -19,10 +19,12 @@ namespace {
 const std::string kDefaultFile = std::string(A2_SOURCE_DIR) + "/configs/a2-8p-hccs.yaml";
 
 // Every field, so that a new field cannot be forgotten by one comparison.
+// clang-format off
 #define A2_FOR_EACH_FIELD(X)                                                                    \
   X(clock_hz) X(vector_cores) X(ub_bytes) X(vec_bytes_per_cycle) X(vec_startup_cycles)          \
   X(mte_in_bw) X(mte_out_bw) X(mte_lat_ps) X(hbm_bw) X(hbm_lat_ps) X(window_bytes) X(topology) \
   X(ranks) X(link_bw) X(link_lat_ps) X(packet_bytes) X(switch_lat_ps) X(ctrl_bytes)
+// clang-format on
 
 void ExpectSameConfig(const a2_config &a, const a2_config &b) {
 #define A2_CMP(f) EXPECT_EQ(a.f, b.f) << #f;
@@ -181,8 +183,8 @@ TEST(ConfigTest, NestedKeysOverrideOnlyWhatTheyName) {
   EXPECT_EQ(c.ranks, 16u);
   EXPECT_EQ(c.link_bw, 25000000000u);
   EXPECT_EQ(c.link_lat_ps, 1500000u);
-  EXPECT_EQ(c.vector_cores, 48u);            // untouched
-  EXPECT_EQ(c.mte_out_bw, 202400333824u);    // untouched sibling
+  EXPECT_EQ(c.vector_cores, 48u);          // untouched
+  EXPECT_EQ(c.mte_out_bw, 202400333824u);  // untouched sibling
 }
 
 TEST(ConfigTest, QuotedValuesAreAccepted) {
@@ -192,8 +194,9 @@ TEST(ConfigTest, QuotedValuesAreAccepted) {
 
 TEST(ConfigTest, UnknownKeyNamesLineAndColumn) {
   std::string m = LoadFails("chip:\n  clok: 1GHz\n", 2, 3);
-  EXPECT_EQ(m, "unknown key 'clok' in chip (did you mean 'clock'?); valid keys: clock, "
-               "vector_cores, ub_size, vector, mte, hbm, window_size");
+  EXPECT_EQ(m,
+            "unknown key 'clok' in chip (did you mean 'clock'?); valid keys: clock, "
+            "vector_cores, ub_size, vector, mte, hbm, window_size");
 }
 
 TEST(ConfigTest, UnknownNestedKeyListsThatSectionsKeys) {
@@ -211,10 +214,16 @@ TEST(ConfigTest, KeyUnderTheWrongSectionIsUnknown) {
   EXPECT_CONTAINS(LoadFails("chip:\n  ranks: 4\n", 2, 3), "unknown key 'ranks' in chip");
 }
 
+TEST(ConfigTest, DottedKeyNameIsUnknown) {
+  EXPECT_CONTAINS(LoadFails("chip.clock: 1GHz\n", 1, 1), "unknown top-level key 'chip.clock'");
+  EXPECT_CONTAINS(LoadFails("chip:\n  mte.latency: 1ns\n", 2, 3), "unknown key 'mte.latency'");
+}
+
 TEST(ConfigTest, ScalarWhereAMappingIsExpected) {
   std::string m = LoadFails("chip:\n  mte: 5GB/s\n", 2, 8);
-  EXPECT_CONTAINS(m, "chip.mte: expected a mapping with keys gm_to_ub, ub_to_gm, latency, "
-                     "found a scalar");
+  EXPECT_CONTAINS(m,
+                  "chip.mte: expected a mapping with keys gm_to_ub, ub_to_gm, latency, "
+                  "found a scalar");
 }
 
 TEST(ConfigTest, SequenceWhereAMappingIsExpected) {
@@ -250,8 +259,9 @@ TEST(ConfigTest, DuplicateSectionIsAnError) {
 
 TEST(ConfigTest, BadUnitNamesKeyValueAndExpectedForm) {
   std::string m = LoadFails("interconnect:\n  link: { bandwidth: 28GBps }\n", 2, 22);
-  EXPECT_CONTAINS(m, "interconnect.link.bandwidth: '28GBps': unknown unit 'GBps'; "
-                     "expected a bandwidth such as 28GB/s");
+  EXPECT_CONTAINS(m,
+                  "interconnect.link.bandwidth: '28GBps': unknown unit 'GBps'; "
+                  "expected a bandwidth such as 28GB/s");
 }
 
 TEST(ConfigTest, BadNumberIsAnError) {
@@ -281,8 +291,9 @@ TEST_P(ConfigRangeTest, OutOfRangeValueIsAnErrorAtTheValue) {
 INSTANTIATE_TEST_SUITE_P(
     Bounds, ConfigRangeTest,
     testing::Values(
-        RangeCase{"chip:\n  vector_cores: 0\n", "chip.vector_cores: '0': out of range; "
-                                                 "expected 1 to 1024"},
+        RangeCase{"chip:\n  vector_cores: 0\n",
+                  "chip.vector_cores: '0': out of range; "
+                  "expected 1 to 1024"},
         RangeCase{"chip:\n  vector_cores: 1025\n", "expected 1 to 1024"},
         RangeCase{"chip:\n  clock: 0GHz\n", "chip.clock"},
         RangeCase{"chip:\n  clock: 1001GHz\n", "expected 1 Hz to 1000 GHz"},
@@ -313,18 +324,20 @@ TEST(ConfigTest, BoundaryValuesAreAccepted) {
 }
 
 TEST(ConfigTest, ControlMessageLargerThanPacketIsAnError) {
-  std::string m = LoadFails("interconnect:\n  packet_size: 64B\n  control_message_size: 128B\n",
-                            3, 25);
-  EXPECT_CONTAINS(m, "interconnect.control_message_size (128 B) must not be larger than "
-                     "interconnect.packet_size (64 B)");
+  std::string m =
+      LoadFails("interconnect:\n  packet_size: 64B\n  control_message_size: 128B\n", 3, 25);
+  EXPECT_CONTAINS(m,
+                  "interconnect.control_message_size (128 B) must not be larger than "
+                  "interconnect.packet_size (64 B)");
   // When only the packet size is in the file, the error points there.
   LoadFails("interconnect:\n  packet_size: 32B\n", 2, 16);
 }
 
 TEST(ConfigTest, UnknownTopologyListsTheValidNames) {
   std::string m = LoadFails("interconnect:\n  topology: mesh\n", 2, 13);
-  EXPECT_CONTAINS(m, "interconnect.topology: 'mesh': unknown topology; expected one of "
-                     "full_mesh, ring, switch");
+  EXPECT_CONTAINS(m,
+                  "interconnect.topology: 'mesh': unknown topology; expected one of "
+                  "full_mesh, ring, switch");
 }
 
 TEST(ConfigTest, EveryTopologyNameLoads) {
@@ -385,8 +398,9 @@ TEST(ConfigTest, FileErrorsNameTheFileLineAndColumn) {
   ASSERT_EQ(a2_config_load(path.c_str(), &c, &e), A2_E_INPUT);
   char out[1024];
   a2_err_format(&e, out, sizeof out);
-  EXPECT_EQ(std::string(out), path + ":3:17: error: chip.vector_cores: '0': out of range; "
-                                     "expected 1 to 1024");
+  EXPECT_EQ(std::string(out), path +
+                                  ":3:17: error: chip.vector_cores: '0': out of range; "
+                                  "expected 1 to 1024");
   std::remove(path.c_str());
 }
 
@@ -413,8 +427,9 @@ TEST(ConfigSetTest, BadValueNamesKeyAndValue) {
   EXPECT_STREQ(e.file, "--set");
   EXPECT_EQ(e.line, 0);
   EXPECT_EQ(e.col, 0);
-  EXPECT_EQ(Message(e), "interconnect.link.bandwidth=abc: expected a bandwidth such as 28GB/s "
-                        "(units: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, Mb/s, Gb/s)");
+  EXPECT_EQ(Message(e),
+            "interconnect.link.bandwidth=abc: expected a bandwidth such as 28GB/s "
+            "(units: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, Mb/s, Gb/s)");
   ExpectSameConfig(c, before);  // a failed --set changes nothing
 }
 
@@ -433,11 +448,13 @@ TEST(ConfigSetTest, UnknownKeySuggestsCloseMatches) {
   a2_config_default(&c);
   a2_err e{};
   EXPECT_EQ(a2_config_set(&c, "interconnect.link.bandwith", "1GB/s", &e), A2_E_INPUT);
-  EXPECT_EQ(Message(e), "unknown key 'interconnect.link.bandwith'; did you mean "
-                        "'interconnect.link.bandwidth'?");
+  EXPECT_EQ(Message(e),
+            "unknown key 'interconnect.link.bandwith'; did you mean "
+            "'interconnect.link.bandwidth'?");
   a2_config_set(&c, "bandwidth", "1GB/s", &e);
-  EXPECT_EQ(Message(e), "unknown key 'bandwidth'; did you mean 'chip.hbm.bandwidth', "
-                        "'interconnect.link.bandwidth'?");
+  EXPECT_EQ(Message(e),
+            "unknown key 'bandwidth'; did you mean 'chip.hbm.bandwidth', "
+            "'interconnect.link.bandwidth'?");
   a2_config_set(&c, "link.latency", "1ns", &e);
   EXPECT_EQ(Message(e), "unknown key 'link.latency'; did you mean 'interconnect.link.latency'?");
   a2_config_set(&c, "clock", "1GHz", &e);
@@ -451,8 +468,9 @@ TEST(ConfigSetTest, SectionIsNotAKey) {
   a2_config_default(&c);
   a2_err e{};
   EXPECT_EQ(a2_config_set(&c, "chip.mte", "1GB/s", &e), A2_E_INPUT);
-  EXPECT_EQ(Message(e), "'chip.mte' is a section, not a key; its keys are gm_to_ub, ub_to_gm, "
-                        "latency");
+  EXPECT_EQ(Message(e),
+            "'chip.mte' is a section, not a key; its keys are gm_to_ub, ub_to_gm, "
+            "latency");
   EXPECT_EQ(a2_config_set(&c, "", "1", &e), A2_E_INPUT);
   EXPECT_CONTAINS(e.msg, "unknown key ''");
 }
@@ -480,8 +498,9 @@ TEST(ConfigValidateTest, RejectsControlMessageLargerThanPacket) {
   a2_err e{};
   ASSERT_EQ(a2_config_set(&c, "interconnect.control_message_size", "8KiB", &e), A2_OK);
   EXPECT_EQ(a2_config_validate(&c, "--set", &e), A2_E_INPUT);
-  EXPECT_CONTAINS(e.msg, "interconnect.control_message_size (8 KiB) must not be larger than "
-                         "interconnect.packet_size (4 KiB)");
+  EXPECT_CONTAINS(e.msg,
+                  "interconnect.control_message_size (8 KiB) must not be larger than "
+                  "interconnect.packet_size (4 KiB)");
   ASSERT_EQ(a2_config_set(&c, "interconnect.packet_size", "8KiB", &e), A2_OK);
   EXPECT_EQ(a2_config_validate(&c, "--set", &e), A2_OK);
 }
