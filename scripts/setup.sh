@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install what is missing (Debian 12 packages) and build a Release build in
+# build/. Sourced by scripts/demo.sh and scripts/test.sh; safe to re-run.
+set -euo pipefail
+
+A2_PACKAGES=(cmake g++ make pkg-config libsystemc-dev libyaml-dev libyajl-dev libgtest-dev)
+
+a2_missing_packages() {
+  local missing=()
+  for p in "${A2_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  echo "${missing[@]:-}"
+}
+
+a2_install() {
+  local missing
+  missing=$(a2_missing_packages)
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" != 0 ]; then
+    echo "a2a3sim: missing packages; as root run:" >&2
+    echo "  apt-get update && apt-get install -y $missing" >&2
+    exit 2
+  fi
+  echo "a2a3sim: installing $missing" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >/dev/null
+  # shellcheck disable=SC2086
+  apt-get install -y -q $missing >/dev/null
+}
+
+# a2_build DIR [cmake args...]: configure and build into DIR.
+a2_build() {
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+  cmake --build "$dir" -j"$(nproc)"
+}
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+a2_install
