@@ -4,11 +4,6 @@
  * itself included: that read is local). N must be a multiple of 4*P bytes. */
 #include "collectives/allreduce.h"
 
-a2_code a2_check_allreduce_two_phase(const a2_coll_params *p, a2_err *err) {
-  return a2_coll_check_multiple(p, (uint64_t)a2_dtype_size(p->dtype) * p->nranks,
-                                "two-phase cuts the slice into P chunks of whole elements", err);
-}
-
 a2_code a2_gen_allreduce_two_phase(const a2_coll_params *p, a2_kernel *k, a2_err *err) {
   uint32_t P = p->nranks;
   uint64_t N = p->size_bytes, B = N / P, C = a2_coll_chunk_bytes(p->ub_bytes);

@@ -65,6 +65,9 @@ void a2_coll_barrier(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint32_t 
 a2_code a2_coll_check_multiple(const a2_coll_params *p, uint64_t multiple, const char *why,
                                a2_err *err);
 
+/* Refuse N that is not P chunks of whole elements (two-phase, ring). */
+a2_code a2_check_p_chunks(const a2_coll_params *p, a2_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,3 +23,8 @@ a2_code a2_coll_check_multiple(const a2_coll_params *p, uint64_t multiple, const
                       (unsigned long long)p->size_bytes, (unsigned long long)multiple, why);
   return A2_OK;
 }
+
+a2_code a2_check_p_chunks(const a2_coll_params *p, a2_err *err) {
+  return a2_coll_check_multiple(p, (uint64_t)a2_dtype_size(p->dtype) * p->nranks,
+                                "the slice is cut into P chunks of whole elements", err);
+}

@@ -18,6 +18,12 @@ static a2_code elems_only(const a2_coll_params *p, a2_err *err) {
   return a2_coll_check_multiple(p, a2_dtype_size(p->dtype), "whole elements", err);
 }
 
+static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
+  (void)p;
+  (void)cfg;
+  return 0;
+}
+
 static const a2_collective table[] = {
     {"allreduce_mesh", "all-reduce, mesh: one barrier, every rank reads every peer (seed 08)",
      "remote read (P-1)*N per rank; 1 barrier round", one, allreduce_bus, elems_only,
@@ -25,8 +31,13 @@ static const a2_collective table[] = {
     {"allreduce_two_phase",
      "all-reduce, two-phase: reduce-scatter then all-gather, two barriers (seed 09)",
      "remote read 2*(P-1)/P*N per rank; 2 barrier rounds; N % (4*P) == 0", one, allreduce_bus,
-     a2_check_allreduce_two_phase, a2_gen_allreduce_two_phase, a2_card_allreduce_two_phase,
+     a2_check_p_chunks, a2_gen_allreduce_two_phase, a2_card_allreduce_two_phase,
      a2_time_allreduce_two_phase},
+    {"allreduce_ring",
+     "all-reduce, ring: P-1 reduce-scatter and P-1 all-gather steps, neighbour-only signals",
+     "remote read 2*(P-1)/P*N per rank; 2*(P-1) barrier rounds; N % (4*P) == 0", one,
+     allreduce_bus, a2_check_p_chunks, a2_gen_allreduce_ring, a2_card_allreduce_ring,
+     no_closed_form},
 };
 
 const a2_collective *a2_collective_table(uint32_t *n) {
