@@ -18,6 +18,12 @@ static a2_code elems_only(const a2_coll_params *p, a2_err *err) {
   return a2_coll_check_multiple(p, a2_dtype_size(p->dtype), "whole elements", err);
 }
 
+static a2_code ring_check(const a2_coll_params *p, a2_err *err) {
+  if (p->nranks < 2)
+    return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0, "the ring needs at least 2 ranks");
+  return a2_check_p_chunks(p, err);
+}
+
 static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
   (void)p;
   (void)cfg;
@@ -36,7 +42,7 @@ static const a2_collective table[] = {
     {"allreduce_ring",
      "all-reduce, ring: P-1 reduce-scatter and P-1 all-gather steps, neighbour-only signals",
      "remote read 2*(P-1)/P*N per rank; 2*(P-1) barrier rounds; N % (4*P) == 0", one,
-     allreduce_bus, a2_check_p_chunks, a2_gen_allreduce_ring, a2_card_allreduce_ring,
+     allreduce_bus, ring_check, a2_gen_allreduce_ring, a2_card_allreduce_ring,
      no_closed_form},
 };
 

@@ -19,7 +19,9 @@ a2_code a2_err_set(a2_err *e, a2_code code, const char *file, int line, int col,
 }
 
 void a2_err_format(const a2_err *e, char *out, unsigned long out_size) {
-  if (e->file[0] && e->line > 0 && e->col > 0)
+  if (e->file[0] == '-') /* a command-line flag, e.g. "--set" */
+    snprintf(out, out_size, "error: %s: %s", e->file, e->msg);
+  else if (e->file[0] && e->line > 0 && e->col > 0)
     snprintf(out, out_size, "%s:%d:%d: error: %s", e->file, e->line, e->col, e->msg);
   else if (e->file[0] && e->line > 0)
     snprintf(out, out_size, "%s:%d: error: %s", e->file, e->line, e->msg);

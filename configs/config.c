@@ -60,6 +60,14 @@ static a2_code check(const a2_config *cfg, const char *name, const mark *marks, 
       return a2_err_set(err, A2_E_INPUT, name, m.line, m.col, "%s: '%s': %s", k->path, val, why);
     }
   }
+  if (cfg->packet_bytes % 32) {
+    /* DMA moves whole 32-byte blocks (windows are 32 B aligned); it also keeps
+     * every element of every type inside one packet, which atomic adds need. */
+    mark m = mark_of(marks, "interconnect.packet_size");
+    return a2_err_set(err, A2_E_INPUT, name, m.line, m.col,
+                      "interconnect.packet_size: %u B is not a multiple of 32 B",
+                      cfg->packet_bytes);
+  }
   if (cfg->ctrl_bytes > cfg->packet_bytes) {
     /* A control message (request / notify) must fit in one packet. */
     char c[48], p[48];

@@ -53,7 +53,7 @@ static void add_dep(a2_slot *sl, uint64_t seq_plus1) {
   uint64_t d = seq_plus1 - 1;
   for (int i = 0; i < sl->ndeps; i++)
     if (sl->deps[i] == d) return;
-  sl->deps[sl->ndeps++] = d; /* at most 2 reads + 1 writer + NPIPES readers */
+  sl->deps[sl->ndeps++] = d; /* at most 2 reads + 1 writer + NPIPES readers + 1 buffer */
 }
 
 /* Record dependencies of a new instruction on earlier ones touching the same
@@ -82,6 +82,15 @@ static void track_tiles(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t se
     add_dep(sl, t->w);
     for (int p = 0; p < NPIPES; p++) add_dep(sl, t->r[p]);
   }
+  /* Local memory: a read of a buffer waits for this core's last local write
+   * to it (PyPTO inserts that pipe sync; ordering between cores and ranks is
+   * the program's job: notify/wait). Local writes share one path (MTE-out,
+   * HBM), so they land in program order without a dependency. */
+  bool local = in->op <= A2_OP_RSTORE &&
+               (in->op <= A2_OP_STORE || (uint32_t)in->peer == c->rank);
+  bool mem_write = in->op == A2_OP_STORE || in->op == A2_OP_RSTORE;
+  if (local && !mem_write) add_dep(sl, c->buf_w[in->buf]);
+  if (local && mem_write) c->buf_w[in->buf] = seq + 1;
   for (int i = 0; i < nr; i++) c->tiles[rd[i]].r[pipe] = seq + 1;
   if (wr >= 0) {
     memset(c->tiles[wr].r, 0, sizeof c->tiles[wr].r);
@@ -114,6 +123,9 @@ static bool dispatch(a2_core *c) {
         break;
       }
       st->waits++;
+      /* a satisfied wait is work done: it counts towards the end time */
+      uint64_t now = a2k_now_ps();
+      if (now > c->end_ps) c->end_ps = now;
       c->in_sync_run = c->run_has_wait = true;
       c->pc++;
       progress = true;
@@ -246,10 +258,11 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->prog = &k->progs[rank * k->ncores + idx];
   c->wake_ps = UINT64_MAX;
   c->tiles = calloc(k->ntiles ? k->ntiles : 1, sizeof *c->tiles);
+  c->buf_w = calloc(k->nbufs ? k->nbufs : 1, sizeof *c->buf_w);
   uint64_t ub = 0;
   for (uint32_t i = 0; i < k->ntiles; i++) ub += k->tiles[i].bytes;
   c->ub = calloc(ub ? ub : 1, 1);
-  if (!c->tiles || !c->ub)
+  if (!c->tiles || !c->ub || !c->buf_w)
     return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for core state");
   return a2k_proc_create("core", core_run, c, &c->proc, err);
 }

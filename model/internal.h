@@ -41,6 +41,7 @@ typedef struct a2_core {
   uint64_t pq[NPIPES][A2_WIN]; /* per-pipe FIFO of seqs not yet started */
   uint32_t pq_head[NPIPES], pq_n[NPIPES];
   a2_tile_state *tiles;
+  uint64_t *buf_w;     /* per buffer: seq + 1 of this core's last local write */
   uint8_t *ub;         /* tile storage */
   uint64_t vec_free_ps;
   uint64_t end_ps;

@@ -25,7 +25,8 @@ static void fill_pattern(uint8_t *m, const a2_buf_decl *b, uint32_t seed, uint32
 }
 
 static a2_code check_devices(const a2_config *cfg, const a2_kernel *k, const uint32_t *dev,
-                             const char *name, a2_err *err) {
+                             a2_err *err) {
+  const char *name = dev ? "-d" : "--ranks"; /* the flag that chose the ranks */
   if (k->nranks > cfg->ranks)
     return a2_err_set(err, A2_E_INPUT, name, 0, 0,
                       "%u ranks requested but the config's interconnect has %u (interconnect.ranks)",
@@ -45,7 +46,7 @@ a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *
                       const char *name, a2_sim **out, a2_err *err) {
   a2_code rc = a2_kernel_validate(k, cfg->ub_bytes, cfg->vector_cores, name, err);
   if (rc) return rc;
-  if ((rc = check_devices(cfg, k, devices, name, err))) return rc;
+  if ((rc = check_devices(cfg, k, devices, err))) return rc;
   uint64_t win = 0;
   for (uint32_t b = 0; b < k->nbufs; b++)
     if (k->bufs[b].kind != A2_BUF_TENSOR) win += k->bufs[b].bytes;
@@ -53,8 +54,7 @@ a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *
     return a2_err_set(err, A2_E_INPUT, name, 0, 0,
                       "windows need %llu bytes per rank; chip.window_size allows %llu",
                       (unsigned long long)win, (unsigned long long)cfg->window_bytes);
-  if (cfg->ctrl_bytes > cfg->packet_bytes)
-    return a2_err_set(err, A2_E_INPUT, name, 0, 0, "control_message_size exceeds packet_size");
+  if ((rc = a2_config_validate(cfg, name, err))) return rc;
 
   a2_sim *s = calloc(1, sizeof *s);
   if (!s) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory");
@@ -110,6 +110,7 @@ void a2_sim_free(a2_sim *s) {
   if (s->cores)
     for (uint32_t i = 0; i < k->nranks * k->ncores; i++) {
       free(s->cores[i].tiles);
+      free(s->cores[i].buf_w);
       free(s->cores[i].ub);
     }
   if (s->mem)

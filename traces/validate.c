@@ -47,6 +47,9 @@ static a2_code check_instr(const a2_kernel *k, const a2_instr *in, uint32_t rank
       FAIL("%s: region [%llu, %llu) is outside '%s' (%llu bytes)", op,
            (unsigned long long)in->off, (unsigned long long)(in->off + in->len), b->name,
            (unsigned long long)b->bytes);
+    if (in->off % a2_dtype_size(b->dtype))
+      FAIL("%s: offset %llu is not a whole number of %s elements", op,
+           (unsigned long long)in->off, a2_dtype_name(b->dtype));
     if (b->dtype != t->dtype)
       FAIL("%s: element type mismatch: '%s' is %s, tile '%s' is %s", op, b->name,
            a2_dtype_name(b->dtype), t->name, a2_dtype_name(t->dtype));

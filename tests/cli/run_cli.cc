@@ -55,8 +55,14 @@ CliResult RunCli(const std::vector<std::string> &args, int timeout_s) {
   argv.push_back(nullptr);
 
   int out_p[2], err_p[2];
-  if (pipe2(out_p, O_CLOEXEC) || pipe2(err_p, O_CLOEXEC)) {
+  if (pipe2(out_p, O_CLOEXEC)) {
     r.err = std::string("test harness: pipe2: ") + strerror(errno);
+    return r;
+  }
+  if (pipe2(err_p, O_CLOEXEC)) {
+    r.err = std::string("test harness: pipe2: ") + strerror(errno);
+    close(out_p[0]);
+    close(out_p[1]);
     return r;
   }
   pid_t pid = fork();
@@ -290,6 +296,9 @@ std::map<std::string, std::string> JsonScalars(const JsonView &v) {
     return ::testing::AssertionFailure() << "expected nothing on stdout for an error" << r;
   if (r.err.rfind("a2a3sim: ", 0) != 0)
     return ::testing::AssertionFailure() << "expected stderr to start with 'a2a3sim: '" << r;
+  // docs/cli.md: an error is one line on stderr.
+  if (r.err.back() != '\n' || r.err.find('\n') != r.err.size() - 1)
+    return ::testing::AssertionFailure() << "expected exactly one line on stderr" << r;
   for (const std::string &n : needles)
     if (r.err.find(n) == std::string::npos)
       return ::testing::AssertionFailure() << "expected stderr to contain '" << n << "'" << r;

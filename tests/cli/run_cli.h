@@ -98,7 +98,8 @@ std::map<std::string, std::string> JsonScalars(const JsonView &v);
                                    CliResult *result = nullptr);
 
 // Runs `args` and expects a usage error: exit 2, nothing on stdout, and a
-// stderr that starts with "a2a3sim: " and contains every string of `needles`.
+// stderr of one line (docs/cli.md) that starts with "a2a3sim: " and contains
+// every string of `needles`.
 ::testing::AssertionResult RunFailsWithUsage(const std::vector<std::string> &args,
                                              const std::vector<std::string> &needles);
 

@@ -552,7 +552,7 @@ TEST(ConfigPrintTest, PrintedConfigLoadsBackIdentical) {
                            {"interconnect.topology", "ring"},
                            {"interconnect.ranks", "1048576"},
                            {"interconnect.link.bandwidth", "18446744073709551615B/s"},
-                           {"interconnect.packet_size", "12345"},
+                           {"interconnect.packet_size", "12352"},
                            {"interconnect.control_message_size", "33"},
                            {"interconnect.switch_latency", "1s"}};
   for (auto &kv : sets) ASSERT_EQ(a2_config_set(&c, kv[0], kv[1], &e), A2_OK) << kv[0] << e.msg;

@@ -63,8 +63,7 @@ bool WriteAll(int fd, const void *buf, size_t size) {
   close(fds[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR)
-      return ::testing::AssertionFailure() << "waitpid: " << std::strerror(errno);
+    if (errno != EINTR) return ::testing::AssertionFailure() << "waitpid: " << std::strerror(errno);
   }
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);

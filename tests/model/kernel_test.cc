@@ -234,6 +234,42 @@ TEST(KernelTest, RunReturnsTimeLimitWhenBoundedWithEventsPending) {
   EXPECT_EQ(res.late.at[0], 10000u);  // continuing keeps the absolute time
 }
 
+// A bounded run covers [now, until_ps): an event due exactly at the bound
+// is still pending afterwards, with the clock at the bound, and runs (at its
+// own time) when the run continues.
+TEST(KernelTest, EventAtTheBoundRunsWhenTheRunContinues) {
+  struct Result {
+    InitResult setup;
+    a2_code rc1, rc2;
+    a2k_stop why1, why2;
+    int runs1;
+    uint64_t now1;
+    Recorder p;
+  } res;
+  ASSERT_TRUE(a2test::RunForked(&res, [] {
+    Result r{};
+    if (!Init(&r.setup)) return r;
+    if (!MakeRecorder("p", &r.p, &r.setup.create_rc)) return r;
+    a2k_wake_at(r.p.self, 5000);
+    a2_err e{};
+    r.rc1 = a2k_run(5000, &r.why1, &e);
+    r.runs1 = r.p.runs;
+    r.now1 = a2k_now_ps();
+    r.rc2 = a2k_run(UINT64_MAX, &r.why2, &e);
+    return r;
+  }));
+  ASSERT_EQ(res.setup.init_rc, A2_OK);
+  ASSERT_EQ(res.setup.create_rc, A2_OK);
+  ASSERT_EQ(res.rc1, A2_OK);
+  EXPECT_EQ(res.why1, A2K_TIME_LIMIT);
+  EXPECT_EQ(res.runs1, 0);
+  EXPECT_EQ(res.now1, 5000u);
+  ASSERT_EQ(res.rc2, A2_OK);
+  EXPECT_EQ(res.why2, A2K_IDLE);
+  ASSERT_EQ(res.p.runs, 1);
+  EXPECT_EQ(res.p.at[0], 5000u);
+}
+
 TEST(KernelTest, ActivationCountIncrementsOncePerRun) {
   struct Result {
     InitResult setup;
@@ -279,7 +315,7 @@ TEST(KernelTest, ProcessCreationBeforeInitIsRefused) {
   struct Result {
     a2_code rc;
     uint32_t procs;
-    char msg[128];
+    char msg[sizeof(a2_err::msg)];
   } res;
   ASSERT_TRUE(a2test::RunForked(&res, [] {
     Result r{};
