@@ -16,7 +16,7 @@ const char *a2_dtype_name(a2_dtype t) {
 
 static const char *const op_names[A2_OP_COUNT_] = {
     "load", "store", "remote_load", "remote_store", "notify", "wait",
-    "vadd", "vmax",  "vmin",        "vmul",         "compute"};
+    "vadd", "vmax",  "vmin",        "vmul",         "compute", "put", "get"};
 
 const char *a2_op_name(a2_opcode op) { return op < A2_OP_COUNT_ ? op_names[op] : "?"; }
 

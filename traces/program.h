@@ -55,6 +55,8 @@ typedef enum {
   A2_OP_VMIN,
   A2_OP_VMUL,
   A2_OP_COMPUTE,     /* opaque delay of value cycles on the vector pipe */
+  A2_OP_PUT,         /* window@peer[off:off+len] <- buf2[off2:off2+len] (DMA engine) */
+  A2_OP_GET,         /* buf[off:off+len] <- window@peer[off2:off2+len] (DMA engine) */
   A2_OP_COUNT_
 } a2_opcode;
 const char *a2_op_name(a2_opcode op);
@@ -65,7 +67,8 @@ enum {
   A2_MODE_SET = 0,   /* notify: cell = value */
   A2_MODE_ADD = 1,   /* notify: cell += value */
   A2_MODE_EQ = 0,    /* wait: cell == value */
-  A2_MODE_GE = 1     /* wait: cell >= value */
+  A2_MODE_GE = 1,    /* wait: cell >= value */
+  A2_MODE_PIPELINE = 1 /* put/get with chunk > 0: two chunks in flight (double buffering) */
 };
 
 typedef struct {
@@ -80,6 +83,9 @@ typedef struct {
   uint32_t line;   /* trace-file line or generator step, for reports */
   uint64_t off;    /* byte offset into buf */
   uint64_t len;    /* bytes moved / operated on */
+  uint16_t buf2;   /* put: local source buffer; get: remote source window */
+  uint32_t chunk;  /* put/get: bytes per chunk (0 = one transfer) */
+  uint64_t off2;   /* byte offset into buf2 */
 } a2_instr;
 
 typedef struct {
@@ -89,9 +95,16 @@ typedef struct {
 
 /* What the result must be, computed independently by the checker
  * (model/check.c) from the initial data. */
+/* n = elements of `bytes`; indices below are element indices. */
 typedef enum {
-  A2_GOLDEN_NONE = 0,      /* no functional check */
-  A2_GOLDEN_ALLREDUCE = 1  /* out[r][i] = reduce_op over ranks q of in[q][i], for every r */
+  A2_GOLDEN_NONE = 0,           /* no functional check */
+  A2_GOLDEN_ALLREDUCE = 1,      /* out[r][i] = op over q of in[q][i]                      (i < n) */
+  A2_GOLDEN_BROADCAST = 2,      /* out[r][i] = in[root][i]                                (i < n) */
+  A2_GOLDEN_ALLGATHER = 3,      /* out[r][q*n + i] = in[q][i]                             (i < n) */
+  A2_GOLDEN_REDUCE_SCATTER = 4, /* out[r][i] = op over q of in[q][r*n + i]                (i < n) */
+  A2_GOLDEN_ALLTOALL = 5,       /* out[r][q*n + i] = in[q][r*n + i]                       (i < n) */
+  A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER = 6 /* out[r][q*n + i] = op over s of in[root][i]
+                                             (broadcast, then all-reduce, then all-gather) */
 } a2_golden_kind;
 
 typedef enum { A2_RED_SUM = 0, A2_RED_MAX, A2_RED_MIN, A2_RED_PROD } a2_reduce_op;
@@ -101,7 +114,8 @@ typedef struct {
   a2_reduce_op op;
   uint16_t in_buf;  /* tensor holding each rank's input */
   uint16_t out_buf; /* tensor that must hold the result */
-  uint64_t bytes;   /* bytes of in/out compared */
+  uint64_t bytes;   /* n * element size: the per-rank block the formulas above index */
+  uint32_t root;    /* broadcast root */
 } a2_golden;
 
 /* Initial contents of a tensor: PATTERN fills element i of rank r with
@@ -121,6 +135,17 @@ typedef struct a2_kernel {
   a2_tile_decl tiles[A2_MAX_TILES];
   a2_golden golden;
   a2_program *progs; /* nranks * ncores, index rank * ncores + core */
+  /* Where the kernel came from, for reports: the built-in collective that
+   * generated it (or "" for a hand-written trace) and its parameters, so that
+   * a generated trace file run again reports exactly like the built-in. */
+  char algo[A2_NAME_MAX]; /* "" for a hand-written trace */
+  uint64_t size_bytes;    /* N of the collective (bytes per rank) */
+  uint32_t root;
+  uint32_t op;            /* a2_reduce_op */
+  a2_dtype dtype;
+  /* The author's analytic card of a hand-written trace (`card` line). */
+  int has_card;
+  uint64_t card_read_bytes, card_write_bytes, card_rounds;
 } a2_kernel;
 
 /* A deterministic input value: multiples of 1/64 in [-8, 8), so that sums of
