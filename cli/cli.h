@@ -14,9 +14,11 @@
 #define A2_DEFAULT_CONFIG "configs/a2-8p-hccs.yaml"
 #define A2_MAX_SETS 64
 
-/* Everything a run needs, filled from the flags. */
+/* Everything a run (or gen) needs, filled from the flags. */
 typedef struct {
-  const char *algo;
+  const char *algo;        /* --algo */
+  const char *trace_file;  /* --trace-file (run only) */
+  const char *out_path;    /* -o (gen only) */
   const char *config_path; /* NULL: built-in default (= configs/a2-8p-hccs.yaml) */
   const char *sets[A2_MAX_SETS];
   int nsets;
@@ -24,27 +26,61 @@ typedef struct {
   uint32_t *devices; /* NULL: rank r on NPU r */
   uint64_t size_bytes;
   uint32_t seed;
+  uint32_t cores;
+  uint32_t root;
+  a2_reduce_op op;
+  a2_dtype dtype;
   uint64_t max_sim_ps;
   bool json;
+  bool no_race_check;
+  const char *trace_out; /* --trace FILE */
 } a2_run_opts;
+
+typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;
+
+/* Parse the flags of `run` or `gen` into *o (defaults first). Returns 0 to
+ * go on, -1 after printing --help, or an exit code after printing an error.
+ * Free o->devices afterwards. */
+int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o);
+
+/* The default config overlaid with --config and --set; 0 or an exit code
+ * (the error is printed). */
+int a2_load_run_config(const a2_run_opts *o, a2_config *cfg);
+
+/* What the reports say about the kernel that ran: which collective, its
+ * nccl-tests size and bus factors and its analytic card. */
+typedef struct {
+  char name[256];         /* built-in name, or the trace file */
+  uint64_t size_bytes;    /* N */
+  double size_factor;     /* S = size_factor * N */
+  double busbw_factor;
+  a2_card card;
+  bool has_card;
+  uint64_t closed_form_ps; /* 0: none */
+} a2_run_desc;
+
+/* Build the kernel from --algo or --trace-file and describe it; 0 or an
+ * exit code (error printed). */
+int a2_build_kernel(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d);
 
 /* What a run produced, for the reports. */
 typedef struct {
-  const a2_collective *coll;
-  a2_coll_params params;
+  a2_run_desc desc;
+  uint32_t nranks;
   a2_config cfg;
   const char *config_name;
   a2_run_status status;
   a2_check_result check;
   uint64_t time_ps;
-  a2_card card;
-  uint64_t closed_form_ps;
+  uint64_t races;  /* racing access pairs (0 when not checked) */
+  bool race_checked;
   const a2_sim *sim;
   const a2_kernel *k;
 } a2_run_result;
 
 int a2_cli_run(int argc, char **argv);
 int a2_cli_list(int argc, char **argv);
+int a2_cli_gen(int argc, char **argv);
 
 /* Print "a2a3sim: error: ..." (with location when known) to stderr. */
 void a2_cli_error(const a2_err *e);

@@ -10,7 +10,9 @@ static const char usage[] =
     "usage: a2a3sim <command> [flags]\n"
     "\n"
     "commands:\n"
-    "  run    run a built-in collective, check it and print its measured cost card\n"
+    "  run    run a collective (built-in or trace file), check it and print its measured\n"
+    "         cost card\n"
+    "  gen    write a built-in collective as a trace file\n"
     "  list   list the built-in collectives with their cost-card formulas\n"
     "  help   show this text (also: a2a3sim <command> --help)\n"
     "\n"
@@ -41,7 +43,7 @@ typedef struct {
   int (*fn)(int argc, char **argv);
 } command;
 
-static const command commands[] = {{"run", a2_cli_run}, {"list", a2_cli_list}};
+static const command commands[] = {{"run", a2_cli_run}, {"gen", a2_cli_gen}, {"list", a2_cli_list}};
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -54,6 +56,6 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
-  a2_cli_usage_error(NULL, "unknown command '%s' (expected: run, list, help)", argv[1]);
+  a2_cli_usage_error(NULL, "unknown command '%s' (expected: run, gen, list, help)", argv[1]);
   return A2_EXIT_USAGE;
 }

@@ -13,7 +13,7 @@ typedef struct {
 
 static measured measure(const a2_run_result *r) {
   measured m = {0, 0, 0};
-  for (uint32_t q = 0; q < r->params.nranks; q++) {
+  for (uint32_t q = 0; q < r->nranks; q++) {
     const a2_rank_stats *s = a2_sim_rank_stats(r->sim, q);
     if (s->remote_read_bytes > m.read) m.read = s->remote_read_bytes;
     if (s->remote_write_bytes > m.write) m.write = s->remote_write_bytes;
@@ -25,14 +25,15 @@ static measured measure(const a2_run_result *r) {
 /* algbw in GB/s (10^9 B/s): S bytes over t ps. */
 static double algbw(const a2_run_result *r) {
   if (!r->time_ps) return 0;
-  double S = r->coll->size_factor(r->params.nranks) * (double)r->params.size_bytes;
+  double S = r->desc.size_factor * (double)r->desc.size_bytes;
   return S * 1000.0 / (double)r->time_ps;
 }
 
 static const char *verdict(const a2_run_result *r) {
   if (r->status == A2_RUN_DEADLOCK) return "DEADLOCK";
   if (r->status == A2_RUN_TIME_LIMIT) return "TIMEOUT";
-  return r->check.ok ? "OK" : "FAIL";
+  if (!r->check.ok) return "FAIL";
+  return r->races ? "RACE" : "OK";
 }
 
 static void ratio_cell(char *out, size_t n, double got, double want) {
@@ -42,12 +43,62 @@ static void ratio_cell(char *out, size_t n, double got, double want) {
     snprintf(out, n, "%.4f", got / want);
 }
 
+static double util(const a2_run_result *r, const a2_stage_info *si) {
+  return r->time_ps ? (double)si->busy_ps / (double)r->time_ps : 0;
+}
+
+/* The three busiest links, the busiest HBM and the rank that finished last
+ * (the end of the critical path). */
+static void print_utilisation(const a2_run_result *r, FILE *out) {
+  uint32_t n = a2_sim_stage_count(r->sim), top[3] = {0, 0, 0}, ntop = 0, hbm = UINT32_MAX;
+  uint64_t top_busy[3] = {0, 0, 0}, hbm_busy = 0;
+  a2_stage_info si;
+  for (uint32_t i = 0; i < n; i++) {
+    a2_sim_stage_info(r->sim, i, &si);
+    if (!strcmp(si.kind, "hbm") && si.busy_ps > hbm_busy) {
+      hbm_busy = si.busy_ps;
+      hbm = i;
+    }
+    if (strcmp(si.kind, "link") || !si.busy_ps) continue;
+    uint32_t at = ntop < 3 ? ntop++ : 3;
+    while (at > 0 && top_busy[at - 1] < si.busy_ps) { /* insertion, stable for ties */
+      if (at < 3) {
+        top[at] = top[at - 1];
+        top_busy[at] = top_busy[at - 1];
+      }
+      at--;
+    }
+    if (at < 3) {
+      top[at] = i;
+      top_busy[at] = si.busy_ps;
+    }
+  }
+  for (uint32_t i = 0; i < ntop; i++) {
+    a2_sim_stage_info(r->sim, top[i], &si);
+    char from[16], to[16];
+    snprintf(from, sizeof from, si.a < 0 ? "switch" : "npu%d", si.a);
+    snprintf(to, sizeof to, si.b < 0 ? "switch" : "npu%d", si.b);
+    fprintf(out, "%s link %s->%s: %llu B, busy %.3f us, utilisation %.1f %%\n",
+            i ? "         " : "busiest:", from, to, (unsigned long long)si.bytes,
+            (double)si.busy_ps / 1e6, 100 * util(r, &si));
+  }
+  if (hbm != UINT32_MAX) {
+    a2_sim_stage_info(r->sim, hbm, &si);
+    fprintf(out, "busiest HBM: rank %d: %llu B, busy %.3f us, utilisation %.1f %%\n", si.a,
+            (unsigned long long)si.bytes, (double)si.busy_ps / 1e6, 100 * util(r, &si));
+  }
+  uint32_t last = 0;
+  for (uint32_t q = 1; q < r->nranks; q++)
+    if (a2_sim_rank_stats(r->sim, q)->end_ps > a2_sim_rank_stats(r->sim, last)->end_ps) last = q;
+  fprintf(out, "critical path ends on rank %u\n", last);
+}
+
 void a2_report_text(const a2_run_result *r, FILE *out) {
   const a2_config *c = &r->cfg;
   measured m = measure(r);
-  double bw = algbw(r), bus = bw * r->coll->busbw_factor(r->params.nranks);
-  fprintf(out, "%s: P=%u N=%llu B on %s (%s, link %.4g GB/s, %.4g ns)\n", r->coll->name,
-          r->params.nranks, (unsigned long long)r->params.size_bytes, r->config_name,
+  double bw = algbw(r), bus = bw * r->desc.busbw_factor;
+  fprintf(out, "%s: P=%u N=%llu B on %s (%s, link %.4g GB/s, %.4g ns)\n", r->desc.name,
+          r->nranks, (unsigned long long)r->desc.size_bytes, r->config_name,
           a2_topo_name(c->topology), (double)c->link_bw / 1e9, (double)c->link_lat_ps / 1e3);
   fprintf(out, "%s", verdict(r));
   if (r->check.checked)
@@ -61,22 +112,23 @@ void a2_report_text(const a2_run_result *r, FILE *out) {
   fprintf(out, "time %.3f us   algbw %.3f GB/s   busbw %.3f GB/s\n", (double)r->time_ps / 1e6, bw,
           bus);
   char ra[32], wa[32], ba[32], ta[32];
-  ratio_cell(ra, sizeof ra, (double)m.read, r->card.remote_read_bytes);
-  ratio_cell(wa, sizeof wa, (double)m.write, r->card.remote_write_bytes);
-  ratio_cell(ba, sizeof ba, (double)m.rounds, (double)r->card.barrier_rounds);
-  ratio_cell(ta, sizeof ta, (double)r->time_ps, (double)r->closed_form_ps);
+  ratio_cell(ra, sizeof ra, (double)m.read, r->desc.card.remote_read_bytes);
+  ratio_cell(wa, sizeof wa, (double)m.write, r->desc.card.remote_write_bytes);
+  ratio_cell(ba, sizeof ba, (double)m.rounds, (double)r->desc.card.barrier_rounds);
+  ratio_cell(ta, sizeof ta, (double)r->time_ps, (double)r->desc.closed_form_ps);
   fprintf(out, "cost card (per rank)     measured        analytic   measured/analytic\n");
   fprintf(out, "  remote read bytes  %14llu  %14.0f   %s\n", (unsigned long long)m.read,
-          r->card.remote_read_bytes, ra);
+          r->desc.card.remote_read_bytes, ra);
   fprintf(out, "  remote write bytes %14llu  %14.0f   %s\n", (unsigned long long)m.write,
-          r->card.remote_write_bytes, wa);
+          r->desc.card.remote_write_bytes, wa);
   fprintf(out, "  barrier rounds     %14llu  %14llu   %s\n", (unsigned long long)m.rounds,
-          (unsigned long long)r->card.barrier_rounds, ba);
-  if (r->closed_form_ps)
+          (unsigned long long)r->desc.card.barrier_rounds, ba);
+  if (r->desc.closed_form_ps)
     fprintf(out, "  time (ns)          %14.3f  %14.3f   %s   (closed form, uncontended)\n",
-            (double)r->time_ps / 1e3, (double)r->closed_form_ps / 1e3, ta);
+            (double)r->time_ps / 1e3, (double)r->desc.closed_form_ps / 1e3, ta);
+  print_utilisation(r, out);
   fprintf(out, "per rank: rank  time_ns  remote_read  remote_write  remote_ops  notifies  waits\n");
-  for (uint32_t q = 0; q < r->params.nranks; q++) {
+  for (uint32_t q = 0; q < r->nranks; q++) {
     const a2_rank_stats *s = a2_sim_rank_stats(r->sim, q);
     fprintf(out, "          %4u %9.3f %12llu %13llu %11llu %9llu %6llu\n", q,
             (double)s->end_ps / 1e3, (unsigned long long)s->remote_read_bytes,
@@ -120,6 +172,34 @@ static void kratio(yajl_gen g, const char *k, double got, double want) {
   }
 }
 
+/* Per link (that moved anything) and per HBM: bytes, busy time, utilisation. */
+static void json_stages(yajl_gen g, const a2_run_result *r) {
+  static const char *const groups[] = {"links", "hbm"};
+  a2_stage_info si;
+  for (int gi = 0; gi < 2; gi++) {
+    key(g, groups[gi]);
+    yajl_gen_array_open(g);
+    for (uint32_t i = 0; i < a2_sim_stage_count(r->sim); i++) {
+      a2_sim_stage_info(r->sim, i, &si);
+      if (strcmp(si.kind, gi ? "hbm" : "link") || (!gi && !si.bytes)) continue;
+      yajl_gen_map_open(g);
+      if (gi) {
+        kint(g, "rank", (uint64_t)si.a);
+      } else {
+        key(g, "from");
+        yajl_gen_integer(g, si.a);
+        key(g, "to");
+        yajl_gen_integer(g, si.b);
+      }
+      kint(g, "bytes", si.bytes);
+      kint(g, "busy_ps", si.busy_ps);
+      kfix(g, "utilization", util(r, &si), 6);
+      yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+  }
+}
+
 void a2_report_json(const a2_run_result *r, FILE *out) {
   yajl_gen g = yajl_gen_alloc(NULL);
   yajl_gen_config(g, yajl_gen_beautify, 1);
@@ -127,18 +207,18 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   measured m = measure(r);
   double bw = algbw(r);
   yajl_gen_map_open(g);
-  kbool(g, "ok", r->status == A2_RUN_DONE && r->check.ok);
+  kbool(g, "ok", r->status == A2_RUN_DONE && r->check.ok && !r->races);
   kstr(g, "status", verdict(r));
-  kstr(g, "algo", r->coll->name);
-  kint(g, "ranks", r->params.nranks);
-  kint(g, "size_bytes", r->params.size_bytes);
-  kstr(g, "dtype", a2_dtype_name(r->params.dtype));
+  kstr(g, "algo", r->desc.name);
+  kint(g, "ranks", r->nranks);
+  kint(g, "size_bytes", r->desc.size_bytes);
+  kstr(g, "dtype", a2_dtype_name(r->k->dtype));
   kstr(g, "config", r->config_name);
   kstr(g, "topology", a2_topo_name(r->cfg.topology));
   kint(g, "time_ps", r->time_ps);
   kfix(g, "time_ns", (double)r->time_ps / 1e3, 3);
   kfix(g, "algbw_gbps", bw, 6);
-  kfix(g, "busbw_gbps", bw * r->coll->busbw_factor(r->params.nranks), 6);
+  kfix(g, "busbw_gbps", bw * r->desc.busbw_factor, 6);
   key(g, "check");
   yajl_gen_map_open(g);
   kbool(g, "checked", r->check.checked);
@@ -156,9 +236,14 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   }
   yajl_gen_array_close(g);
   yajl_gen_map_close(g);
+  key(g, "race_check");
+  yajl_gen_map_open(g);
+  kbool(g, "checked", r->race_checked);
+  kint(g, "races", r->races);
+  yajl_gen_map_close(g);
   key(g, "per_rank");
   yajl_gen_array_open(g);
-  for (uint32_t q = 0; q < r->params.nranks; q++) {
+  for (uint32_t q = 0; q < r->nranks; q++) {
     const a2_rank_stats *s = a2_sim_rank_stats(r->sim, q);
     yajl_gen_map_open(g);
     kint(g, "rank", q);
@@ -181,22 +266,23 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   yajl_gen_map_close(g);
   key(g, "analytic");
   yajl_gen_map_open(g);
-  kfix(g, "remote_read_bytes_per_rank", r->card.remote_read_bytes, 3);
-  kfix(g, "remote_write_bytes_per_rank", r->card.remote_write_bytes, 3);
-  kint(g, "barrier_rounds", r->card.barrier_rounds);
+  kfix(g, "remote_read_bytes_per_rank", r->desc.card.remote_read_bytes, 3);
+  kfix(g, "remote_write_bytes_per_rank", r->desc.card.remote_write_bytes, 3);
+  kint(g, "barrier_rounds", r->desc.card.barrier_rounds);
   key(g, "time_ps");
-  if (r->closed_form_ps)
-    yajl_gen_integer(g, (long long)r->closed_form_ps);
+  if (r->desc.closed_form_ps)
+    yajl_gen_integer(g, (long long)r->desc.closed_form_ps);
   else
     yajl_gen_null(g);
   yajl_gen_map_close(g);
   key(g, "ratio");
   yajl_gen_map_open(g);
-  kratio(g, "remote_read_bytes_per_rank", (double)m.read, r->card.remote_read_bytes);
-  kratio(g, "remote_write_bytes_per_rank", (double)m.write, r->card.remote_write_bytes);
-  kratio(g, "barrier_rounds", (double)m.rounds, (double)r->card.barrier_rounds);
-  kratio(g, "time", (double)r->time_ps, (double)r->closed_form_ps);
+  kratio(g, "remote_read_bytes_per_rank", (double)m.read, r->desc.card.remote_read_bytes);
+  kratio(g, "remote_write_bytes_per_rank", (double)m.write, r->desc.card.remote_write_bytes);
+  kratio(g, "barrier_rounds", (double)m.rounds, (double)r->desc.card.barrier_rounds);
+  kratio(g, "time", (double)r->time_ps, (double)r->desc.closed_form_ps);
   yajl_gen_map_close(g);
+  json_stages(g, r);
   kint(g, "kernel_activations", a2_sim_activations(r->sim));
   yajl_gen_map_close(g);
   const unsigned char *buf;

@@ -16,11 +16,10 @@ static uint64_t mod(int64_t a, uint32_t P) { return (uint64_t)((a % P + P) % P);
 
 a2_code a2_gen_allreduce_ring(const a2_coll_params *p, a2_kernel *k, a2_err *err) {
   uint32_t P = p->nranks;
-  uint64_t N = p->size_bytes, B = N / P, C = a2_coll_chunk_bytes(p->ub_bytes);
-  uint64_t T = B < C ? B : C;
+  uint64_t N = p->size_bytes, B = N / P, T = a2_min64(B, a2_coll_chunk_bytes(p->ub_bytes));
   a2_tb tb;
   if (a2_tb_begin(&tb, k, P, 1, err)) return tb.rc;
-  k->seed = p->seed;
+  a2_coll_describe(k, "allreduce_ring", p, 0);
   a2_dtype dt = p->dtype;
   uint16_t x = a2_tb_buf(&tb, "x", A2_BUF_TENSOR, dt, N, A2_INIT_PATTERN);
   uint16_t y = a2_tb_buf(&tb, "y", A2_BUF_TENSOR, dt, N, A2_INIT_ZERO);
@@ -28,28 +27,27 @@ a2_code a2_gen_allreduce_ring(const a2_coll_params *p, a2_kernel *k, a2_err *err
   uint16_t result = a2_tb_buf(&tb, "result", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
   uint16_t sig = a2_tb_buf(&tb, "signal", A2_BUF_SIGNAL, A2_INT32, 4ull * P * 2 * (P - 1),
                            A2_INIT_ZERO);
-  uint16_t acc = a2_tb_tile(&tb, "acc", dt, T);
-  uint16_t recv[2] = {a2_tb_tile(&tb, "recv0", dt, T), a2_tb_tile(&tb, "recv1", dt, T)};
-  k->golden = (a2_golden){A2_GOLDEN_ALLREDUCE, p->op, x, y, N};
+  a2_tiles t;
+  a2_tiles_declare(&t, &tb, dt, T, 1, 2);
+  uint16_t acc = t.acc[0];
+  k->golden = (a2_golden){A2_GOLDEN_ALLREDUCE, p->op, x, y, N, 0};
   a2_opcode vop = a2_reduce_opcode(p->op);
   for (uint32_t me = 0; me < P; me++) {
     uint32_t left = (me + P - 1) % P, right = (me + 1) % P;
-    uint32_t j = 0;
     a2_tb_at(&tb, me, 0);
-    for (uint64_t off = 0; off < N; off += T, j++) { /* stage-in: partial := x */
-      uint64_t len = N - off < T ? N - off : T;
-      a2_tb_load(&tb, recv[j % 2], x, off, len);
-      a2_tb_store(&tb, recv[j % 2], partial, off, len);
-    }
+    t.turn = 0; /* one receive-tile rotation through all phases */
+    a2_at staged = a2_at_local(partial, 0);
+    a2_coll_copy(&t, a2_at_local(x, 0), &staged, 1, N, T); /* stage-in: partial := x */
     a2_tb_notify(&tb, sig, right, 0ull * P + me, A2_MODE_SET, 1);
     for (uint32_t s = 0; s + 1 < P; s++) { /* reduce-scatter */
       a2_tb_wait(&tb, sig, (uint64_t)s * P + left, A2_MODE_GE, 1);
       uint64_t c = mod((int64_t)me - s - 1, P);
-      for (uint64_t off = c * B; off < (c + 1) * B; off += T, j++) {
-        uint64_t len = (c + 1) * B - off < T ? (c + 1) * B - off : T;
-        a2_tb_rload(&tb, recv[j % 2], partial, left, off, len);
+      for (uint64_t off = c * B; off < (c + 1) * B; off += T) {
+        uint64_t len = a2_min64((c + 1) * B - off, T);
+        uint16_t recv = t.recv[t.turn++ % t.nrecv];
+        a2_tb_rload(&tb, recv, partial, left, off, len);
         a2_tb_load(&tb, acc, partial, off, len);
-        a2_tb_vop(&tb, vop, acc, acc, recv[j % 2], len);
+        a2_tb_vop(&tb, vop, acc, acc, recv, len);
         a2_tb_store(&tb, acc, s + 2 == P ? result : partial, off, len);
       }
       a2_tb_notify(&tb, sig, right, (uint64_t)(1 + s) * P + me, A2_MODE_SET, 1);
@@ -57,21 +55,14 @@ a2_code a2_gen_allreduce_ring(const a2_coll_params *p, a2_kernel *k, a2_err *err
     for (uint32_t s = 0; s + 1 < P; s++) { /* all-gather */
       a2_tb_wait(&tb, sig, (uint64_t)(P - 1 + s) * P + left, A2_MODE_GE, 1);
       uint64_t c = mod((int64_t)me - s, P);
-      for (uint64_t off = c * B; off < (c + 1) * B; off += T, j++) {
-        uint64_t len = (c + 1) * B - off < T ? (c + 1) * B - off : T;
-        a2_tb_rload(&tb, recv[j % 2], result, left, off, len);
-        a2_tb_store(&tb, recv[j % 2], result, off, len);
-        a2_tb_store(&tb, recv[j % 2], y, off, len);
-      }
+      a2_at out[2] = {a2_at_local(result, c * B), a2_at_local(y, c * B)};
+      a2_coll_copy(&t, a2_at_peer(result, left, c * B), out, 2, B, T);
       if (s + 2 < P) a2_tb_notify(&tb, sig, right, (uint64_t)(P + s) * P + me, A2_MODE_SET, 1);
     }
     /* the reduced chunk this rank owns goes to y too */
     uint64_t own = mod((int64_t)me + 1, P);
-    for (uint64_t off = own * B; off < (own + 1) * B; off += T, j++) {
-      uint64_t len = (own + 1) * B - off < T ? (own + 1) * B - off : T;
-      a2_tb_load(&tb, recv[j % 2], result, off, len);
-      a2_tb_store(&tb, recv[j % 2], y, off, len);
-    }
+    a2_at out = a2_at_local(y, own * B);
+    a2_coll_copy(&t, a2_at_local(result, own * B), &out, 1, B, T);
   }
   return tb.rc;
 }

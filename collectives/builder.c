@@ -84,6 +84,20 @@ void a2_tb_wait(a2_tb *tb, uint16_t sig, uint64_t cell, int mode, int32_t value)
                       .off = cell * 4, .len = 4});
 }
 
+void a2_tb_put(a2_tb *tb, uint16_t dst_win, uint32_t peer, uint64_t off, uint64_t len,
+               uint16_t src_buf, uint64_t src_off, uint32_t chunk, int pipeline) {
+  push(tb, (a2_instr){.op = A2_OP_PUT, .mode = (uint8_t)(pipeline ? A2_MODE_PIPELINE : 0),
+                      .buf = dst_win, .peer = (int32_t)peer, .off = off, .len = len,
+                      .buf2 = src_buf, .off2 = src_off, .chunk = chunk});
+}
+
+void a2_tb_get(a2_tb *tb, uint16_t dst_buf, uint64_t off, uint64_t len, uint16_t src_win,
+               uint32_t peer, uint64_t src_off, uint32_t chunk, int pipeline) {
+  push(tb, (a2_instr){.op = A2_OP_GET, .mode = (uint8_t)(pipeline ? A2_MODE_PIPELINE : 0),
+                      .buf = dst_buf, .peer = (int32_t)peer, .off = off, .len = len,
+                      .buf2 = src_win, .off2 = src_off, .chunk = chunk});
+}
+
 void a2_tb_vop(a2_tb *tb, a2_opcode op, uint16_t dst, uint16_t a, uint16_t b, uint64_t len) {
   push(tb, (a2_instr){.op = (uint8_t)op, .tile = dst, .tile_a = a, .tile_b = b, .len = len});
 }

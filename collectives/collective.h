@@ -22,6 +22,9 @@ typedef struct {
   a2_dtype dtype;
   uint64_t ub_bytes;   /* unified buffer per core (tile sizing) */
   uint32_t seed;       /* initial-data seed */
+  uint32_t root;       /* root rank (broadcast-style collectives) */
+  uint32_t max_cores;  /* the chip's vector cores (config chip.vector_cores), the bound
+                          on `cores`; 0 = not checked here (the model validates it too) */
 } a2_coll_params;
 
 /* The analytic cost card, per rank (what the algorithm's author claims). */

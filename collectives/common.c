@@ -1,6 +1,11 @@
+#include "collectives/common.h"
+
 #include <stdio.h>
 
-#include "collectives/collective.h"
+a2_opcode a2_reduce_opcode(a2_reduce_op op) {
+  static const a2_opcode map[] = {A2_OP_VADD, A2_OP_VMAX, A2_OP_VMIN, A2_OP_VMUL};
+  return map[op];
+}
 
 uint64_t a2_coll_chunk_bytes(uint64_t ub_bytes) {
   uint64_t c = 64 * 1024;
@@ -8,12 +13,114 @@ uint64_t a2_coll_chunk_bytes(uint64_t ub_bytes) {
   return c;
 }
 
-void a2_coll_barrier(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint32_t row) {
-  for (uint32_t peer = 0; peer < P; peer++)
-    if (peer != me) a2_tb_notify(tb, sig, peer, (uint64_t)row * P + me, A2_MODE_ADD, 1);
-  for (uint32_t src = 0; src < P; src++)
-    if (src != me) a2_tb_wait(tb, sig, (uint64_t)row * P + src, A2_MODE_GE, 1);
+/* ---- data phases ---- */
+
+void a2_tiles_declare(a2_tiles *t, a2_tb *tb, a2_dtype dt, uint64_t bytes, uint32_t nacc,
+                      uint32_t nrecv) {
+  *t = (a2_tiles){.tb = tb, .nacc = nacc, .nrecv = nrecv};
+  if (nacc > A2_COLL_MAX_ACC || nrecv == 0 || nrecv > A2_COLL_MAX_RECV) {
+    if (!tb->rc)
+      tb->rc = a2_err_set(tb->err, A2_E_INTERNAL, NULL, 0, 0,
+                          "%u accumulators and %u receive tiles: outside 0..%d and 1..%d", nacc,
+                          nrecv, A2_COLL_MAX_ACC, A2_COLL_MAX_RECV);
+    t->nacc = t->nrecv = 1; /* keeps later calls in bounds; they do nothing now */
+    return;
+  }
+  char name[16];
+  for (uint32_t i = 0; i < nacc; i++) {
+    if (nacc == 1)
+      snprintf(name, sizeof name, "acc");
+    else
+      snprintf(name, sizeof name, "acc%u", i);
+    t->acc[i] = a2_tb_tile(tb, name, dt, bytes);
+  }
+  for (uint32_t i = 0; i < nrecv; i++) {
+    snprintf(name, sizeof name, "recv%u", i);
+    t->recv[i] = a2_tb_tile(tb, name, dt, bytes);
+  }
 }
+
+/* tile <- src[off, off+len): a local load or a (possibly local) remote_load. */
+static void fetch(a2_tb *tb, uint16_t tile, a2_at src, uint64_t off, uint64_t len) {
+  if (src.peer == A2_LOCAL)
+    a2_tb_load(tb, tile, src.buf, src.off + off, len);
+  else
+    a2_tb_rload(tb, tile, src.buf, (uint32_t)src.peer, src.off + off, len);
+}
+
+static void store_all(a2_tb *tb, uint16_t tile, const a2_at *dst, uint32_t ndst, uint64_t off,
+                      uint64_t len) {
+  for (uint32_t d = 0; d < ndst; d++) a2_tb_store(tb, tile, dst[d].buf, dst[d].off + off, len);
+}
+
+void a2_coll_copy(a2_tiles *t, a2_at src, const a2_at *dst, uint32_t ndst, uint64_t len,
+                  uint64_t piece) {
+  for (uint64_t off = 0; off < len; off += piece) {
+    uint64_t n = a2_min64(len - off, piece);
+    uint16_t tile = t->recv[t->turn++ % t->nrecv];
+    fetch(t->tb, tile, src, off, n);
+    store_all(t->tb, tile, dst, ndst, off, n);
+  }
+}
+
+void a2_coll_reduce(a2_tiles *t, a2_opcode vop, a2_at own, uint16_t win, uint64_t win_off,
+                    uint32_t me, uint32_t P, uint32_t first, const a2_at *dst, uint32_t ndst,
+                    uint64_t len, uint64_t piece) {
+  for (uint64_t off = 0; off < len; off += piece) {
+    uint64_t n = a2_min64(len - off, piece);
+    uint16_t acc = t->acc[t->acc_turn++ % t->nacc];
+    fetch(t->tb, acc, own, off, n);
+    uint32_t j = t->turn;
+    for (uint32_t i = 0; i < P; i++) {
+      uint32_t peer = (first + i) % P;
+      if (peer == me) continue;
+      uint16_t recv = t->recv[j++ % t->nrecv];
+      a2_tb_rload(t->tb, recv, win, peer, win_off + off, n);
+      a2_tb_vop(t->tb, vop, acc, acc, recv, n);
+    }
+    store_all(t->tb, acc, dst, ndst, off, n);
+  }
+}
+
+/* ---- synchronisation ---- */
+
+void a2_coll_barrier_at(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint64_t base,
+                        uint64_t stride) {
+  for (uint32_t peer = 0; peer < P; peer++)
+    if (peer != me) a2_tb_notify(tb, sig, peer, base + me * stride, A2_MODE_ADD, 1);
+  for (uint32_t src = 0; src < P; src++)
+    if (src != me) a2_tb_wait(tb, sig, base + src * stride, A2_MODE_GE, 1);
+}
+
+void a2_coll_barrier(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint32_t row) {
+  a2_coll_barrier_at(tb, me, P, sig, (uint64_t)row * P, 1);
+}
+
+void a2_coll_signal_from(a2_tb *tb, uint32_t me, uint32_t root, uint32_t P, uint16_t sig,
+                         uint64_t cell) {
+  if (me != root) {
+    a2_tb_wait(tb, sig, cell, A2_MODE_GE, 1);
+    return;
+  }
+  for (uint32_t peer = 0; peer < P; peer++)
+    if (peer != root) a2_tb_notify(tb, sig, peer, cell, A2_MODE_SET, 1);
+}
+
+void a2_coll_credit_barrier(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint32_t gen) {
+  if (P < 2) return;
+  uint64_t cell = gen % 2;
+  for (uint32_t peer = 0; peer < P; peer++)
+    if (peer != me) a2_tb_notify(tb, sig, peer, cell, A2_MODE_ADD, 1);
+  a2_tb_wait(tb, sig, cell, A2_MODE_GE, (int32_t)(P - 1));
+  /* Epilogue: the credits of this barrier are exactly P-1 (a peer's next
+   * credit goes to the other cell), so the counter reads 0 once the
+   * decrement has landed; waiting for that orders it before anything the
+   * rank does next. */
+  a2_tb_notify(tb, sig, me, cell, A2_MODE_ADD, -(int32_t)(P - 1));
+  a2_tb_wait(tb, sig, cell, A2_MODE_EQ, 0);
+}
+
+/* ---- checks ---- */
 
 a2_code a2_coll_check_multiple(const a2_coll_params *p, uint64_t multiple, const char *why,
                                a2_err *err) {
@@ -27,4 +134,33 @@ a2_code a2_coll_check_multiple(const a2_coll_params *p, uint64_t multiple, const
 a2_code a2_check_p_chunks(const a2_coll_params *p, a2_err *err) {
   return a2_coll_check_multiple(p, (uint64_t)a2_dtype_size(p->dtype) * p->nranks,
                                 "the slice is cut into P chunks of whole elements", err);
+}
+
+a2_code a2_coll_check_elems(const a2_coll_params *p, a2_err *err) {
+  return a2_coll_check_multiple(p, a2_dtype_size(p->dtype), "whole elements", err);
+}
+
+a2_code a2_coll_check_single_core(const a2_coll_params *p, a2_err *err) {
+  if (p->cores != 1)
+    return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0,
+                      "this collective runs on 1 vector core per rank, got %u (only "
+                      "allreduce_mesh splits its payload over several cores)",
+                      p->cores);
+  return A2_OK;
+}
+
+a2_code a2_coll_check_root(const a2_coll_params *p, a2_err *err) {
+  if (p->root >= p->nranks)
+    return a2_err_set(err, A2_E_INPUT, "--root", 0, 0, "root %u is not a rank: expected 0..%u",
+                      p->root, p->nranks - 1);
+  return A2_OK;
+}
+
+void a2_coll_describe(a2_kernel *k, const char *algo, const a2_coll_params *p, uint32_t root) {
+  snprintf(k->algo, sizeof k->algo, "%s", algo);
+  k->size_bytes = p->size_bytes;
+  k->root = root;
+  k->op = p->op;
+  k->dtype = p->dtype;
+  k->seed = p->seed;
 }

@@ -37,6 +37,34 @@ static double reduce(a2_reduce_op op, double acc, double v) {
   }
 }
 
+/* The expected value of element idx of rank r's output (formulas in
+ * traces/program.h), from the input recipe alone. */
+static double want_of(const a2_kernel *k, const a2_buf_decl *in, uint32_t r, uint64_t idx,
+                      uint64_t n) {
+  const a2_golden *g = &k->golden;
+  uint32_t P = k->nranks;
+  double w = 0;
+  switch (g->kind) {
+  case A2_GOLDEN_ALLREDUCE:
+  case A2_GOLDEN_REDUCE_SCATTER: {
+    uint64_t i = g->kind == A2_GOLDEN_ALLREDUCE ? idx : (uint64_t)r * n + idx;
+    w = input_value(k, in, 0, i);
+    for (uint32_t q = 1; q < P; q++) w = reduce(g->op, w, input_value(k, in, q, i));
+    return w;
+  }
+  case A2_GOLDEN_BROADCAST: return input_value(k, in, g->root, idx);
+  case A2_GOLDEN_ALLGATHER: return input_value(k, in, (uint32_t)(idx / n), idx % n);
+  case A2_GOLDEN_ALLTOALL: return input_value(k, in, (uint32_t)(idx / n), (uint64_t)r * n + idx % n);
+  case A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER: {
+    double v = input_value(k, in, g->root, idx % n);
+    w = v;
+    for (uint32_t q = 1; q < P; q++) w = reduce(g->op, w, v);
+    return w;
+  }
+  default: return 0;
+  }
+}
+
 void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
   memset(res, 0, sizeof *res);
   const a2_golden *g = &k->golden;
@@ -48,10 +76,12 @@ void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
   const a2_buf_decl *in = &k->bufs[g->in_buf], *out = &k->bufs[g->out_buf];
   double rtol = out->dtype == A2_FP16 ? 1e-2 : 1e-5;
   uint64_t n = g->bytes / a2_dtype_size(out->dtype);
-  for (uint64_t i = 0; i < n; i++) {
-    double want = input_value(k, in, 0, i);
-    for (uint32_t q = 1; q < k->nranks; q++) want = reduce(g->op, want, input_value(k, in, q, i));
+  bool wide = g->kind == A2_GOLDEN_ALLGATHER || g->kind == A2_GOLDEN_ALLTOALL ||
+              g->kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER;
+  uint64_t total = wide ? n * k->nranks : n;
+  for (uint64_t i = 0; i < total; i++) {
     for (uint32_t r = 0; r < k->nranks; r++) {
+      double want = want_of(k, in, r, i, n);
       double got = element(a2_sim_buffer(s, r, g->out_buf), out->dtype, i);
       res->elements++;
       double tol = rtol * (fabs(want) > 1.0 ? fabs(want) : 1.0);

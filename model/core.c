@@ -44,6 +44,8 @@ static int pipe_of(uint8_t op) {
   case A2_OP_STORE:
   case A2_OP_RSTORE: return PIPE_MTE_OUT;
   case A2_OP_NOTIFY: return PIPE_SCALAR;
+  case A2_OP_PUT:
+  case A2_OP_GET: return PIPE_DMA;
   default: return PIPE_VEC;
   }
 }
@@ -91,10 +93,36 @@ static void track_tiles(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t se
   bool mem_write = in->op == A2_OP_STORE || in->op == A2_OP_RSTORE;
   if (local && !mem_write) add_dep(sl, c->buf_w[in->buf]);
   if (local && mem_write) c->buf_w[in->buf] = seq + 1;
+  if (in->op == A2_OP_PUT) add_dep(sl, c->buf_w[in->buf2]); /* reads a local buffer */
+  if (in->op == A2_OP_GET) {                                  /* writes a local buffer */
+    add_dep(sl, c->buf_w[in->buf]);
+    c->buf_w[in->buf] = seq + 1;
+  }
   for (int i = 0; i < nr; i++) c->tiles[rd[i]].r[pipe] = seq + 1;
   if (wr >= 0) {
     memset(c->tiles[wr].r, 0, sizeof c->tiles[wr].r);
     c->tiles[wr].w = seq + 1;
+  }
+}
+
+/* Tell the race detector which bytes this instruction reads and writes. */
+static void race_accesses(a2_core *c, const a2_instr *in, uint64_t now) {
+  a2_race *r = c->sim->race;
+  uint32_t gid = c->rank * c->sim->k->ncores + c->idx, peer = (uint32_t)in->peer;
+  switch (in->op) {
+  case A2_OP_LOAD: a2_race_access(r, gid, c->rank, in->buf, in->off, in->len, 0, in, now); break;
+  case A2_OP_STORE: a2_race_access(r, gid, c->rank, in->buf, in->off, in->len, 1, in, now); break;
+  case A2_OP_RLOAD: a2_race_access(r, gid, peer, in->buf, in->off, in->len, 0, in, now); break;
+  case A2_OP_RSTORE: a2_race_access(r, gid, peer, in->buf, in->off, in->len, 1, in, now); break;
+  case A2_OP_PUT:
+    a2_race_access(r, gid, c->rank, in->buf2, in->off2, in->len, 0, in, now);
+    a2_race_access(r, gid, peer, in->buf, in->off, in->len, 1, in, now);
+    break;
+  case A2_OP_GET:
+    a2_race_access(r, gid, peer, in->buf2, in->off2, in->len, 0, in, now);
+    a2_race_access(r, gid, c->rank, in->buf, in->off, in->len, 1, in, now);
+    break;
+  default: break;
   }
 }
 
@@ -114,15 +142,20 @@ static bool dispatch(a2_core *c) {
   bool progress = false;
   a2_rank_stats *st = &c->sim->stats[c->rank];
   const a2_program *p = c->prog;
-  c->blocked = false;
   while (c->pc < p->n) {
     const a2_instr *in = &p->v[c->pc];
     if (in->op == A2_OP_WAIT) {
       if (!wait_satisfied(c, in)) {
+        if (!c->blocked) c->wait_since = a2k_now_ps();
         c->blocked = true;
         break;
       }
+      if (c->sim->obs) a2_obs_wait(c->sim->obs, c, c->blocked ? c->wait_since : a2k_now_ps(), in);
+      c->blocked = false;
       st->waits++;
+      if (c->sim->race)
+        a2_race_acquire(c->sim->race, c->rank * c->sim->k->ncores + c->idx, c->rank, in->buf,
+                        in->off);
       /* a satisfied wait is work done: it counts towards the end time */
       uint64_t now = a2k_now_ps();
       if (now > c->end_ps) c->end_ps = now;
@@ -139,7 +172,14 @@ static bool dispatch(a2_core *c) {
     sl->pc = c->pc;
     sl->ndeps = 0;
     sl->pipe = (uint8_t)pipe;
+    sl->inflight = 0;
     track_tiles(c, in, sl, seq, pipe);
+    sl->snap = NULL;
+    if (c->sim->race) {
+      race_accesses(c, in, a2k_now_ps());
+      if (in->op == A2_OP_NOTIFY)
+        sl->snap = a2_race_notify(c->sim->race, c->rank * c->sim->k->ncores + c->idx);
+    }
     c->pq[pipe][(c->pq_head[pipe] + c->pq_n[pipe]++) % A2_WIN] = seq;
     if (in->op == A2_OP_NOTIFY) {
       st->notifies++;
@@ -147,11 +187,12 @@ static bool dispatch(a2_core *c) {
     } else {
       close_sync_run(c);
     }
-    bool remote = (in->op == A2_OP_RLOAD || in->op == A2_OP_RSTORE) &&
+    bool remote = (in->op == A2_OP_RLOAD || in->op == A2_OP_RSTORE || in->op == A2_OP_PUT ||
+                   in->op == A2_OP_GET) &&
                   (uint32_t)in->peer != c->rank;
     if (remote) {
       st->remote_ops++;
-      if (in->op == A2_OP_RLOAD)
+      if (in->op == A2_OP_RLOAD || in->op == A2_OP_GET)
         st->remote_read_bytes += in->len;
       else
         st->remote_write_bytes += in->len;
@@ -201,6 +242,8 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       c->pq_head[p] = (c->pq_head[p] + 1) % A2_WIN;
       c->pq_n[p]--;
       progress = true;
+      sl->start_ps = now;
+      if (c->sim->obs) sl->lane = a2_obs_start(c->sim->obs, c, p);
       const a2_instr *in = &c->prog->v[sl->pc];
       switch (in->op) {
       case A2_OP_LOAD: a2_issue_load(c, in, seq); break;
@@ -210,6 +253,12 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       case A2_OP_NOTIFY:
         a2_issue_notify(c, in, seq);
         sl->done_ps = now;
+        break;
+      case A2_OP_PUT:
+      case A2_OP_GET:
+        sl->next_off = 0;
+        sl->inflight = 0;
+        a2_issue_dma(c, in, seq);
         break;
       default: start_vector(c, in, sl, now); break;
       }
@@ -224,6 +273,9 @@ static bool retire(a2_core *c, uint64_t now) {
     const a2_slot *sl = &c->win[c->seq_oldest % A2_WIN];
     if (sl->done_ps > now) break;
     if (sl->done_ps > c->end_ps) c->end_ps = sl->done_ps;
+    if (c->sim->obs && sl->pipe != PIPE_SCALAR) /* a notify's slice ends when it lands */
+      a2_obs_done(c->sim->obs, c, sl->pipe, sl->lane, sl->start_ps, sl->done_ps,
+                  &c->prog->v[sl->pc]);
     c->seq_oldest++;
     progress = true;
   }

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 
 #include "model/kernel/kernel.h"
+#include "model/observe.h"
+#include "model/race.h"
 #include "model/sim.h"
 #include "noc/net.h"
 #include "noc/topology.h"
@@ -15,13 +17,18 @@
 
 /* Pipes of a vector core; each executes its instructions in order, and
  * different pipes overlap. Waits are resolved at dispatch. */
-enum { PIPE_MTE_IN = 0, PIPE_MTE_OUT, PIPE_VEC, PIPE_SCALAR, NPIPES };
+enum { PIPE_MTE_IN = 0, PIPE_MTE_OUT, PIPE_VEC, PIPE_SCALAR, PIPE_DMA, NPIPES };
 
 typedef struct {
   uint64_t done_ps; /* UINT64_MAX until the completion time is known */
   uint32_t pc;
   uint8_t ndeps;
   uint8_t pipe;
+  uint8_t inflight;   /* put/get: chunks in flight */
+  uint64_t next_off;  /* put/get: first byte not yet started */
+  uint32_t *snap;     /* notify: vector-clock snapshot for the race detector */
+  uint64_t start_ps;  /* when the pipe started it (timing trace) */
+  uint8_t lane;       /* its lane in the timing trace */
   uint64_t deps[A2_MAXDEPS]; /* sequence numbers this one must see complete */
 } a2_slot;
 
@@ -46,6 +53,7 @@ typedef struct a2_core {
   uint64_t vec_free_ps;
   uint64_t end_ps;
   bool blocked;        /* waiting on a signal at dispatch */
+  uint64_t wait_since; /* when the current wait blocked (timing trace) */
   bool in_sync_run, run_has_wait;
   uint64_t rounds;
   uint32_t mte_in, mte_out; /* stage ids */
@@ -65,6 +73,8 @@ struct a2_sim {
   a2_core *cores;       /* [rank * ncores + core] */
   a2_rank_stats *stats; /* per rank */
   uint32_t *dev;        /* NPU of each kernel rank */
+  a2_race *race;        /* NULL when race checking is off */
+  a2_observer *obs;     /* NULL when no timing trace is written */
 };
 
 static inline uint8_t *a2_mem(const struct a2_sim *s, uint32_t rank, uint32_t buf) {
@@ -84,6 +94,7 @@ void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq);
 void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq);
 void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq);
 void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq);
+void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq); /* put, get */
 /* Completion of the transfer(s) of instruction seq at t. */
 void a2_core_complete(a2_core *c, uint64_t seq, uint64_t t_ps);
 

@@ -101,7 +101,7 @@ a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *
         return rc;
       if ((rc = a2_core_init(s, co, r, c, err))) return rc;
     }
-  return A2_OK;
+  return a2_sim_set_race_check(s, 1, err);
 }
 
 void a2_sim_free(a2_sim *s) {
@@ -123,7 +123,35 @@ void a2_sim_free(a2_sim *s) {
   free(s->dev);
   a2_topo_free(s->topo);
   a2_net_free(s->net);
+  a2_race_free(s->race);
+  if (s->obs) a2_obs_finish(s->obs, NULL);
   free(s);
+}
+
+a2_code a2_sim_set_race_check(a2_sim *s, int on, a2_err *err) {
+  if (!on) {
+    a2_race_free(s->race);
+    s->race = NULL;
+    return A2_OK;
+  }
+  if (!s->race && !(s->race = a2_race_create(s->k)))
+    return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0,
+                      "out of memory for race detection (%u cores); try --no-race-check",
+                      s->k->nranks * s->k->ncores);
+  return A2_OK;
+}
+
+a2_code a2_sim_set_trace(a2_sim *s, const char *path, a2_err *err) {
+  if (s->obs) return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "trace already set");
+  a2_code rc = a2_obs_create(s, path, &s->obs, err);
+  if (rc == A2_OK) a2_net_set_observer(s->net, a2_obs_packet, s->obs);
+  return rc;
+}
+
+uint64_t a2_sim_races(const a2_sim *s) { return s->race ? a2_race_count(s->race) : 0; }
+
+void a2_sim_report_races(const a2_sim *s, FILE *out) {
+  if (s->race) a2_race_report(s->race, out);
 }
 
 a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *err) {
@@ -131,6 +159,13 @@ a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *er
   for (uint32_t i = 0; i < n; i++) a2_core_wake(&s->cores[i], 0);
   a2k_stop why;
   a2_code rc = a2k_run(max_ps, &why, err);
+  if (s->obs) {
+    a2_err terr;
+    a2_code trc = a2_obs_finish(s->obs, rc ? &terr : err);
+    s->obs = NULL;
+    a2_net_set_observer(s->net, NULL, NULL);
+    if (!rc) rc = trc;
+  }
   if (rc) return rc;
   bool all_done = true;
   for (uint32_t i = 0; i < n; i++) {
@@ -181,4 +216,16 @@ void a2_sim_report_blocked(const a2_sim *s, FILE *out) {
               (unsigned long long)(c->seq_next - c->seq_oldest));
     }
   }
+}
+
+uint32_t a2_sim_stage_count(const a2_sim *s) { return a2_net_stage_count(s->net); }
+
+void a2_sim_stage_info(const a2_sim *s, uint32_t id, a2_stage_info *out) {
+  static const char *const kinds[] = {"link", "hbm", "mte_in", "mte_out"};
+  a2_stage_kind k = a2_net_stage_kind(s->net, id, &out->a, &out->b);
+  const a2_stage_stats *st = a2_net_stage_stats(s->net, id);
+  out->kind = kinds[k];
+  out->bytes = st->bytes;
+  out->busy_ps = st->busy_ps;
+  out->packets = st->packets;
 }

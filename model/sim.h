@@ -43,6 +43,17 @@ a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *
                       const char *name, a2_sim **out, a2_err *err);
 void a2_sim_free(a2_sim *s);
 
+/* Race detection (docs/timing-model.md, "Races") is on unless turned off
+ * here, before a2_sim_run. */
+a2_code a2_sim_set_race_check(a2_sim *s, int on, a2_err *err);
+/* Racing access pairs found, and a report of the first ones. */
+uint64_t a2_sim_races(const a2_sim *s);
+void a2_sim_report_races(const a2_sim *s, FILE *out);
+
+/* Write a timing trace (Chrome Trace Event JSON, streamed) of the run to
+ * path; call before a2_sim_run, which finishes the file. */
+a2_code a2_sim_set_trace(a2_sim *s, const char *path, a2_err *err);
+
 /* Run to completion, deadlock or max_ps (UINT64_MAX for no bound). */
 a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *err);
 
@@ -58,6 +69,20 @@ void a2_sim_report_blocked(const a2_sim *s, FILE *out);
 
 /* Kernel process activations and stage totals, for reports. */
 uint64_t a2_sim_activations(const a2_sim *s);
+
+/* The model's queueing stages (links, HBM controllers, MTE engines) and what
+ * they did: for utilisation reports. kind is "link", "hbm", "mte_in" or
+ * "mte_out"; a/b are (from NPU, to NPU) for links (-1 = the switch), (rank,
+ * -1) for HBM and (rank, core) for MTE engines. */
+typedef struct {
+  const char *kind;
+  int32_t a, b;
+  uint64_t bytes;   /* payload bytes served */
+  uint64_t busy_ps; /* time spent serving */
+  uint64_t packets;
+} a2_stage_info;
+uint32_t a2_sim_stage_count(const a2_sim *s);
+void a2_sim_stage_info(const a2_sim *s, uint32_t id, a2_stage_info *out);
 
 #ifdef __cplusplus
 }

@@ -180,6 +180,11 @@ static void apply_notify(a2_xfer *x, uint64_t off, uint32_t len) {
   memcpy(&v, cell, 4);
   v = in->mode == A2_MODE_ADD ? (int32_t)((uint32_t)v + (uint32_t)in->value) : in->value;
   memcpy(cell, &v, 4);
+  if (c->sim->race)
+    a2_race_land(c->sim->race, peer, in->buf, in->off, in->mode == A2_MODE_SET,
+                 (uint32_t *)(uintptr_t)x->tag[3]);
+  if (c->sim->obs)
+    a2_obs_notify_landed(c->sim->obs, c, (uint8_t)x->tag[5], x->tag[4], in, peer, in->buf, in->off);
   a2_signal_changed(c->sim, peer);
 }
 
@@ -194,5 +199,90 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq) {
   x->apply_hop = (uint16_t)(len - 1);
   x->on_apply = apply_notify;
   x->tag[2] = peer;
+  x->tag[3] = (uint64_t)(uintptr_t)c->win[seq % A2_WIN].snap; /* handed to the cell on landing */
+  x->tag[4] = c->win[seq % A2_WIN].start_ps;
+  x->tag[5] = c->win[seq % A2_WIN].lane;
   a2_xfer_start(c->sim->net, x, 0);
+}
+
+/* ---- put / get: DMA-engine copies between a local buffer and a peer's
+ * window, HBM to HBM, optionally in chunks (one at a time, or two in flight
+ * with pipelining). tag[3] = chunk offset, tag[2] = peer. ---- */
+
+static void dma_apply(a2_xfer *x, uint64_t off, uint32_t len) {
+  a2_core *c = x->owner;
+  const a2_instr *in = instr_of(x);
+  uint32_t peer = (uint32_t)in->peer;
+  uint64_t o = x->tag[3] + off;
+  if (in->op == A2_OP_PUT)
+    memcpy(a2_mem(c->sim, peer, in->buf) + in->off + o, a2_mem(c->sim, c->rank, in->buf2) + in->off2 + o,
+           len);
+  else
+    memcpy(a2_mem(c->sim, c->rank, in->buf) + in->off + o, a2_mem(c->sim, peer, in->buf2) + in->off2 + o,
+           len);
+}
+
+static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t);
+
+static void dma_chunk_done(a2_xfer *x, uint64_t t) {
+  a2_core *c = x->owner;
+  const a2_instr *in = instr_of(x);
+  uint64_t seq = x->tag[0];
+  a2_slot *sl = &c->win[seq % A2_WIN];
+  sl->inflight--;
+  if (sl->next_off < in->len)
+    dma_start_chunk(c, in, seq, t);
+  else if (sl->inflight == 0)
+    a2_core_complete(c, seq, t);
+}
+
+/* The data leg: source HBM -> route -> destination HBM, ready at t. */
+static void dma_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off, uint64_t len,
+                     uint64_t t) {
+  uint32_t peer = (uint32_t)in->peer, src = in->op == A2_OP_PUT ? c->rank : peer;
+  uint32_t dst = in->op == A2_OP_PUT ? peer : c->rank;
+  a2_xfer *x = xfer_new(c, in, seq, len);
+  uint16_t n = (uint16_t)(route_len(c, src, dst) + 2);
+  uint32_t *p = a2_xfer_path(x, n);
+  if (!p) abort();
+  p[0] = c->sim->hbm[src];
+  add_route(c, p, 1, src, dst);
+  p[n - 1] = c->sim->hbm[dst];
+  x->apply_hop = (uint16_t)(n - 1);
+  x->on_apply = dma_apply;
+  x->on_done = dma_chunk_done;
+  x->tag[3] = off;
+  a2_xfer_start(c->sim->net, x, t);
+}
+
+static void get_request_done(a2_xfer *req, uint64_t t) {
+  dma_data(req->owner, instr_of(req), req->tag[0], req->tag[3], req->tag[2], t);
+}
+
+static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
+  a2_slot *sl = &c->win[seq % A2_WIN];
+  uint64_t off = sl->next_off, left = in->len - off;
+  uint64_t len = in->chunk && in->chunk < left ? in->chunk : left;
+  sl->next_off += len;
+  sl->inflight++;
+  uint32_t peer = (uint32_t)in->peer;
+  if (in->op == A2_OP_GET && peer != c->rank) {
+    a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes);
+    uint32_t *p = a2_xfer_path(x, route_len(c, c->rank, peer));
+    if (!p) abort();
+    add_route(c, p, 0, c->rank, peer);
+    x->tag[2] = len; /* the data leg's length */
+    x->tag[3] = off;
+    x->on_done = get_request_done;
+    a2_xfer_start(c->sim->net, x, t);
+  } else {
+    dma_data(c, in, seq, off, len, t);
+  }
+}
+
+void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq) {
+  uint64_t now = a2k_now_ps();
+  int depth = in->chunk && in->mode == A2_MODE_PIPELINE ? 2 : 1;
+  for (int i = 0; i < depth && c->win[seq % A2_WIN].next_off < in->len; i++)
+    dma_start_chunk(c, in, seq, now);
 }

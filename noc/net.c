@@ -39,7 +39,14 @@ struct a2_net {
   a2_xfer *free_xfers;
   void **slabs;
   uint32_t nslabs, slab_cap;
+  a2_net_observer observer;
+  void *observer_ctx;
 };
+
+void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx) {
+  n->observer = fn;
+  n->observer_ctx = ctx;
+}
 
 uint64_t a2_ser_ps(uint64_t len, uint64_t bw) {
   unsigned __int128 t = (unsigned __int128)len * 1000000000000ull + bw - 1;
@@ -181,6 +188,7 @@ static void stage_run(void *ctx) {
     s->st.bytes += p->len;
     s->st.busy_ps += ser;
     s->st.packets++;
+    if (n->observer) n->observer(n->observer_ctx, s->id, now, s->free_ps, p->len);
     a2_xfer *x = p->x;
     if (p->hop == x->apply_hop && x->on_apply) x->on_apply(x, p->off, p->len);
     if (p->hop == 0 && x->injected < x->bytes) inject(n, x, now);

@@ -49,7 +49,7 @@ struct a2_xfer {
   a2_xfer_apply_fn on_apply;
   a2_xfer_done_fn on_done;
   void *owner;                /* caller's context */
-  uint64_t tag[4];            /* caller's data */
+  uint64_t tag[6];            /* caller's data */
   a2_xfer *next_free;
   uint32_t path_inline[A2_INLINE_HOPS];
   uint32_t path_cap;
@@ -86,6 +86,12 @@ uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops);
 
 /* Start x: its first packet is ready at the first stage at t_ps (>= now). */
 void a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
+
+/* Optional observer of every packet service (timing traces): stage id,
+ * start and end of service in ps, payload bytes. */
+typedef void (*a2_net_observer)(void *ctx, uint32_t stage, uint64_t start_ps, uint64_t end_ps,
+                                uint32_t bytes);
+void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx);
 
 /* Service time of len bytes at bw bytes/s, in ps, rounded up. */
 uint64_t a2_ser_ps(uint64_t len, uint64_t bw_bytes_per_s);

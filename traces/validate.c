@@ -12,9 +12,10 @@ static a2_code check_instr(const a2_kernel *k, const a2_instr *in, uint32_t rank
                            a2_err *err) {
   const char *op = a2_op_name((a2_opcode)in->op);
   if (in->op >= A2_OP_COUNT_) FAIL("unknown opcode %u", in->op);
-  int uses_buf = in->op <= A2_OP_WAIT;
+  int uses_buf = in->op <= A2_OP_WAIT || in->op == A2_OP_PUT || in->op == A2_OP_GET;
   int uses_tile = in->op <= A2_OP_RSTORE || (in->op >= A2_OP_VADD && in->op <= A2_OP_VMUL);
-  int uses_peer = in->op == A2_OP_RLOAD || in->op == A2_OP_RSTORE || in->op == A2_OP_NOTIFY;
+  int uses_peer = in->op == A2_OP_RLOAD || in->op == A2_OP_RSTORE || in->op == A2_OP_NOTIFY ||
+                  in->op == A2_OP_PUT || in->op == A2_OP_GET;
   const a2_buf_decl *b = NULL;
   const a2_tile_decl *t = NULL;
   if (uses_buf) {
@@ -73,12 +74,67 @@ static a2_code check_instr(const a2_kernel *k, const a2_instr *in, uint32_t rank
     if (in->len > k->tiles[in->tile_a].bytes || in->len > k->tiles[in->tile_b].bytes)
       FAIL("%s: %llu bytes exceed a source tile", op, (unsigned long long)in->len);
     break;
+  case A2_OP_PUT:
+  case A2_OP_GET: {
+    /* put: buf is the peer's window, buf2 the local source; get: the reverse */
+    const a2_buf_decl *win = in->op == A2_OP_PUT ? b : NULL, *loc = in->op == A2_OP_PUT ? NULL : b;
+    if (in->buf2 >= k->nbufs) FAIL("%s: unknown buffer #%u", op, in->buf2);
+    const a2_buf_decl *b2 = &k->bufs[in->buf2];
+    if (in->op == A2_OP_PUT)
+      loc = b2;
+    else
+      win = b2;
+    if (win->kind != A2_BUF_WINDOW)
+      FAIL("%s: '%s' is not a window (only windows are reachable by peers)", op, win->name);
+    if (loc->kind == A2_BUF_SIGNAL) FAIL("%s: '%s' is a signal, not data", op, loc->name);
+    if (b->dtype != b2->dtype)
+      FAIL("%s: element type mismatch: '%s' is %s, '%s' is %s", op, b->name,
+           a2_dtype_name(b->dtype), b2->name, a2_dtype_name(b2->dtype));
+    uint32_t es = a2_dtype_size(b->dtype);
+    if (in->len == 0 || in->len % es || in->off % es || in->off2 % es || in->chunk % es)
+      FAIL("%s: offsets, length and chunk must be whole %s elements (length > 0)", op,
+           a2_dtype_name(b->dtype));
+    if (!region_ok(in->off, in->len, b->bytes))
+      FAIL("%s: region [%llu, %llu) is outside '%s' (%llu bytes)", op,
+           (unsigned long long)in->off, (unsigned long long)(in->off + in->len), b->name,
+           (unsigned long long)b->bytes);
+    if (!region_ok(in->off2, in->len, b2->bytes))
+      FAIL("%s: region [%llu, %llu) is outside '%s' (%llu bytes)", op,
+           (unsigned long long)in->off2, (unsigned long long)(in->off2 + in->len), b2->name,
+           (unsigned long long)b2->bytes);
+    break;
+  }
   case A2_OP_COMPUTE:
     if (in->value < 0) FAIL("compute: cycles must be >= 0");
     break;
   default: break;
   }
   (void)rank;
+  return A2_OK;
+}
+
+/* The golden's buffers must exist and hold the blocks its formula indexes. */
+static a2_code check_golden(const a2_kernel *k, const char *name, a2_err *err) {
+  const a2_golden *g = &k->golden;
+  if (g->kind == A2_GOLDEN_NONE) return A2_OK;
+  if (g->in_buf >= k->nbufs || g->out_buf >= k->nbufs)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0, "golden: unknown buffer");
+  uint64_t P = k->nranks;
+  int in_wide = g->kind == A2_GOLDEN_REDUCE_SCATTER || g->kind == A2_GOLDEN_ALLTOALL;
+  int out_wide = g->kind == A2_GOLDEN_ALLGATHER || g->kind == A2_GOLDEN_ALLTOALL ||
+                 g->kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER;
+  const a2_buf_decl *in = &k->bufs[g->in_buf], *out = &k->bufs[g->out_buf];
+  if (in->dtype != out->dtype || g->bytes % a2_dtype_size(in->dtype))
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0,
+                      "golden: '%s' and '%s' must have one element type and whole elements",
+                      in->name, out->name);
+  if (in->bytes < (in_wide ? P : 1) * g->bytes || out->bytes < (out_wide ? P : 1) * g->bytes)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0,
+                      "golden: '%s' or '%s' is too small for %llu-byte blocks at %llu ranks",
+                      in->name, out->name, (unsigned long long)g->bytes, (unsigned long long)P);
+  if (g->root >= P)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0, "golden: root %u outside 0..%llu", g->root,
+                      (unsigned long long)(P - 1));
   return A2_OK;
 }
 
@@ -98,6 +154,8 @@ a2_code a2_kernel_validate(const a2_kernel *k, uint64_t ub_bytes, uint32_t max_c
     if (k->bufs[i].bytes % a2_dtype_size(k->bufs[i].dtype))
       return a2_err_set(err, A2_E_INPUT, name, 0, 0, "buffer '%s' is not a whole number of %s",
                         k->bufs[i].name, a2_dtype_name(k->bufs[i].dtype));
+  a2_code grc = check_golden(k, name, err);
+  if (grc) return grc;
   for (uint32_t r = 0; r < k->nranks; r++)
     for (uint32_t c = 0; c < k->ncores; c++) {
       const a2_program *p = &k->progs[r * k->ncores + c];

@@ -722,7 +722,7 @@ TEST(SimCheckTest, FindsAPlantedMismatch) {
   K.k.seed = seed;
   uint16_t x = a2_tb_buf(&K.tb, "x", A2_BUF_TENSOR, A2_FP32, N, A2_INIT_PATTERN);
   uint16_t y = a2_tb_buf(&K.tb, "y", A2_BUF_TENSOR, A2_FP32, N, A2_INIT_ZERO);
-  K.k.golden = a2_golden{A2_GOLDEN_ALLREDUCE, A2_RED_SUM, x, y, N};
+  K.k.golden = a2_golden{A2_GOLDEN_ALLREDUCE, A2_RED_SUM, x, y, N, 0};
   ASSERT_TRUE(K.Built());
 
   struct Result {
@@ -766,7 +766,7 @@ TEST(SimCheckTest, PassesACorrectTwoRankAllReduce) {
   uint16_t sig = a2_tb_buf(&K.tb, "sig", A2_BUF_SIGNAL, A2_INT32, 8, A2_INIT_ZERO);
   uint16_t ta = a2_tb_tile(&K.tb, "a", A2_FP32, N);
   uint16_t tb = a2_tb_tile(&K.tb, "b", A2_FP32, N);
-  K.k.golden = a2_golden{A2_GOLDEN_ALLREDUCE, A2_RED_SUM, x, y, N};
+  K.k.golden = a2_golden{A2_GOLDEN_ALLREDUCE, A2_RED_SUM, x, y, N, 0};
   for (uint32_t me = 0; me < 2; me++) {
     a2_tb_at(&K.tb, me, 0);
     a2_tb_load(&K.tb, ta, x, 0, N);

@@ -1,0 +1,52 @@
+/* a2a3sim gen: write a built-in collective as a trace file. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "traces/text.h"
+#include "traces/validate.h"
+
+int a2_cli_gen(int argc, char **argv) {
+  a2_run_opts o;
+  int rc = a2_parse_run_flags(A2_CMD_GEN, argc, argv, &o);
+  a2_config cfg;
+  a2_kernel k = {0};
+  a2_run_desc d;
+  a2_err e = {0};
+  int exit_code = A2_EXIT_OK;
+  FILE *f = NULL;
+  if (rc) {
+    exit_code = rc < 0 ? A2_EXIT_OK : rc;
+    goto out;
+  }
+  if ((exit_code = a2_load_run_config(&o, &cfg))) goto out;
+  if ((exit_code = a2_build_kernel(&o, &cfg, &k, &d))) goto out;
+  /* Refuse here what run would refuse, rather than write a file that fails. */
+  if (a2_kernel_validate(&k, cfg.ub_bytes, cfg.vector_cores, o.algo, &e)) {
+    a2_cli_error(&e);
+    exit_code = a2_err_exit_code(e.code);
+    goto out;
+  }
+  bool to_stdout = !strcmp(o.out_path, "-");
+  f = to_stdout ? stdout : fopen(o.out_path, "w");
+  if (!f) {
+    a2_err_set(&e, A2_E_IO, o.out_path, 0, 0, "cannot write: %s", strerror(errno));
+    a2_cli_error(&e);
+    exit_code = A2_EXIT_USAGE;
+    goto out;
+  }
+  if (a2_trace_write(&k, f, &e)) {
+    a2_cli_error(&e);
+    exit_code = a2_err_exit_code(e.code);
+  }
+  if (!to_stdout && fclose(f) && !exit_code) {
+    a2_err_set(&e, A2_E_IO, o.out_path, 0, 0, "cannot write: %s", strerror(errno));
+    a2_cli_error(&e);
+    exit_code = A2_EXIT_USAGE;
+  }
+out:
+  a2_kernel_free(&k);
+  free(o.devices);
+  return exit_code;
+}

@@ -1,0 +1,238 @@
+/* Flags shared by `run` and `gen`, and loading the config they name. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/units.h"
+
+static const char run_usage[] =
+    "usage: a2a3sim run (--algo NAME | --trace-file FILE) (-d 0,1,2,3 | --ranks P)\n"
+    "                   [--size BYTES] [--op OP] [--dtype T] [--root R] [--cores C]\n"
+    "                   [--config FILE] [--set KEY=VALUE]... [--seed S] [--max-sim-time T]\n"
+    "                   [--no-race-check] [--trace FILE] [--json]\n"
+    "\n"
+    "  --algo NAME        built-in collective (a2a3sim list)\n"
+    "  --trace-file FILE  a kernel written in the trace format (docs/trace-format.md)\n"
+    "  -d, --devices LIST NPUs to run on, comma-separated (as the seeds' -d); P = count\n"
+    "  --ranks P          run on NPUs 0..P-1\n"
+    "  --size BYTES       bytes of each rank's slice: 256, 4KiB, 1MiB, 1MB...\n"
+    "                     (default 256 = the seeds' 64 fp32; not with --trace-file)\n"
+    "  --op OP            reduction: sum (default), max, min, prod\n"
+    "  --dtype T          element type: fp32 (default), fp16\n"
+    "  --root R           root rank of broadcast-style collectives (default 0)\n"
+    "  --cores C          vector cores per rank (default 1)\n"
+    "  --config FILE      YAML config (default: the built-in copy of " A2_DEFAULT_CONFIG ")\n"
+    "  --set KEY=VALUE    override one config key, e.g. interconnect.link.bandwidth=56GB/s\n"
+    "  --seed S           seed of the input pattern (default 1)\n"
+    "  --max-sim-time T   stop a run that exceeds T simulated time (e.g. 10ms) and report\n"
+    "  --no-race-check    skip happens-before race detection (on by default)\n"
+    "  --trace FILE       write a timing trace (Chrome/Perfetto JSON: open it in\n"
+    "                     ui.perfetto.dev or chrome://tracing)\n"
+    "  --json             print the result as one JSON object (keys: docs/output.md)\n"
+    "\n"
+    "Prints OK when every rank's output matches the golden computed independently and\n"
+    "no data race was found; FAIL (mismatches), RACE (unordered conflicting accesses,\n"
+    "even if the values happened to be right), DEADLOCK or TIMEOUT otherwise (exit 1).\n";
+
+static const char gen_usage[] =
+    "usage: a2a3sim gen --algo NAME (-d 0,1,2,3 | --ranks P) [--size BYTES] [--op OP]\n"
+    "                   [--dtype T] [--root R] [--cores C] [--config FILE] [--set KEY=VALUE]...\n"
+    "                   [--seed S] -o FILE\n"
+    "\n"
+    "Writes the built-in collective as a trace file (docs/trace-format.md); running it\n"
+    "with `a2a3sim run --trace-file FILE` reports exactly what `run --algo` reports.\n"
+    "The config matters: it sets the unified-buffer size the generator tiles for.\n"
+    "Flags as for `a2a3sim run`; -o - writes to stdout.\n";
+
+static int parse_devices(const char *s, a2_run_opts *o) {
+  uint32_t n = 1;
+  for (const char *p = s; *p; p++) n += *p == ',';
+  o->devices = calloc(n, sizeof *o->devices);
+  if (!o->devices) return a2_cli_usage_error("-d", "out of memory");
+  const char *p = s;
+  for (uint32_t i = 0; i < n; i++) {
+    char *end;
+    if (*p < '0' || *p > '9')
+      return a2_cli_usage_error("-d", "expected a comma-separated list of device numbers such "
+                                      "as 0,1,2,3, got '%s'", s);
+    unsigned long v = strtoul(p, &end, 10);
+    if ((*end != ',' && *end != '\0') || v > 1048575)
+      return a2_cli_usage_error("-d", "expected a comma-separated list of device numbers such "
+                                      "as 0,1,2,3, got '%s'", s);
+    o->devices[i] = (uint32_t)v;
+    p = end + (*end == ',');
+  }
+  o->nranks = n;
+  return 0;
+}
+
+static int parse_u32(const char *flag, const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
+  uint64_t v;
+  char why[160];
+  if (a2_parse_quantity(s, A2_UNIT_COUNT, &v, why, sizeof why) || v < lo || v > hi)
+    return a2_cli_usage_error(flag, "expected an integer in %u..%u, got '%s'", lo, hi, s);
+  *out = (uint32_t)v;
+  return 0;
+}
+
+static int parse_choice(const char *flag, const char *s, const char *const *names, int n,
+                        int *out) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(s, names[i])) {
+      *out = i;
+      return 0;
+    }
+  char list[128] = "";
+  for (int i = 0; i < n; i++) {
+    strncat(list, names[i], sizeof list - strlen(list) - 1);
+    if (i + 1 < n) strncat(list, ", ", sizeof list - strlen(list) - 1);
+  }
+  return a2_cli_usage_error(flag, "expected one of %s, got '%s'", list, s);
+}
+
+int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
+  enum { O_ALGO = 256, O_RANKS, O_SIZE, O_CONFIG, O_SET, O_SEED, O_JSON, O_MAXT, O_HELP,
+         O_TRACE, O_OP, O_DTYPE, O_ROOT, O_CORES, O_NORACE, O_TRACEOUT };
+  static const struct option longs[] = {
+      {"algo", required_argument, 0, O_ALGO},         {"devices", required_argument, 0, 'd'},
+      {"ranks", required_argument, 0, O_RANKS},       {"size", required_argument, 0, O_SIZE},
+      {"config", required_argument, 0, O_CONFIG},     {"set", required_argument, 0, O_SET},
+      {"seed", required_argument, 0, O_SEED},         {"json", no_argument, 0, O_JSON},
+      {"max-sim-time", required_argument, 0, O_MAXT}, {"help", no_argument, 0, O_HELP},
+      {"trace-file", required_argument, 0, O_TRACE},  {"op", required_argument, 0, O_OP},
+      {"dtype", required_argument, 0, O_DTYPE},       {"root", required_argument, 0, O_ROOT},
+      {"cores", required_argument, 0, O_CORES},       {"output", required_argument, 0, 'o'},
+      {"no-race-check", no_argument, 0, O_NORACE},    {"trace", required_argument, 0, O_TRACEOUT},
+      {0, 0, 0, 0}};
+  static const char *const ops[] = {"sum", "max", "min", "prod"};
+  static const char *const dtypes[] = {"fp32", "fp16"};
+  *o = (a2_run_opts){.size_bytes = 256, .seed = 1, .cores = 1, .max_sim_ps = UINT64_MAX};
+  bool have_d = false, have_ranks = false, have_size = false, have_coll_flag = false;
+  const char *gen_only = NULL, *run_only = NULL;
+  char why[256];
+  opterr = 0;
+  optind = 1;
+  int c, choice = 0;
+  while ((c = getopt_long(argc, argv, ":d:ho:", longs, NULL)) != -1) {
+    int rc = 0;
+    switch (c) {
+    case O_ALGO: o->algo = optarg; break;
+    case O_TRACE:
+      o->trace_file = optarg;
+      run_only = "--trace-file";
+      break;
+    case 'o':
+      o->out_path = optarg;
+      gen_only = "-o";
+      break;
+    case 'd':
+      if (have_d) return a2_cli_usage_error("-d", "given twice");
+      have_d = true;
+      rc = parse_devices(optarg, o);
+      break;
+    case O_RANKS:
+      have_ranks = true;
+      rc = parse_u32("--ranks", optarg, 1, 1048576, &o->nranks);
+      break;
+    case O_SIZE:
+      have_size = true;
+      if (a2_parse_quantity(optarg, A2_UNIT_BYTES, &o->size_bytes, why, sizeof why))
+        return a2_cli_usage_error("--size", "%s, got '%s'", why, optarg);
+      break;
+    case O_OP:
+      have_coll_flag = true;
+      rc = parse_choice("--op", optarg, ops, 4, &choice);
+      o->op = (a2_reduce_op)choice;
+      break;
+    case O_DTYPE:
+      have_coll_flag = true;
+      rc = parse_choice("--dtype", optarg, dtypes, 2, &choice);
+      o->dtype = choice ? A2_FP16 : A2_FP32;
+      break;
+    case O_ROOT:
+      have_coll_flag = true;
+      rc = parse_u32("--root", optarg, 0, 1048575, &o->root);
+      break;
+    case O_CORES:
+      have_coll_flag = true;
+      rc = parse_u32("--cores", optarg, 1, 1024, &o->cores);
+      break;
+    case O_CONFIG: o->config_path = optarg; break;
+    case O_SET:
+      if (o->nsets == A2_MAX_SETS) return a2_cli_usage_error("--set", "more than %d", A2_MAX_SETS);
+      o->sets[o->nsets++] = optarg;
+      break;
+    case O_SEED: rc = parse_u32("--seed", optarg, 0, UINT32_MAX, &o->seed); break;
+    case O_JSON:
+      o->json = true;
+      run_only = "--json";
+      break;
+    case O_TRACEOUT:
+      o->trace_out = optarg;
+      run_only = "--trace";
+      break;
+    case O_NORACE:
+      o->no_race_check = true;
+      run_only = "--no-race-check";
+      break;
+    case O_MAXT:
+      run_only = "--max-sim-time";
+      if (a2_parse_quantity(optarg, A2_UNIT_TIME, &o->max_sim_ps, why, sizeof why) ||
+          o->max_sim_ps == 0)
+        return a2_cli_usage_error("--max-sim-time", "expected a time such as 10ms, got '%s'",
+                                  optarg);
+      break;
+    case 'h':
+    case O_HELP: fputs(cmd == A2_CMD_RUN ? run_usage : gen_usage, stdout); return -1;
+    case ':': return a2_cli_usage_error(argv[optind - 1], "missing value");
+    default:
+      return a2_cli_usage_error(argv[optind - 1], "unknown flag (see a2a3sim %s --help)",
+                                cmd == A2_CMD_RUN ? "run" : "gen");
+    }
+    if (rc) return rc;
+  }
+  if (optind < argc) return a2_cli_usage_error(argv[optind], "unexpected argument");
+  if (cmd == A2_CMD_RUN && gen_only)
+    return a2_cli_usage_error(gen_only, "only for a2a3sim gen");
+  if (cmd == A2_CMD_GEN && run_only)
+    return a2_cli_usage_error(run_only, "not for a2a3sim gen");
+  if (o->algo && o->trace_file)
+    return a2_cli_usage_error("--trace-file", "use --algo or --trace-file, not both");
+  if (!o->algo && !o->trace_file)
+    return a2_cli_usage_error("--algo", cmd == A2_CMD_RUN ? "required (or --trace-file FILE)"
+                                                          : "required (see a2a3sim list)");
+  if (o->trace_file && (have_size || have_coll_flag))
+    return a2_cli_usage_error(have_size ? "--size" : "--op/--dtype/--root/--cores",
+                              "a trace file fixes its own sizes and types");
+  if (cmd == A2_CMD_GEN && !o->out_path) return a2_cli_usage_error("-o", "required");
+  if (have_d && have_ranks) return a2_cli_usage_error("--ranks", "use -d or --ranks, not both");
+  if (!have_d && !have_ranks) return a2_cli_usage_error("--ranks", "required (or -d LIST)");
+  return 0;
+}
+
+int a2_load_run_config(const a2_run_opts *o, a2_config *cfg) {
+  a2_err e = {0};
+  a2_config_default(cfg);
+  if (o->config_path && a2_config_load(o->config_path, cfg, &e)) {
+    a2_cli_error(&e);
+    return a2_err_exit_code(e.code);
+  }
+  for (int i = 0; i < o->nsets; i++) {
+    char key[256];
+    const char *eq = strchr(o->sets[i], '=');
+    if (!eq || eq == o->sets[i] || (size_t)(eq - o->sets[i]) >= sizeof key)
+      return a2_cli_usage_error("--set", "expected KEY=VALUE, got '%s'", o->sets[i]);
+    memcpy(key, o->sets[i], (size_t)(eq - o->sets[i]));
+    key[eq - o->sets[i]] = '\0';
+    if (a2_config_set(cfg, key, eq + 1, &e)) {
+      a2_cli_error(&e);
+      return A2_EXIT_USAGE;
+    }
+  }
+  if (a2_config_validate(cfg, o->config_path ? o->config_path : "--set", &e)) {
+    a2_cli_error(&e);
+    return A2_EXIT_USAGE;
+  }
+  return 0;
+}

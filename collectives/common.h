@@ -1,0 +1,108 @@
+/* The phases the generators share (internal to collectives/): chunked
+ * copies and reductions through a rotating set of UB tiles, barriers, and
+ * the parameter checks. A generator is a sequence of these calls per rank;
+ * the instruction order each one emits is documented here because timing
+ * depends on it (docs/collectives.md). */
+#ifndef A2_COLL_COMMON_H
+#define A2_COLL_COMMON_H
+
+#include "collectives/collective.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The vector opcode of a reduction. */
+a2_opcode a2_reduce_opcode(a2_reduce_op op);
+
+/* A place in a buffer: `buf` at byte `off`. As a source, peer >= 0 reads
+ * that rank's copy of a window (remote_load; local when peer is the rank
+ * itself) and A2_LOCAL a local buffer (load). Destinations are always local. */
+#define A2_LOCAL (-1)
+typedef struct {
+  uint16_t buf;
+  int32_t peer;
+  uint64_t off;
+} a2_at;
+
+static inline a2_at a2_at_peer(uint16_t buf, uint32_t peer, uint64_t off) {
+  a2_at at = {buf, (int32_t)peer, off};
+  return at;
+}
+static inline a2_at a2_at_local(uint16_t buf, uint64_t off) {
+  a2_at at = {buf, A2_LOCAL, off};
+  return at;
+}
+
+#define A2_COLL_MAX_RECV 32
+#define A2_COLL_MAX_ACC 4
+
+/* The UB tiles a generator moves data through: nacc accumulators used in
+ * turn (one per reduced piece) and nrecv receive tiles. `turn` is the
+ * receive tile of the next copied piece (recv[turn % nrecv]); copies advance
+ * it, reductions start every piece's reads at it and leave it alone. */
+typedef struct {
+  a2_tb *tb;
+  uint16_t acc[A2_COLL_MAX_ACC], recv[A2_COLL_MAX_RECV];
+  uint32_t nacc, nrecv;
+  uint32_t turn, acc_turn;
+} a2_tiles;
+
+/* Declare the tiles, all of `bytes`: "acc" (or "acc0", "acc1", ... when
+ * nacc > 1), then "recv0".."recv<nrecv-1>". nacc is 0 (copies only) to
+ * A2_COLL_MAX_ACC; nrecv is 1..A2_COLL_MAX_RECV. */
+void a2_tiles_declare(a2_tiles *t, a2_tb *tb, a2_dtype dt, uint64_t bytes, uint32_t nacc,
+                      uint32_t nrecv);
+
+/* Copy len bytes from src to each of dst[0..ndst) in pieces of `piece`
+ * bytes: per piece, load (or remote_load) into the next receive tile, then
+ * store it to every destination in order. */
+void a2_coll_copy(a2_tiles *t, a2_at src, const a2_at *dst, uint32_t ndst, uint64_t len,
+                  uint64_t piece);
+
+/* Reduce len bytes over all P ranks, in pieces of `piece` bytes. Per piece
+ * at offset o: load the next accumulator from own.off + o (a local buffer);
+ * for every peer != me, in the order first, first+1, ... (mod P), remote_load
+ * win@peer[win_off + o] into receive tile turn, turn+1, ... and combine it
+ * into the accumulator with vop; then store the accumulator to every dst. */
+void a2_coll_reduce(a2_tiles *t, a2_opcode vop, a2_at own, uint16_t win, uint64_t win_off,
+                    uint32_t me, uint32_t P, uint32_t first, const a2_at *dst, uint32_t ndst,
+                    uint64_t len, uint64_t piece);
+
+/* All-to-all barrier on the cells base + q*stride of signal `sig`: notify
+ * every peer (atomic add 1 into its cell base + me*stride), then wait until
+ * every peer's cell here is >= 1. a2_coll_barrier (collective.h) is the row
+ * layout: base row*P, stride 1. */
+void a2_coll_barrier_at(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint64_t base,
+                        uint64_t stride);
+
+/* One-to-all signal: `root` notifies (set 1) cell `cell` of every other
+ * rank; every other rank waits for it. Root waits for nobody. */
+void a2_coll_signal_from(a2_tb *tb, uint32_t me, uint32_t root, uint32_t P, uint16_t sig,
+                         uint64_t cell);
+
+/* The built-in barrier (REFERENCE.md): a self-clearing credit counter in
+ * cell gen % 2 of `sig` (a signal of at least 2 cells). Notify every peer
+ * (add 1 to its counter), wait for counter >= P-1, then take the P-1 credits
+ * back (notify self, add -(P-1)) and wait until the counter is 0 again. The
+ * counter is back at 0 when a rank leaves, so the barrier can be run again
+ * on the same signal; consecutive barriers must alternate gen (0, 1, 0, ...)
+ * so that a fast rank's next credit never lands on the counter being
+ * cleared (the wait for 0 would then never be satisfied). */
+void a2_coll_credit_barrier(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint32_t gen);
+
+/* Parameter rules shared by the checks; each names the flag it refuses. */
+a2_code a2_coll_check_single_core(const a2_coll_params *p, a2_err *err); /* --cores 1 */
+a2_code a2_coll_check_root(const a2_coll_params *p, a2_err *err);        /* root < P */
+a2_code a2_coll_check_elems(const a2_coll_params *p, a2_err *err);       /* whole elements */
+
+/* Fill the report metadata every generator sets (algo name, N, root, op,
+ * dtype, seed); root is 0 for collectives without one. */
+void a2_coll_describe(a2_kernel *k, const char *algo, const a2_coll_params *p, uint32_t root);
+
+static inline uint64_t a2_min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,89 @@
+// What the collectives tests expect of every built-in collective: its
+// per-rank cost card (written out here independently of collectives/, from
+// docs/collectives.md), its divisibility rule, and how to run it.
+#ifndef A2_TESTS_COLLECTIVES_LADDER_H
+#define A2_TESTS_COLLECTIVES_LADDER_H
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace a2test {
+
+struct Ladder {
+  const char *algo;
+  // Remote bytes read / written by `rank` (root = the --root flag).
+  uint64_t (*read)(uint32_t P, uint64_t N, uint32_t rank, uint32_t root);
+  uint64_t (*write)(uint32_t P, uint64_t N, uint32_t rank, uint32_t root);
+  uint64_t (*rounds)(uint32_t P);  // barrier rounds, max over ranks
+  uint64_t multiple_per_rank;      // N must be a multiple of this * P (0: of 4 bytes only)
+  bool reduces;                    // honours --op
+  bool rooted;                     // honours --root
+};
+
+inline uint64_t Zero(uint32_t, uint64_t, uint32_t, uint32_t) { return 0; }
+inline uint64_t PeersTimesN(uint32_t P, uint64_t N, uint32_t, uint32_t) { return (P - 1) * N; }
+inline uint64_t TwoChunks(uint32_t P, uint64_t N, uint32_t, uint32_t) {
+  return 2 * (P - 1) * (N / P);
+}
+inline uint64_t FromRoot(uint32_t, uint64_t N, uint32_t r, uint32_t root) {
+  return r == root ? 0 : N;
+}
+// broadcast + mesh all-reduce + all-gather
+inline uint64_t Composed(uint32_t P, uint64_t N, uint32_t r, uint32_t root) {
+  return FromRoot(P, N, r, root) + 2 * PeersTimesN(P, N, r, root);
+}
+inline uint64_t OneRound(uint32_t) { return 1; }
+inline uint64_t TwoRounds(uint32_t) { return 2; }
+inline uint64_t RingRounds(uint32_t P) { return 2 * (P - 1); }
+inline uint64_t ThreeRounds(uint32_t) { return 3; }
+
+inline const std::vector<Ladder> &AllCollectives() {
+  static const std::vector<Ladder> v = {
+      {"allreduce_mesh", PeersTimesN, Zero, OneRound, 0, true, false},
+      {"allreduce_two_phase", TwoChunks, Zero, TwoRounds, 4, true, false},
+      {"allreduce_ring", TwoChunks, Zero, RingRounds, 4, true, false},
+      {"broadcast", FromRoot, Zero, OneRound, 0, false, true},
+      {"allgather", PeersTimesN, Zero, OneRound, 0, false, false},
+      {"reduce_scatter", PeersTimesN, Zero, OneRound, 0, true, false},
+      {"all_to_all", Zero, PeersTimesN, OneRound, 0, false, false},
+      {"barrier", Zero, Zero, OneRound, 0, false, false},
+      {"compose_bcast_allreduce_allgather", Composed, Zero, ThreeRounds, 0, true, true},
+  };
+  return v;
+}
+
+inline const Ladder &Find(const std::string &algo) {
+  for (const Ladder &l : AllCollectives())
+    if (algo == l.algo) return l;
+  static const Ladder none{};
+  return none;
+}
+
+inline bool Divisible(const Ladder &l, uint32_t P, uint64_t N) {
+  return l.multiple_per_rank == 0 ? N % 4 == 0 : N % (l.multiple_per_rank * P) == 0;
+}
+
+// One run of the matrix.
+struct Case {
+  std::string algo;
+  uint32_t P;
+  uint64_t N;
+};
+
+inline void PrintTo(const Case &c, std::ostream *os) {
+  *os << c.algo << " P=" << c.P << " N=" << c.N;
+}
+
+inline std::vector<std::string> RunArgs(const std::string &algo, uint32_t P, uint64_t N,
+                                        std::vector<std::string> extra = {}) {
+  std::vector<std::string> a = {"run",     "--algo", algo, "--ranks", std::to_string(P),
+                                "--size", std::to_string(N)};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+}  // namespace a2test
+
+#endif

@@ -1,0 +1,177 @@
+// Tests for hostile trace input: garbage, huge lines, deep nesting, loops
+// too long to expand. Every case must end in a clear error (or a valid
+// kernel) quickly, without crashing or allocating without bound; the suite
+// also runs under valgrind.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "trace_util.h"
+
+namespace {
+
+using a2test::FailsAt;
+using a2test::Trace;
+
+// Deterministic bytes (xorshift), so failures reproduce.
+struct Rng {
+  uint64_t s;
+  uint64_t Next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  }
+};
+
+double SecondsToLoad(const std::string &text, uint32_t P, bool *ok) {
+  auto t0 = std::chrono::steady_clock::now();
+  Trace t(text, P);
+  *ok = t.ok();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+TEST(TraceHostileTest, EmptyAndBlankFilesAreEmptyKernels) {
+  for (const char *text : {"", "\n\n\n", "   \t  ", "# only a comment"}) {
+    Trace t(text, 2);
+    EXPECT_TRUE(t.ok()) << t.Message();
+    EXPECT_EQ(t.prog(0).n + t.prog(1).n, 0u);
+  }
+}
+
+TEST(TraceHostileTest, RandomBytesAreRefusedWithAPosition) {
+  Rng rng{0x9e3779b97f4a7c15ull};
+  for (int i = 0; i < 300; i++) {
+    std::string s(1 + rng.Next() % 400, ' ');
+    for (char &c : s) c = (char)(1 + rng.Next() % 255);  // no NUL: a C string
+    Trace t(s, 1 + (uint32_t)(rng.Next() % 8));
+    if (!t.ok()) {
+      EXPECT_GT(t.err().line, 0) << i;
+      EXPECT_GT(t.err().col, 0) << i;
+    }
+  }
+}
+
+TEST(TraceHostileTest, MutatedExamplesNeverCrash) {
+  std::ifstream in(std::string(A2_SOURCE_DIR) + "/traces/examples/allreduce_two_phase.a2t");
+  std::string base((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(base.empty());
+  const char alphabet[] = "$[]:@,()=+-*/%<>!&|.#\n 0123456789_aez";
+  Rng rng{12345};
+  int loaded = 0;
+  for (int i = 0; i < 2000; i++) {
+    std::string s = base;
+    for (int m = 1 + (int)(rng.Next() % 4); m > 0; m--) {
+      size_t at = rng.Next() % s.size();
+      switch (rng.Next() % 3) {
+      case 0: s[at] = alphabet[rng.Next() % (sizeof alphabet - 1)]; break;
+      case 1: s.erase(at, 1 + rng.Next() % 8); break;
+      default: s.insert(at, 1, alphabet[rng.Next() % (sizeof alphabet - 1)]); break;
+      }
+      if (s.empty()) s = "x";
+    }
+    Trace t(s, 1 + (uint32_t)(rng.Next() % 6));
+    loaded += t.ok();
+  }
+  EXPECT_GT(loaded, 0);  // some mutations are harmless (in comments)
+}
+
+TEST(TraceHostileTest, FileWithANulByteIsRefusedAtIt) {
+  char path[] = "/tmp/a2t_nulXXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  FILE *f = fdopen(fd, "wb");
+  fwrite("seed 1\ncores\0 2\n", 1, 14, f);
+  fclose(f);
+  a2_kernel k;
+  a2_err e{};
+  EXPECT_EQ(a2_trace_load(path, 2, &k, &e), A2_E_INPUT);
+  EXPECT_EQ(e.line, 2);
+  EXPECT_EQ(e.col, 6);
+  EXPECT_NE(std::string(e.msg).find("byte 0x00"), std::string::npos) << e.msg;
+  a2_kernel_free(&k);
+  remove(path);
+}
+
+TEST(TraceHostileTest, TenMegabyteLinesAreHandledInOnePass) {
+  const size_t n = 10u << 20;
+  bool ok;
+  EXPECT_LT(SecondsToLoad("# " + std::string(n, 'c') + "\nseed 3\n", 2, &ok), 5.0);
+  EXPECT_TRUE(ok);
+  EXPECT_TRUE(FailsAt("tensor " + std::string(n, 'a') + " fp32[1]\n", 2, 1, 8,
+                      "longer than 31 characters"));
+  EXPECT_TRUE(FailsAt("seed " + std::string(n, '9') + "\n", 2, 1, 6, "larger than"));
+  EXPECT_TRUE(FailsAt("seed " + std::string(n, '(') + "\n", 2, 1, 106, "nested more than 100"));
+  EXPECT_TRUE(FailsAt("seed " + std::string(n, '-') + "1\n", 2, 1, 106, "nested more than 100"));
+  std::string sum = "seed 1";
+  while (sum.size() < n) sum += "+1";
+  EXPECT_TRUE(FailsAt(sum + "\n", 2, 1, 7 + 2 * 999, "more than 1000 operators"));
+}
+
+TEST(TraceHostileTest, HugeFilesAreRefusedBeforeParsing) {
+  std::string big(17u << 20, '\n');
+  EXPECT_TRUE(FailsAt(big, 2, 0, 0, "larger than 16 MiB"));
+}
+
+TEST(TraceHostileTest, NestingDeeperThan64IsRefused) {
+  auto nest = [](int depth) {
+    std::string s = "program\n";
+    for (int i = 0; i < depth; i++) s += "for i" + std::to_string(i) + " in 0 .. 1\n";
+    s += "compute 1\n";
+    for (int i = 0; i < depth; i++) s += "end\n";
+    return s + "end\n";
+  };
+  Trace ok(nest(64), 2);
+  ASSERT_TRUE(ok.ok()) << ok.Message();
+  EXPECT_EQ(ok.prog(1).n, 1u);
+  EXPECT_TRUE(FailsAt(nest(65), 2, 66, 1, "nested more than 64 deep"));
+  std::string ifs = "program\n";
+  for (int i = 0; i < 100000; i++) ifs += "if 1 == 1\n";
+  EXPECT_TRUE(FailsAt(ifs, 2, 66, 1, "nested more than 64 deep"));
+}
+
+TEST(TraceHostileTest, TooManyVariablesAreRefused) {
+  std::string s;
+  for (int i = 0; i < 255; i++) s += "let v" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+  EXPECT_TRUE(FailsAt(s, 2, 255, 5, "more than 256 variables"));  // + $nranks, $ncores
+}
+
+TEST(TraceHostileTest, AHugeLoopIsRefusedAtItsForWithoutRunning) {
+  bool ok;
+  double s = SecondsToLoad(
+      "program\n  for i in 0 .. 1_099_511_627_776\n    compute 1\n  end\nend\n", 2, &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_LT(s, 0.5);
+  EXPECT_TRUE(FailsAt("program\n  for i in 0 .. 1_099_511_627_776\n    compute 1\n  end\nend\n", 2,
+                      2, 3, "loop of 1099511627776 iterations"));
+  // a body without instructions still costs steps
+  EXPECT_TRUE(FailsAt("program\n  for i in 0 .. 1_099_511_627_776\n    let x = $i\n  end\nend\n", 2,
+                      2, 3, "passes the expansion limit"));
+  // instructions certain on every iteration count before running
+  EXPECT_TRUE(FailsAt("program\n  for i in 0 .. 70_000_000\n    compute 1\n  end\nend\n", 2, 2, 3,
+                      "makes more than 2^26 instructions"));
+  EXPECT_TRUE(
+      FailsAt("program\n  for i in -9223372036854775807 - 1 .. 9223372036854775807\n"
+              "  end\nend\n",
+              2, 2, 3, "passes the expansion limit"));
+}
+
+TEST(TraceHostileTest, AbsurdRankAndCoreCountsAreRefused) {
+  a2_kernel k;
+  a2_err e{};
+  EXPECT_EQ(a2_trace_load_string("", "t", 0, &k, &e), A2_E_INPUT);
+  a2_kernel_free(&k);
+  EXPECT_EQ(a2_trace_load_string("", "t", 1u << 30, &k, &e), A2_E_INPUT);
+  a2_kernel_free(&k);
+  EXPECT_TRUE(FailsAt("cores 1_000_000\n", 2, 1, 7, "outside 1..1024"));
+  Trace t("cores 1024\n", 8192);
+  EXPECT_FALSE(t.ok());
+  EXPECT_NE(std::string(t.err().msg).find("programs"), std::string::npos) << t.Message();
+}
+
+}  // namespace

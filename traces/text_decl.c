@@ -1,0 +1,205 @@
+/* Top-level declarations into the AST (docs/trace-format.md,
+ * "Declarations"). Buffer and tile names, kinds and element types are fixed
+ * here; their sizes (and every other number) stay expressions, evaluated for
+ * the chosen P in text_expand.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "traces/text_internal.h"
+
+/* Indices into a2t_decl_words. */
+enum {
+  KW_KERNEL,
+  KW_RANKS,
+  KW_CORES,
+  KW_SEED,
+  KW_LET,
+  KW_TENSOR,
+  KW_WINDOW,
+  KW_SIGNAL,
+  KW_TILE,
+  KW_GOLDEN,
+  KW_CARD
+};
+
+/* Same order as a2_golden_kind. */
+static const char *const golden_words[] = {"none",
+                                           "allreduce",
+                                           "broadcast",
+                                           "allgather",
+                                           "reduce_scatter",
+                                           "all_to_all",
+                                           "bcast_allreduce_allgather"};
+
+static a2_code word(a2t_parser *p, const char *w, const char *what) {
+  if (!a2t_tok_is(&p->cur, w)) return a2t_expected(p, what);
+  return a2t_next(p);
+}
+
+static a2_code parse_kernel(a2t_parser *p, a2t_decl *d) {
+  static const char *const opts[] = {"size", "root", "op", "dtype"};
+  int seen[4] = {0};
+  a2_code rc;
+  d->kind = D_KERNEL;
+  if ((rc = a2t_expect_name(p, "the collective's name after 'kernel'", p->ast->algo))) return rc;
+  while (p->cur.kind == TK_NAME) {
+    int i = 0;
+    while (i < 4 && !a2t_tok_is(&p->cur, opts[i])) i++;
+    if (i == 4) break;
+    if (seen[i]++) return a2t_fail(p, p->cur.line, p->cur.col, "'%s' given twice", opts[i]);
+    if ((rc = a2t_next(p))) return rc;
+    a2_reduce_op op;
+    a2_dtype dt;
+    switch (i) {
+    case 0: rc = a2t_parse_int(p, &d->e[0]); break;
+    case 1: rc = a2t_parse_int(p, &d->e[1]); break;
+    case 2: rc = a2t_parse_redop(p, &op), d->op = (uint8_t)op; break;
+    default: rc = a2t_parse_dtype(p, &dt), d->dtype = (uint8_t)dt; break;
+    }
+    if (rc) return rc;
+  }
+  if (p->cur.kind != TK_EOL && p->cur.kind != TK_EOF)
+    return a2t_expected(p, "'size', 'root', 'op', 'dtype' or end of line");
+  return A2_OK;
+}
+
+/* tensor / window / signal / tile NAME [DTYPE][EXPR] [= pattern | = zero] */
+static a2_code parse_storage(a2t_parser *p, int kw, a2t_decl *d) {
+  static const char *const what[] = {[KW_TENSOR] = "a tensor name after 'tensor'",
+                                     [KW_WINDOW] = "a window name after 'window'",
+                                     [KW_SIGNAL] = "a signal name after 'signal'",
+                                     [KW_TILE] = "a tile name after 'tile'"};
+  a2t_ast *a = p->ast;
+  int is_tile = kw == KW_TILE;
+  uint32_t n = is_tile ? a->ntiles : a->nbufs, max = is_tile ? A2_MAX_TILES : A2_MAX_BUFS;
+  a2t_tok t = p->cur;
+  char nm[A2_NAME_MAX];
+  a2_dtype dt = A2_INT32;
+  a2_code rc = a2t_expect_name(p, what[kw], nm);
+  if (rc) return rc;
+  for (uint32_t i = 0; i < n; i++)
+    if (!strcmp(nm, is_tile ? a->tiles[i].name : a->bufs[i].name))
+      return a2t_fail(p, t.line, t.col, "%s '%s' is already declared (line %d)",
+                      is_tile ? "tile" : "buffer", nm, is_tile ? p->tile_line[i] : p->buf_line[i]);
+  if (n == max)
+    return a2t_fail(p, t.line, t.col, "more than %u %s", max, is_tile ? "tiles" : "buffers");
+  if (kw == KW_SIGNAL && p->cur.kind == TK_NAME)
+    return a2t_fail(p, p->cur.line, p->cur.col,
+                    "a signal has no element type (its cells are int32): write 'signal %s[N]'", nm);
+  if (kw != KW_SIGNAL && (rc = a2t_parse_dtype(p, &dt))) return rc;
+  if ((rc = a2t_expect(p, TK_LBRACK, "'[' and an element count")) ||
+      (rc = a2t_parse_int(p, &d->e[0])) ||
+      (rc = a2t_expect(p, TK_RBRACK, "']' after the element count")))
+    return rc;
+  a2_init_kind init = A2_INIT_ZERO;
+  if (p->cur.kind == TK_ASSIGN) {
+    if (kw != KW_TENSOR)
+      return a2t_fail(p, p->cur.line, p->cur.col,
+                      "only a tensor takes '= pattern' or '= zero' (windows, signals and tiles "
+                      "start zeroed)");
+    if ((rc = a2t_next(p))) return rc;
+    if (a2t_tok_is(&p->cur, "pattern"))
+      init = A2_INIT_PATTERN;
+    else if (!a2t_tok_is(&p->cur, "zero"))
+      return a2t_expected(p, "'pattern' or 'zero' after '='");
+    if ((rc = a2t_next(p))) return rc;
+  }
+  d->index = (uint16_t)n;
+  if (is_tile) {
+    d->kind = D_TILE;
+    snprintf(a->tiles[n].name, A2_NAME_MAX, "%s", nm);
+    a->tiles[n].dtype = dt;
+    p->tile_line[a->ntiles++] = t.line;
+  } else {
+    d->kind = D_BUF;
+    snprintf(a->bufs[n].name, A2_NAME_MAX, "%s", nm);
+    a->bufs[n].kind = kw == KW_TENSOR   ? A2_BUF_TENSOR
+                      : kw == KW_WINDOW ? A2_BUF_WINDOW
+                                        : A2_BUF_SIGNAL;
+    a->bufs[n].dtype = dt;
+    a->init[n] = init;
+    p->buf_line[a->nbufs++] = t.line;
+  }
+  return A2_OK;
+}
+
+/* golden KIND [OP] [ROOT] IN -> OUT n */
+static a2_code parse_golden(a2t_parser *p, a2t_decl *d) {
+  const int nk = (int)(sizeof golden_words / sizeof golden_words[0]);
+  int k = 0;
+  a2_code rc;
+  while (k < nk && !a2t_tok_is(&p->cur, golden_words[k])) k++;
+  if (k == nk)
+    return a2t_expected(p,
+                        "a golden kind (allreduce, broadcast, allgather, reduce_scatter, "
+                        "all_to_all, bcast_allreduce_allgather or none)");
+  d->kind = D_GOLDEN;
+  d->golden = (uint8_t)k;
+  if ((rc = a2t_next(p)) || k == A2_GOLDEN_NONE) return rc;
+  if (k == A2_GOLDEN_ALLREDUCE || k == A2_GOLDEN_REDUCE_SCATTER ||
+      k == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER) {
+    a2_reduce_op op;
+    if ((rc = a2t_parse_redop(p, &op))) return rc;
+    d->op = (uint8_t)op;
+  }
+  if (k == A2_GOLDEN_BROADCAST || k == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER)
+    if ((rc = a2t_parse_int(p, &d->e[1]))) return rc;
+  if ((rc = a2t_buf_ref(p, &d->index)) ||
+      (rc = a2t_expect(p, TK_ARROW, "'->' between the input and the output buffer")) ||
+      (rc = a2t_buf_ref(p, &d->index2)))
+    return rc;
+  if (p->cur.kind == TK_EOL || p->cur.kind == TK_EOF)
+    return a2t_expected(p, "the block's element count n after the output buffer");
+  return a2t_parse_int(p, &d->e[0]);
+}
+
+static a2_code parse_card(a2t_parser *p, a2t_decl *d) {
+  a2_code rc;
+  d->kind = D_CARD;
+  if ((rc = word(p, "remote_read", "'remote_read' after 'card'")) ||
+      (rc = a2t_parse_int(p, &d->e[0])) ||
+      (rc = word(p, "remote_write", "'remote_write' after the remote_read bytes")) ||
+      (rc = a2t_parse_int(p, &d->e[1])) ||
+      (rc = word(p, "rounds", "'rounds' after the remote_write bytes")))
+    return rc;
+  return a2t_parse_int(p, &d->e[2]);
+}
+
+a2_code a2t_parse_decl(a2t_parser *p, int kw) {
+  a2t_tok t = p->cur;
+  a2t_decl d = {.line = t.line, .col = t.col, .e = {A2T_NONE, A2T_NONE, A2T_NONE}};
+  a2_code rc = A2_OK;
+  if (kw != KW_LET && kw != KW_TENSOR && kw != KW_WINDOW && kw != KW_SIGNAL && kw != KW_TILE) {
+    if (p->decl_line[kw])
+      return a2t_fail(p, t.line, t.col, "'%s' given twice (first at line %d)", a2t_decl_words[kw],
+                      p->decl_line[kw]);
+    p->decl_line[kw] = t.line;
+  }
+  if (kw == KW_LET) {
+    d.kind = D_LET;
+    rc = a2t_parse_let(p, &d.slot, &d.e[0]); /* reads to the end of the line */
+  } else {
+    if ((rc = a2t_next(p))) return rc;
+    switch (kw) {
+    case KW_KERNEL: rc = parse_kernel(p, &d); break;
+    case KW_RANKS:
+    case KW_CORES:
+    case KW_SEED:
+      d.kind = kw == KW_RANKS ? D_RANKS : kw == KW_CORES ? D_CORES : D_SEED;
+      rc = a2t_parse_int(p, &d.e[0]);
+      if (kw == KW_CORES) p->cores_seen = 1; /* after its value: `cores $ncores` is undefined */
+      break;
+    case KW_GOLDEN: rc = parse_golden(p, &d); break;
+    case KW_CARD: rc = parse_card(p, &d); break;
+    default: rc = parse_storage(p, kw, &d); break;
+    }
+    char after[48];
+    snprintf(after, sizeof after, "the '%s' declaration", a2t_decl_words[kw]);
+    if (!rc) rc = a2t_expect_eol(p, after);
+  }
+  if (rc) return rc;
+  a2t_ast *a = p->ast;
+  if ((rc = a2t_grow((void **)&a->dl, &a->capdl, a->ndl, sizeof *a->dl, p->err))) return rc;
+  a->dl[a->ndl++] = d;
+  return A2_OK;
+}

@@ -1,0 +1,157 @@
+/* One instruction statement into the AST (docs/trace-format.md,
+ * "Instructions"). Names are resolved here; offsets, lengths and peers stay
+ * expressions, converted from elements to bytes when the file is expanded
+ * (text_expand.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "traces/text_internal.h"
+
+typedef enum { LOCAL, REMOTE } side;
+typedef enum { OFF_LEN, OFF_ONLY, CELL } shape;
+
+/* BUF[OFF:LEN], BUF@PEER[OFF:LEN], BUF[OFF] or SIG@PEER[CELL]. */
+static a2_code region(a2t_parser *p, const char *op, side sd, shape sh, uint16_t *buf,
+                      uint32_t *peer, uint32_t *off, uint32_t *len) {
+  a2_code rc;
+  if ((rc = a2t_buf_ref(p, buf))) return rc;
+  if (p->cur.kind == TK_AT && sd == LOCAL) {
+    const char *hint = !strcmp(op, "load")    ? " (use remote_load to read a peer's window)"
+                       : !strcmp(op, "store") ? " (use remote_store to write a peer's window)"
+                                              : "";
+    return a2t_fail(p, p->cur.line, p->cur.col,
+                    "'%s' takes a local region here, without "
+                    "'@PEER'%s",
+                    op, hint);
+  }
+  if (sd == REMOTE) {
+    if (p->cur.kind != TK_AT) return a2t_expected(p, "'@' and the peer rank after the buffer name");
+    if ((rc = a2t_next(p)) || (rc = a2t_parse_int(p, peer))) return rc;
+  }
+  if ((rc = a2t_expect(p, TK_LBRACK,
+                       sh == CELL ? "'[' and a cell index after the signal"
+                                  : "'[' and an offset after the buffer")) ||
+      (rc = a2t_parse_int(p, off)))
+    return rc;
+  if (sh == OFF_LEN) {
+    if ((rc = a2t_expect(p, TK_COLON, "':' and a length after the offset")) ||
+        (rc = a2t_parse_int(p, len)))
+      return rc;
+  } else if (p->cur.kind == TK_COLON) {
+    return a2t_fail(p, p->cur.line, p->cur.col,
+                    sh == CELL ? "a signal cell takes one index, not OFF:LEN"
+                               : "only an offset here: the length is the first region's");
+  }
+  return a2t_expect(p, TK_RBRACK, "']' to close the region");
+}
+
+static a2_code tile(a2t_parser *p, uint16_t *t, const char *comma_after) {
+  a2_code rc = a2t_tile_ref(p, t);
+  if (rc || !comma_after) return rc;
+  char what[64];
+  snprintf(what, sizeof what, "',' after %s", comma_after);
+  return a2t_expect(p, TK_COMMA, what);
+}
+
+/* A word from a fixed pair (set|add, eq|ge): index 0 or 1. */
+static a2_code pick(a2t_parser *p, const char *w0, const char *w1, uint8_t *mode) {
+  char what[48];
+  snprintf(what, sizeof what, "'%s' or '%s'", w0, w1);
+  if (a2t_tok_is(&p->cur, w0))
+    *mode = 0;
+  else if (a2t_tok_is(&p->cur, w1))
+    *mode = 1;
+  else
+    return a2t_expected(p, what);
+  return a2t_next(p);
+}
+
+/* put / get: [chunk EXPR [pipeline]] */
+static a2_code chunking(a2t_parser *p, a2t_stmt *st) {
+  a2_code rc;
+  if (a2t_tok_is(&p->cur, "pipeline"))
+    return a2t_fail(p, p->cur.line, p->cur.col, "'pipeline' needs 'chunk N' before it");
+  if (!a2t_tok_is(&p->cur, "chunk")) return A2_OK;
+  if ((rc = a2t_next(p)) || (rc = a2t_parse_int(p, &st->e[E_AUX]))) return rc;
+  st->has_chunk = 1;
+  if (a2t_tok_is(&p->cur, "pipeline")) {
+    st->mode = A2_MODE_PIPELINE;
+    return a2t_next(p);
+  }
+  return A2_OK;
+}
+
+static a2_code operands(a2t_parser *p, a2t_stmt *st, const char *op) {
+  a2_code rc;
+  uint32_t *e = st->e;
+  switch ((a2_opcode)st->op) {
+  case A2_OP_LOAD:
+  case A2_OP_STORE:
+    if ((rc = tile(p, &st->tile, "tile name"))) return rc;
+    return region(p, op, LOCAL, OFF_LEN, &st->buf, NULL, &e[E_OFF], &e[E_LEN]);
+  case A2_OP_RLOAD:
+  case A2_OP_RSTORE:
+    if ((rc = tile(p, &st->tile, "tile name")) ||
+        (rc = region(p, op, REMOTE, OFF_LEN, &st->buf, &e[E_PEER], &e[E_OFF], &e[E_LEN])))
+      return rc;
+    if (st->op == A2_OP_RSTORE && a2t_tok_is(&p->cur, "atomic_add")) {
+      st->mode = A2_MODE_ATOMIC_ADD;
+      return a2t_next(p);
+    }
+    return A2_OK;
+  case A2_OP_PUT:
+    if ((rc = region(p, op, REMOTE, OFF_LEN, &st->buf, &e[E_PEER], &e[E_OFF], &e[E_LEN])) ||
+        (rc = a2t_expect(p, TK_COMMA, "',' after the destination region")) ||
+        (rc = region(p, op, LOCAL, OFF_ONLY, &st->buf2, NULL, &e[E_OFF2], NULL)))
+      return rc;
+    return chunking(p, st);
+  case A2_OP_GET:
+    if ((rc = region(p, op, LOCAL, OFF_LEN, &st->buf, NULL, &e[E_OFF], &e[E_LEN])) ||
+        (rc = a2t_expect(p, TK_COMMA, "',' after the destination region")) ||
+        (rc = region(p, op, REMOTE, OFF_ONLY, &st->buf2, &e[E_PEER], &e[E_OFF2], NULL)))
+      return rc;
+    return chunking(p, st);
+  case A2_OP_NOTIFY:
+    if ((rc = region(p, op, REMOTE, CELL, &st->buf, &e[E_PEER], &e[E_OFF], NULL)) ||
+        (rc = pick(p, "set", "add", &st->mode)))
+      return rc;
+    return a2t_parse_int(p, &e[E_AUX]);
+  case A2_OP_WAIT:
+    if ((rc = region(p, op, LOCAL, CELL, &st->buf, NULL, &e[E_OFF], NULL)) ||
+        (rc = pick(p, "eq", "ge", &st->mode)))
+      return rc;
+    return a2t_parse_int(p, &e[E_AUX]);
+  case A2_OP_VADD:
+  case A2_OP_VMAX:
+  case A2_OP_VMIN:
+  case A2_OP_VMUL:
+    if ((rc = tile(p, &st->tile, "the destination tile")) ||
+        (rc = tile(p, &st->tile_a, "the first source tile")) ||
+        (rc = tile(p, &st->tile_b, "the second source tile")))
+      return rc;
+    return a2t_parse_int(p, &e[E_LEN]);
+  case A2_OP_COMPUTE: return a2t_parse_int(p, &e[E_AUX]);
+  default: break;
+  }
+  return a2t_fail(p, st->line, st->col, "internal error: opcode %u", st->op);
+}
+
+a2_code a2t_parse_instr(a2t_parser *p, a2_opcode op, uint32_t *s) {
+  a2t_stmt st = {.kind = ST_INSTR, .op = (uint8_t)op, .line = p->cur.line, .col = p->cur.col};
+  for (int i = 0; i < 5; i++) st.e[i] = A2T_NONE;
+  const char *name = a2t_instr_words[op];
+  a2_code rc = a2t_next(p);
+  if (!rc) rc = operands(p, &st, name);
+  if (rc) return rc;
+  if (p->cur.kind != TK_EOL && p->cur.kind != TK_EOF) {
+    char what[96];
+    snprintf(what, sizeof what, "%send of line after the '%s' instruction",
+             op == A2_OP_RSTORE && !st.mode                          ? "'atomic_add' or "
+             : (op == A2_OP_PUT || op == A2_OP_GET) && !st.has_chunk ? "'chunk' or "
+                                                                     : "",
+             name);
+    return a2t_expected(p, what);
+  }
+  if ((rc = a2t_expect_eol(p, name))) return rc;
+  return a2t_add_stmt(p, &st, s);
+}

@@ -1,0 +1,248 @@
+/* Internals of the trace text reader (docs/trace-format.md), shared by
+ * text_lex.c (tokens), text_expr.c (expressions), text_parse.c and
+ * text_decl.c (statements -> AST), text_expand.c (AST -> a2_kernel) and
+ * text_load.c (the public entry points). Not a public API.
+ *
+ * The file is parsed once into an AST whose names are already resolved:
+ * buffers and tiles to indices, variables to slots of an environment array.
+ * Expansion then only evaluates numbers, so it can run twice (count, then
+ * fill) and every expansion error is about values, never about names. */
+#ifndef A2_TEXT_INTERNAL_H
+#define A2_TEXT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "traces/program.h"
+
+/* Limits (docs/trace-format.md, "Limits"): they keep hostile input from
+ * crashing (stack depth), hanging (steps) or taking unbounded memory. */
+#define A2T_MAX_FILE (16u << 20)   /* bytes of trace text */
+#define A2T_MAX_INSTRS (1u << 26)  /* instructions per file, all programs */
+#define A2T_MAX_STEPS (1ull << 28) /* statements executed + loop iterations */
+#define A2T_MAX_NEST 64            /* for/if blocks inside one program block */
+#define A2T_MAX_VARS 256           /* variables visible at once */
+#define A2T_MAX_PARENS 100         /* nested parentheses / unary operators */
+#define A2T_MAX_EXPR_DEPTH 1000    /* operators in one chain (tree depth) */
+#define A2T_MAX_CORES 1024         /* `cores` */
+#define A2T_MAX_PROGS (1u << 22)   /* ranks x cores */
+#define A2T_MAX_BYTES (1ull << 40) /* one buffer, tile or golden block */
+#define A2T_NONE UINT32_MAX        /* "no index" */
+
+/* ---- tokens (text_lex.c) ---- */
+
+typedef enum {
+  TK_EOF,
+  TK_EOL,
+  TK_NAME,
+  TK_VAR,
+  TK_NUM,
+  TK_LBRACK,
+  TK_RBRACK,
+  TK_COLON,
+  TK_AT,
+  TK_COMMA,
+  TK_LPAREN,
+  TK_RPAREN,
+  TK_ASSIGN,
+  TK_PLUS,
+  TK_MINUS,
+  TK_STAR,
+  TK_SLASH,
+  TK_PERCENT,
+  TK_EQ,
+  TK_NE,
+  TK_LT,
+  TK_LE,
+  TK_GT,
+  TK_GE,
+  TK_AND,
+  TK_OR,
+  TK_NOT,
+  TK_ARROW,
+  TK_DOTDOT
+} a2t_tok_kind;
+
+typedef struct {
+  a2t_tok_kind kind;
+  int line, col; /* 1-based; col counts bytes */
+  const char *s; /* the token's text (TK_VAR: without the '$') */
+  size_t n;
+  int64_t num; /* TK_NUM */
+} a2t_tok;
+
+typedef struct {
+  const char *text;
+  size_t len, pos;
+  int line;
+  size_t line_start; /* offset of the current line's first byte */
+  const char *name;  /* file name for errors */
+  a2_err *err;
+} a2t_lexer;
+
+void a2t_lex_init(a2t_lexer *lx, const char *text, size_t len, const char *name, a2_err *err);
+a2_code a2t_lex(a2t_lexer *lx, a2t_tok *t);
+/* "'load'", "','", "end of line", ... for "expected X, found Y" messages. */
+void a2t_tok_describe(const a2t_tok *t, char *out, size_t size);
+int a2t_tok_is(const a2t_tok *t, const char *word);
+
+/* ---- AST ---- */
+
+typedef enum { EX_NUM, EX_VAR, EX_NEG, EX_NOT, EX_BIN } a2t_ex_kind;
+
+typedef struct {
+  uint8_t kind;    /* a2t_ex_kind */
+  uint8_t op;      /* EX_BIN: the operator's a2t_tok_kind */
+  uint8_t is_bool; /* a comparison / condition rather than a number */
+  uint16_t depth;  /* height of the tree below, bounded by A2T_MAX_EXPR_DEPTH */
+  int line, col;   /* the operator (errors while evaluating) */
+  int sline, scol; /* the expression's first token (errors about its value) */
+  uint32_t a, b;   /* operands */
+  int64_t v;       /* EX_NUM: value; EX_VAR: slot */
+} a2t_expr;
+
+typedef enum { ST_INSTR, ST_FOR, ST_IF, ST_LET } a2t_st_kind;
+
+/* Expression slots of an instruction statement. */
+enum { E_OFF = 0, E_LEN, E_PEER, E_OFF2, E_AUX /* chunk, or notify/wait/compute value */ };
+
+typedef struct {
+  uint8_t kind;     /* a2t_st_kind */
+  uint8_t op, mode; /* ST_INSTR: a2_opcode, A2_MODE_* */
+  uint8_t has_chunk;
+  int line, col;
+  uint16_t tile, tile_a, tile_b, buf, buf2;
+  uint32_t e[5];       /* ST_INSTR: E_*; ST_FOR: from, to; ST_IF: cond; ST_LET: value */
+  uint32_t slot;       /* ST_FOR / ST_LET: the variable */
+  uint32_t next;       /* next statement of the same block */
+  uint32_t body;       /* ST_FOR / ST_IF: first statement of the body (then-branch) */
+  uint32_t other;      /* ST_IF: first statement of the else branch */
+  uint32_t nbody;      /* ST_FOR: statements directly in the body */
+  uint32_t min_instrs; /* ST_FOR: fewest instructions one iteration emits */
+} a2t_stmt;
+
+typedef enum {
+  D_KERNEL,
+  D_RANKS,
+  D_CORES,
+  D_SEED,
+  D_LET,
+  D_BUF,
+  D_TILE,
+  D_GOLDEN,
+  D_CARD
+} a2t_decl_kind;
+
+/* One top-level declaration; evaluated in file order. */
+typedef struct {
+  uint8_t kind;   /* a2t_decl_kind */
+  uint8_t golden; /* D_GOLDEN: a2_golden_kind */
+  uint8_t op;     /* D_GOLDEN / D_KERNEL: a2_reduce_op */
+  uint8_t dtype;  /* D_KERNEL */
+  int line, col;
+  uint16_t index, index2; /* D_BUF / D_TILE: which; D_GOLDEN: in, out buffers */
+  uint32_t e[3];          /* D_KERNEL: size, root; D_GOLDEN: n, root; D_CARD: read, write, rounds;
+                             otherwise e[0] = the value / element count */
+  uint32_t slot;          /* D_LET */
+} a2t_decl;
+
+typedef struct {
+  int line;
+  uint32_t rank_e, core_e; /* A2T_NONE when absent */
+  uint32_t body;
+} a2t_block;
+
+typedef struct {
+  a2t_expr *ex;
+  uint32_t nex, capex;
+  a2t_stmt *st;
+  uint32_t nst, capst;
+  a2t_decl *dl;
+  uint32_t ndl, capdl;
+  a2t_block *pg;
+  uint32_t npg, cappg;
+  uint32_t nslots;               /* environment size */
+  uint32_t slot_rank, slot_core; /* where programs keep $rank and $core */
+  uint32_t nbufs, ntiles;
+  a2_buf_decl bufs[A2_MAX_BUFS]; /* bytes still 0: sizes are expressions (D_BUF) */
+  a2_init_kind init[A2_MAX_BUFS];
+  a2_tile_decl tiles[A2_MAX_TILES];
+  char algo[A2_NAME_MAX]; /* `kernel NAME` */
+} a2t_ast;
+
+/* Fixed slots: $nranks and $ncores exist in every environment. */
+enum { A2T_SLOT_NRANKS = 0, A2T_SLOT_NCORES = 1 };
+
+/* Grow *v (elements of `size` bytes, *cap of them) to hold n + 1. */
+a2_code a2t_grow(void **v, uint32_t *cap, uint32_t n, size_t size, a2_err *err);
+void a2t_ast_free(a2t_ast *a);
+
+/* ---- parser state (text_parse.c, text_decl.c, text_expr.c) ---- */
+
+typedef struct {
+  char name[A2_NAME_MAX];
+  int line; /* 0 = predefined */
+} a2t_var;
+
+typedef struct {
+  a2t_lexer lx;
+  a2t_tok cur;
+  a2t_ast *ast;
+  a2_err *err;
+  const char *name;
+  a2t_var vars[A2T_MAX_VARS]; /* visible variables; index = slot */
+  uint32_t nvars;
+  int cores_seen;    /* the `cores` line has been read: $ncores is defined at the top */
+  int in_program;    /* $ncores is always defined inside program blocks */
+  int parens;        /* expression recursion depth */
+  int nest;          /* for/if depth inside the current program block */
+  int decl_line[16]; /* line of the first kernel/ranks/cores/seed/golden/card (by kw) */
+  int buf_line[A2_MAX_BUFS], tile_line[A2_MAX_TILES];
+} a2t_parser;
+
+a2_code a2t_next(a2t_parser *p);
+a2_code a2t_fail(a2t_parser *p, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* "expected WHAT, found TOKEN" at the current token. */
+a2_code a2t_expected(a2t_parser *p, const char *what);
+a2_code a2t_expect(a2t_parser *p, a2t_tok_kind kind, const char *what);
+a2_code a2t_expect_eol(a2t_parser *p, const char *after);
+/* Reads a name (<= 31 characters) into out. */
+a2_code a2t_expect_name(a2t_parser *p, const char *what, char out[A2_NAME_MAX]);
+/* Defines a variable in the innermost scope; *slot receives its slot. */
+a2_code a2t_define_var(a2t_parser *p, const a2t_tok *at, const char *name, uint32_t *slot);
+
+a2_code a2t_add_stmt(a2t_parser *p, const a2t_stmt *s, uint32_t *idx);
+/* `let NAME = EXPR` (current token: `let`); defines the variable. */
+a2_code a2t_parse_let(a2t_parser *p, uint32_t *slot, uint32_t *e);
+/* One instruction statement (current token: its name), text_instr.c. */
+a2_code a2t_parse_instr(a2t_parser *p, a2_opcode op, uint32_t *s);
+/* A declared buffer / tile by name (current token), with a helpful error. */
+a2_code a2t_buf_ref(a2t_parser *p, uint16_t *idx);
+a2_code a2t_tile_ref(a2t_parser *p, uint16_t *idx);
+/* fp32 | fp16 | int32, and sum | max | min | prod (current token). */
+a2_code a2t_parse_dtype(a2t_parser *p, a2_dtype *t);
+a2_code a2t_parse_redop(a2t_parser *p, a2_reduce_op *op);
+
+/* Expressions: a number (no comparison) or a condition (`if`). */
+a2_code a2t_parse_int(a2t_parser *p, uint32_t *out);
+a2_code a2t_parse_cond(a2t_parser *p, uint32_t *out);
+/* Evaluates expression e in env; errors name the operator or expression. */
+a2_code a2t_eval(const a2t_ast *a, uint32_t e, const int64_t *env, const char *name, int64_t *out,
+                 a2_err *err);
+
+/* Top-level declarations (text_decl.c); the current token is the keyword. */
+a2_code a2t_parse_decl(a2t_parser *p, int kw);
+/* Keyword tables shared by the parser's dispatch and its suggestions. */
+extern const char *const a2t_decl_words[];  /* NULL-terminated; index = kw for parse_decl */
+extern const char *const a2t_instr_words[]; /* index = a2_opcode */
+/* The word of `words` closest to (s, n), or NULL when none is close. */
+const char *a2t_suggest(const char *s, size_t n, const char *const *words, size_t nwords);
+
+/* ---- whole file ---- */
+
+a2_code a2t_parse(const char *text, size_t len, const char *name, a2t_ast *ast, a2_err *err);
+a2_code a2t_expand(const a2t_ast *ast, const char *name, uint32_t nranks, a2_kernel *k,
+                   a2_err *err);
+
+#endif
