@@ -41,7 +41,7 @@ static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a
   if (!c) return a2_cli_usage_error("--algo", "unknown algorithm '%s' (see a2a3sim list)", o->algo);
   a2_coll_params p = {.nranks = o->nranks, .size_bytes = o->size_bytes, .cores = o->cores,
                       .op = o->op, .dtype = o->dtype, .ub_bytes = cfg->ub_bytes, .seed = o->seed,
-                      .root = o->root};
+                      .root = o->root, .max_cores = cfg->vector_cores};
   a2_err e = {0};
   if ((c->check && c->check(&p, &e)) || c->gen(&p, k, &e)) {
     a2_cli_error(&e);

@@ -15,6 +15,6 @@ int a2_cli_list(int argc, char **argv) {
   uint32_t n;
   const a2_collective *t = a2_collective_table(&n);
   for (uint32_t i = 0; i < n; i++)
-    printf("%-22s %s\n%-22s card: %s\n", t[i].name, t[i].summary, "", t[i].card_formula);
+    printf("%-34s %s\n%-34s card: %s\n", t[i].name, t[i].summary, "", t[i].card_formula);
   return A2_EXIT_OK;
 }

@@ -1,6 +1,7 @@
 /* The two views of a run: a short text summary and one JSON object
  * (keys documented in docs/output.md). JSON is written with yajl so that
  * escaping is never hand-made; numbers are pre-formatted for stable bytes. */
+#include <math.h>
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
@@ -154,9 +155,13 @@ static void kint(yajl_gen g, const char *k, uint64_t v) {
 }
 /* Fixed formats keep output byte-identical across runs and machines. */
 static void kfix(yajl_gen g, const char *k, double v, int decimals) {
-  char b[64];
-  int n = snprintf(b, sizeof b, "%.*f", decimals, v);
+  char b[400];
   key(g, k);
+  if (!isfinite(v)) { /* JSON has no inf / nan (an fp16 overflow, say) */
+    yajl_gen_null(g);
+    return;
+  }
+  int n = snprintf(b, sizeof b, "%.*f", decimals, v);
   yajl_gen_number(g, b, (size_t)n);
 }
 static void kbool(yajl_gen g, const char *k, int v) {

@@ -62,17 +62,17 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
 
 static const a2_collective table[] = {
     {"allreduce_mesh",
-     "all-reduce, mesh: one barrier, every rank reads every peer (seed 08); --cores C splits "
-     "256-element tiles block-cyclically over C vector cores (step 11)",
+     "all-reduce, mesh: one barrier, every rank reads every peer (seed 08; --cores C: "
+     "256-element tiles block-cyclic over C cores, step 11)",
      "remote read (P-1)*N per rank; 1 barrier round", one, allreduce_bus, mesh_check,
      GEN_CARD(allreduce_mesh), a2_time_allreduce_mesh},
     {"allreduce_two_phase",
      "all-reduce, two-phase: reduce-scatter then all-gather, two barriers (seed 09)",
-     "remote read 2*(P-1)/P*N per rank; 2 barrier rounds; N % (4*P) == 0", one, allreduce_bus,
-     p_chunks_check, GEN_CARD(allreduce_two_phase), a2_time_allreduce_two_phase},
+     "remote read 2*(P-1)/P*N per rank; 2 barrier rounds; N a multiple of P elements", one,
+     allreduce_bus, p_chunks_check, GEN_CARD(allreduce_two_phase), a2_time_allreduce_two_phase},
     {"allreduce_ring",
      "all-reduce, ring: P-1 reduce-scatter and P-1 all-gather steps, neighbour-only signals",
-     "remote read 2*(P-1)/P*N per rank; 2*(P-1) barrier rounds; N % (4*P) == 0", one,
+     "remote read 2*(P-1)/P*N per rank; 2*(P-1) barrier rounds; N a multiple of P elements", one,
      allreduce_bus, ring_check, GEN_CARD(allreduce_ring), no_closed_form},
     {"broadcast", "broadcast from --root: non-roots read the root's staged window (step 12)",
      "remote read N per non-root rank (0 at the root); 1 signal round", one, one, rooted_check,

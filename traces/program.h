@@ -26,7 +26,7 @@ const char *a2_dtype_name(a2_dtype t);
  * notify/wait. */
 typedef enum { A2_BUF_TENSOR = 0, A2_BUF_WINDOW = 1, A2_BUF_SIGNAL = 2 } a2_buf_kind;
 
-#define A2_NAME_MAX 32
+#define A2_NAME_MAX 48 /* names: at most 47 characters */
 
 typedef struct {
   char name[A2_NAME_MAX];

@@ -241,10 +241,14 @@ static a2_code block(xp *x, uint32_t i) {
                           "more than 2^26 instructions in the file");
       a2_instr in;
       if ((rc = instr(x, s, &in))) return rc;
-      if (x->emit)
-        x->prog->v[x->prog->n++] = in; /* sized by the counting pass */
-      else
+      if (!x->emit) {
         x->prog->cap++;
+      } else if (x->prog->n < x->prog->cap) {
+        x->prog->v[x->prog->n++] = in; /* sized by the counting pass */
+      } else {
+        return a2_err_set(x->err, A2_E_INTERNAL, x->name, s->line, s->col,
+                          "expansion differs between its two passes");
+      }
       break;
     }
     }

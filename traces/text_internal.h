@@ -207,7 +207,7 @@ a2_code a2t_fail(a2t_parser *p, int line, int col, const char *fmt, ...)
 a2_code a2t_expected(a2t_parser *p, const char *what);
 a2_code a2t_expect(a2t_parser *p, a2t_tok_kind kind, const char *what);
 a2_code a2t_expect_eol(a2t_parser *p, const char *after);
-/* Reads a name (<= 31 characters) into out. */
+/* Reads a name (< A2_NAME_MAX characters) into out. */
 a2_code a2t_expect_name(a2t_parser *p, const char *what, char out[A2_NAME_MAX]);
 /* Defines a variable in the innermost scope; *slot receives its slot. */
 a2_code a2t_define_var(a2t_parser *p, const a2t_tok *at, const char *name, uint32_t *slot);

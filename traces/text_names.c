@@ -16,7 +16,7 @@ _Static_assert(sizeof a2t_instr_words / sizeof a2t_instr_words[0] == A2_OP_COUNT
                "one instruction word per opcode");
 
 /* Optimal string alignment distance (edits incl. one transposition); names
- * are at most 31 characters, longer inputs are never close. */
+ * are at most A2_NAME_MAX - 1 characters, longer inputs are never close. */
 static int distance(const char *a, size_t n, const char *b) {
   size_t m = strlen(b);
   if (n >= A2_NAME_MAX || m >= A2_NAME_MAX) return 99;

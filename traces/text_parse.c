@@ -132,6 +132,9 @@ static a2_code parse_block(a2t_parser *p, blk_kind kind, int at, blk *b) {
     if (a2t_tok_is(&p->cur, "else")) {
       if (kind == BLK_ELSE)
         return a2t_fail(p, p->cur.line, p->cur.col, "second 'else' for the 'if' at line %d", at);
+      if (kind == BLK_FOR) /* likely a missing `end` of the loop */
+        return a2t_fail(p, p->cur.line, p->cur.col,
+                        "'else' without 'if' (the 'for' at line %d is still open)", at);
       if (kind != BLK_IF) return a2t_fail(p, p->cur.line, p->cur.col, "'else' without 'if'");
       if ((rc = a2t_next(p))) return rc;
       if (a2t_tok_is(&p->cur, "if"))

@@ -188,7 +188,7 @@ static void kernel(wr *w, const a2_kernel *k) {
   line(w, "# a2a3sim trace (docs/trace-format.md)");
   if (k->algo[0]) {
     if (!name_ok(k->algo) || k->op > A2_RED_PROD || k->dtype > A2_INT32)
-      bad(w, "the kernel line (name '%.31s', op %u, dtype %u)", k->algo, k->op, k->dtype);
+      bad(w, "the kernel line (name '%.47s', op %u, dtype %u)", k->algo, k->op, k->dtype);
     else
       line(w, "kernel %s size %llu root %u op %s dtype %s", k->algo,
            (unsigned long long)k->size_bytes, k->root, red_names[k->op], a2_dtype_name(k->dtype));

@@ -174,9 +174,11 @@ TEST(TraceDeclTest, StorageSyntaxErrors) {
 }
 
 TEST(TraceDeclTest, LimitsOnNamesBuffersAndSizes) {
-  std::string n31(31, 'a'), n32(32, 'b');
-  EXPECT_TRUE(Trace("tensor " + n31 + " fp32[1]\n", 2).ok());
-  EXPECT_TRUE(FailsAt("tensor " + n32 + " fp32[1]\n", 2, 1, 8, "longer than 31 characters"));
+  const int longest = A2_NAME_MAX - 1;
+  std::string ok(longest, 'a'), too_long(longest + 1, 'b');
+  EXPECT_TRUE(Trace("tensor " + ok + " fp32[1]\n", 2).ok());
+  EXPECT_TRUE(FailsAt("tensor " + too_long + " fp32[1]\n", 2, 1, 8,
+                      "longer than " + std::to_string(longest) + " characters"));
   std::string many;
   for (int i = 0; i < A2_MAX_BUFS; i++) many += "window w" + std::to_string(i) + " fp32[1]\n";
   EXPECT_TRUE(Trace(many, 2).ok());

@@ -56,6 +56,8 @@ TEST(TraceErrorsTest, UnterminatedBlocksNameWhereTheyOpened) {
 TEST(TraceErrorsTest, ElseOutOfPlace) {
   EXPECT_TRUE(FailsAt("program\n  else\nend\n", 2, 2, 3, "'else' without 'if'"));
   EXPECT_TRUE(FailsAt("else\n", 2, 1, 1, "'else' without 'if'"));
+  EXPECT_TRUE(FailsAt("program\n  if 1 == 1\n    for i in 0 .. 2\n  else\n  end\nend\n", 2, 4, 3,
+                      "'else' without 'if' (the 'for' at line 3 is still open)"));
   EXPECT_TRUE(FailsAt("program\n  if 1 == 1\n  else\n  else\n  end\nend\n", 2, 4, 3,
                       "second 'else' for the 'if' at line 2"));
   EXPECT_TRUE(FailsAt("program\n  if 1 == 1\n  else if 2 == 2\n  end\nend\n", 2, 3, 8,

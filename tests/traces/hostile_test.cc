@@ -4,7 +4,6 @@
 // also runs under valgrind.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -29,12 +28,9 @@ struct Rng {
   }
 };
 
-double SecondsToLoad(const std::string &text, uint32_t P, bool *ok) {
-  auto t0 = std::chrono::steady_clock::now();
-  Trace t(text, P);
-  *ok = t.ok();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+// No wall-clock assertions (flaky on shared machines): an input that is not
+// refused quickly would hang the test, and ctest's timeout fails it.
+bool Loads(const std::string &text, uint32_t P) { return Trace(text, P).ok(); }
 
 TEST(TraceHostileTest, EmptyAndBlankFilesAreEmptyKernels) {
   for (const char *text : {"", "\n\n\n", "   \t  ", "# only a comment"}) {
@@ -100,11 +96,9 @@ TEST(TraceHostileTest, FileWithANulByteIsRefusedAtIt) {
 
 TEST(TraceHostileTest, TenMegabyteLinesAreHandledInOnePass) {
   const size_t n = 10u << 20;
-  bool ok;
-  EXPECT_LT(SecondsToLoad("# " + std::string(n, 'c') + "\nseed 3\n", 2, &ok), 5.0);
-  EXPECT_TRUE(ok);
+  EXPECT_TRUE(Loads("# " + std::string(n, 'c') + "\nseed 3\n", 2));
   EXPECT_TRUE(FailsAt("tensor " + std::string(n, 'a') + " fp32[1]\n", 2, 1, 8,
-                      "longer than 31 characters"));
+                      "longer than " + std::to_string(A2_NAME_MAX - 1) + " characters"));
   EXPECT_TRUE(FailsAt("seed " + std::string(n, '9') + "\n", 2, 1, 6, "larger than"));
   EXPECT_TRUE(FailsAt("seed " + std::string(n, '(') + "\n", 2, 1, 106, "nested more than 100"));
   EXPECT_TRUE(FailsAt("seed " + std::string(n, '-') + "1\n", 2, 1, 106, "nested more than 100"));
@@ -142,11 +136,7 @@ TEST(TraceHostileTest, TooManyVariablesAreRefused) {
 }
 
 TEST(TraceHostileTest, AHugeLoopIsRefusedAtItsForWithoutRunning) {
-  bool ok;
-  double s = SecondsToLoad(
-      "program\n  for i in 0 .. 1_099_511_627_776\n    compute 1\n  end\nend\n", 2, &ok);
-  EXPECT_FALSE(ok);
-  EXPECT_LT(s, 0.5);
+  EXPECT_FALSE(Loads("program\n  for i in 0 .. 1_099_511_627_776\n    compute 1\n  end\nend\n", 2));
   EXPECT_TRUE(FailsAt("program\n  for i in 0 .. 1_099_511_627_776\n    compute 1\n  end\nend\n", 2,
                       2, 3, "loop of 1099511627776 iterations"));
   // a body without instructions still costs steps
