@@ -34,6 +34,7 @@ typedef struct {
   bool json;
   bool no_race_check;
   const char *trace_out; /* --trace FILE */
+  bool profile;          /* --profile: wall time, events/s, peak RSS on stderr */
 } a2_run_opts;
 
 typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;

@@ -57,6 +57,7 @@ static int from_trace(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, 
     a2_cli_error(&e);
     return a2_err_exit_code(e.code);
   }
+  k->lines_are_file_lines = 1;
   const a2_collective *c = k->algo[0] ? a2_collective_find(k->algo) : NULL;
   if (c) {
     a2_coll_params p = {.nranks = k->nranks, .size_bytes = k->size_bytes, .cores = k->ncores,

@@ -10,7 +10,7 @@ static const char run_usage[] =
     "usage: a2a3sim run (--algo NAME | --trace-file FILE) (-d 0,1,2,3 | --ranks P)\n"
     "                   [--size BYTES] [--op OP] [--dtype T] [--root R] [--cores C]\n"
     "                   [--config FILE] [--set KEY=VALUE]... [--seed S] [--max-sim-time T]\n"
-    "                   [--no-race-check] [--trace FILE] [--json]\n"
+    "                   [--no-race-check] [--trace FILE] [--json] [--profile]\n"
     "\n"
     "  --algo NAME        built-in collective (a2a3sim list)\n"
     "  --trace-file FILE  a kernel written in the trace format (docs/trace-format.md)\n"
@@ -30,6 +30,8 @@ static const char run_usage[] =
     "  --trace FILE       write a timing trace (Chrome/Perfetto JSON: open it in\n"
     "                     ui.perfetto.dev or chrome://tracing)\n"
     "  --json             print the result as one JSON object (keys: docs/output.md)\n"
+    "  --profile          print wall time, kernel activations (events) per second and\n"
+    "                     peak RSS of this process on stderr (for bench/)\n"
     "\n"
     "Prints OK when every rank's output matches the golden computed independently and\n"
     "no data race was found; FAIL (mismatches), RACE (unordered conflicting accesses,\n"
@@ -93,7 +95,7 @@ static int parse_choice(const char *flag, const char *s, const char *const *name
 
 int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   enum { O_ALGO = 256, O_RANKS, O_SIZE, O_CONFIG, O_SET, O_SEED, O_JSON, O_MAXT, O_HELP,
-         O_TRACE, O_OP, O_DTYPE, O_ROOT, O_CORES, O_NORACE, O_TRACEOUT };
+         O_TRACE, O_OP, O_DTYPE, O_ROOT, O_CORES, O_NORACE, O_TRACEOUT, O_PROFILE };
   static const struct option longs[] = {
       {"algo", required_argument, 0, O_ALGO},         {"devices", required_argument, 0, 'd'},
       {"ranks", required_argument, 0, O_RANKS},       {"size", required_argument, 0, O_SIZE},
@@ -104,6 +106,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       {"dtype", required_argument, 0, O_DTYPE},       {"root", required_argument, 0, O_ROOT},
       {"cores", required_argument, 0, O_CORES},       {"output", required_argument, 0, 'o'},
       {"no-race-check", no_argument, 0, O_NORACE},    {"trace", required_argument, 0, O_TRACEOUT},
+      {"profile", no_argument, 0, O_PROFILE},
       {0, 0, 0, 0}};
   static const char *const ops[] = {"sum", "max", "min", "prod"};
   static const char *const dtypes[] = {"fp32", "fp16"};
@@ -167,6 +170,10 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     case O_JSON:
       o->json = true;
       run_only = "--json";
+      break;
+    case O_PROFILE:
+      o->profile = true;
+      run_only = "--profile";
       break;
     case O_TRACEOUT:
       o->trace_out = optarg;

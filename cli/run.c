@@ -1,10 +1,30 @@
 /* a2a3sim run: build a kernel, simulate it, check it, report it. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "cli/cli.h"
 
+static double wall_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* --profile: what bench/ records. Wall time covers building the kernel, the
+ * model and the run; events are kernel (SystemC) process activations. */
+static void print_profile(double t0, uint64_t activations) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  double wall = wall_s() - t0;
+  fprintf(stderr, "profile: wall_s=%.3f events=%llu events_per_s=%.0f peak_rss_kb=%ld\n", wall,
+          (unsigned long long)activations, wall > 0 ? (double)activations / wall : 0.0,
+          ru.ru_maxrss);
+}
+
 int a2_cli_run(int argc, char **argv) {
+  double t0 = wall_s();
   a2_run_opts o;
   int rc = a2_parse_run_flags(A2_CMD_RUN, argc, argv, &o);
   a2_run_result r = {0};
@@ -46,6 +66,7 @@ int a2_cli_run(int argc, char **argv) {
   r.time_ps = a2_sim_end_ps(sim);
   r.races = a2_sim_races(sim);
   if (r.status == A2_RUN_DONE) a2_check(&k, sim, &r.check);
+  if (o.profile) print_profile(t0, a2_sim_activations(sim));
   if (o.json)
     a2_report_json(&r, stdout);
   else

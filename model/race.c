@@ -212,8 +212,9 @@ void a2_race_acquire(a2_race *r, uint32_t gid, uint32_t rank, uint16_t buf, uint
 uint64_t a2_race_count(const a2_race *r) { return r->count; }
 
 static void describe(const a2_race *r, const access_rec *a, FILE *out) {
-  fprintf(out, "    %-5s by rank %u core %u, step %u (%s), dispatched at %.3f ns\n",
-          a->write ? "write" : "read", a->gid / r->k->ncores, a->gid % r->k->ncores, a->in->line,
+  fprintf(out, "    %-5s by rank %u core %u, %s %u (%s), dispatched at %.3f ns\n",
+          a->write ? "write" : "read", a->gid / r->k->ncores, a->gid % r->k->ncores,
+          a2_line_word(r->k), a->in->line,
           a2_op_name((a2_opcode)a->in->op), (double)a->t_ps / 1e3);
 }
 

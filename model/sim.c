@@ -206,13 +206,13 @@ void a2_sim_report_blocked(const a2_sim *s, FILE *out) {
       int32_t v;
       memcpy(&v, a2_mem(s, c->rank, in->buf) + in->off, 4);
       fprintf(out,
-              "rank %u core %u: blocked at step %u (wait %s[%llu] %s %d): cell value is %d\n",
-              c->rank, c->idx, in->line, s->k->bufs[in->buf].name,
+              "rank %u core %u: blocked at %s %u (wait %s[%llu] %s %d): cell value is %d\n",
+              c->rank, c->idx, a2_line_word(s->k), in->line, s->k->bufs[in->buf].name,
               (unsigned long long)(in->off / 4), in->mode == A2_MODE_EQ ? "eq" : "ge", in->value,
               v);
     } else {
       fprintf(out, "rank %u core %u: unfinished at instruction %u of %u (%llu in flight)\n",
-              c->rank, c->idx, c->pc, c->prog->n,
+              c->rank, c->idx, c->pc + 1, c->prog->n,
               (unsigned long long)(c->seq_next - c->seq_oldest));
     }
   }

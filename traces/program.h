@@ -143,6 +143,9 @@ typedef struct a2_kernel {
   uint32_t root;
   uint32_t op;            /* a2_reduce_op */
   a2_dtype dtype;
+  /* 1 when instr.line is a line of a trace file (reports say "line"), 0 when
+   * it is a generator step ("step"). */
+  int lines_are_file_lines;
   /* The author's analytic card of a hand-written trace (`card` line). */
   int has_card;
   uint64_t card_read_bytes, card_write_bytes, card_rounds;
@@ -158,6 +161,11 @@ void a2_kernel_free(a2_kernel *k);
 
 /* Append one instruction to program p (grows it). */
 a2_code a2_program_push(a2_program *p, const a2_instr *in, a2_err *err);
+
+/* "line" or "step": what instr.line counts in k (for reports). */
+static inline const char *a2_line_word(const a2_kernel *k) {
+  return k->lines_are_file_lines ? "line" : "step";
+}
 
 static inline a2_program *a2_kernel_prog(a2_kernel *k, uint32_t rank, uint32_t core) {
   return &k->progs[rank * k->ncores + core];
