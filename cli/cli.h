@@ -82,6 +82,7 @@ typedef struct {
 int a2_cli_run(int argc, char **argv);
 int a2_cli_list(int argc, char **argv);
 int a2_cli_gen(int argc, char **argv);
+int a2_cli_config(int argc, char **argv);
 
 /* Print "a2a3sim: error: ..." (with location when known) to stderr. */
 void a2_cli_error(const a2_err *e);

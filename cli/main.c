@@ -14,6 +14,7 @@ static const char usage[] =
     "         cost card\n"
     "  gen    write a built-in collective as a trace file\n"
     "  list   list the built-in collectives with their cost-card formulas\n"
+    "  config check FILE   validate a config and print it resolved, with units\n"
     "  help   show this text (also: a2a3sim <command> --help)\n"
     "\n"
     "exit status: 0 OK, 1 functional FAIL or deadlock, 2 usage or input error,\n"
@@ -43,7 +44,8 @@ typedef struct {
   int (*fn)(int argc, char **argv);
 } command;
 
-static const command commands[] = {{"run", a2_cli_run}, {"gen", a2_cli_gen}, {"list", a2_cli_list}};
+static const command commands[] = {
+    {"run", a2_cli_run}, {"gen", a2_cli_gen}, {"list", a2_cli_list}, {"config", a2_cli_config}};
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -56,6 +58,6 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
-  a2_cli_usage_error(NULL, "unknown command '%s' (expected: run, gen, list, help)", argv[1]);
+  a2_cli_usage_error(NULL, "unknown command '%s' (expected: run, gen, list, config, help)", argv[1]);
   return A2_EXIT_USAGE;
 }

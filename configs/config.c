@@ -60,6 +60,13 @@ static a2_code check(const a2_config *cfg, const char *name, const mark *marks, 
       return a2_err_set(err, A2_E_INPUT, name, m.line, m.col, "%s: '%s': %s", k->path, val, why);
     }
   }
+  if (cfg->topology == A2_TOPO_TORUS && cfg->ranks % cfg->torus_width) {
+    mark m = mark_of(marks, "interconnect.torus_width");
+    if (!m.line) m = mark_of(marks, "interconnect.ranks");
+    return a2_err_set(err, A2_E_INPUT, name, m.line, m.col,
+                      "interconnect.torus_width (%u) must divide interconnect.ranks (%u)",
+                      cfg->torus_width, cfg->ranks);
+  }
   if (cfg->packet_bytes % 32) {
     /* DMA moves whole 32-byte blocks (windows are 32 B aligned); it also keeps
      * every element of every type inside one packet, which atomic adds need. */

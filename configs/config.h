@@ -18,7 +18,9 @@ extern "C" {
 typedef enum {
   A2_TOPO_FULL_MESH = 0, /* every rank has a direct link to every other */
   A2_TOPO_RING = 1,      /* bidirectional ring, shortest direction */
-  A2_TOPO_SWITCH = 2     /* every rank has one up/down link to one switch */
+  A2_TOPO_SWITCH = 2,    /* every rank has one up/down link to one switch */
+  A2_TOPO_TWO_LEVEL = 3, /* groups (servers) of group_size: full mesh inside, NICs to a switch */
+  A2_TOPO_TORUS = 4      /* 2-D torus, torus_width x (ranks / torus_width) */
 } a2_topology;
 
 typedef struct a2_config {
@@ -42,6 +44,10 @@ typedef struct a2_config {
   uint32_t packet_bytes;       /* interconnect.packet_size: max payload per packet */
   uint64_t switch_lat_ps;      /* interconnect.switch_latency: added per switch traversal */
   uint32_t ctrl_bytes;         /* interconnect.control_message_size: request / notify */
+  uint32_t group_size;         /* interconnect.group_size: NPUs per server (two_level) */
+  uint64_t nic_bw;             /* interconnect.nic.bandwidth: per NPU to the switch, bytes/s */
+  uint64_t nic_lat_ps;         /* interconnect.nic.latency: NIC + cable, per direction */
+  uint32_t torus_width;        /* interconnect.torus_width: X size of the torus */
 } a2_config;
 
 /* The built-in default: identical to configs/a2-8p-hccs.yaml (a test checks

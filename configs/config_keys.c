@@ -31,7 +31,7 @@ const a2_config_key a2_config_keys[] = {
     {"chip.hbm.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, FIELD(hbm_bw), "1.6TB/s"},
     {"chip.hbm.latency", A2_UNIT_TIME, 0, ONE_S, FIELD(hbm_lat_ps), "150ns"},
     {"chip.window_size", A2_UNIT_BYTES, 4 * KIB, ANY, FIELD(window_bytes), "256MiB"},
-    {"interconnect.topology", A2_KEY_TOPOLOGY, 0, 2, FIELD(topology), "full_mesh"},
+    {"interconnect.topology", A2_KEY_TOPOLOGY, 0, 4, FIELD(topology), "full_mesh"},
     {"interconnect.ranks", A2_UNIT_COUNT, 1, 1048576, FIELD(ranks), "8"},
     {"interconnect.link.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, FIELD(link_bw), "28GB/s"},
     {"interconnect.link.latency", A2_UNIT_TIME, 0, ONE_S, FIELD(link_lat_ps), "500ns"},
@@ -39,14 +39,21 @@ const a2_config_key a2_config_keys[] = {
     {"interconnect.switch_latency", A2_UNIT_TIME, 0, ONE_S, FIELD(switch_lat_ps), "100ns"},
     /* Upper bound packet_size is the cross-field check in a2_config_validate. */
     {"interconnect.control_message_size", A2_UNIT_BYTES, 4, 16 * MIB, FIELD(ctrl_bytes), "64B"},
+    /* two_level: servers of group_size NPUs, full mesh inside, one NIC per NPU
+     * to a switch (REFERENCE.md: between servers RoCE 200 Gb/s per NPU, ~1.5 us) */
+    {"interconnect.group_size", A2_UNIT_COUNT, 1, 1048576, FIELD(group_size), "8"},
+    {"interconnect.nic.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, FIELD(nic_bw), "25GB/s"},
+    {"interconnect.nic.latency", A2_UNIT_TIME, 0, ONE_S, FIELD(nic_lat_ps), "1.5us"},
+    /* torus: torus_width x (ranks / torus_width) */
+    {"interconnect.torus_width", A2_UNIT_COUNT, 1, 1048576, FIELD(torus_width), "4"},
 };
 const unsigned a2_config_nkeys = sizeof a2_config_keys / sizeof a2_config_keys[0];
 _Static_assert(sizeof a2_config_keys / sizeof a2_config_keys[0] <= A2_CONFIG_MAX_KEYS,
                "raise A2_CONFIG_MAX_KEYS");
 
 /* Indexed by a2_topology. */
-static const char *const topo_names[] = {"full_mesh", "ring", "switch"};
-#define TOPO_LIST "full_mesh, ring, switch"
+static const char *const topo_names[] = {"full_mesh", "ring", "switch", "two_level", "torus"};
+#define TOPO_LIST "full_mesh, ring, switch, two_level, torus"
 
 const a2_config_key *a2_config_key_find(const char *path) {
   for (unsigned i = 0; i < a2_config_nkeys; i++)

@@ -9,6 +9,8 @@ struct a2_topo {
   a2_topology kind;
   uint32_t n;    /* ranks */
   uint32_t base; /* first link stage id */
+  uint32_t g;    /* two_level: group size; torus: width (X) */
+  uint32_t nic;  /* two_level: first NIC stage id */
 };
 
 typedef struct {
@@ -99,10 +101,112 @@ static void switch_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out
   out[1] = t->base + t->n + d;
 }
 
+/* Two-level (A2 servers over RoCE, A3 super-node): groups of g ranks
+ * (rank / g), a full mesh of links inside each group, and per rank a NIC
+ * up-link to a switch (NIC latency + switch latency) and a down-link
+ * (NIC latency). Inside a group: the direct link; between groups: up(src),
+ * down(dst). */
+static uint32_t group_base(const a2_topo *t, uint32_t r) { return r / t->g * t->g; }
+static uint32_t group_len(const a2_topo *t, uint32_t r) {
+  uint32_t b = group_base(t, r);
+  return b + t->g <= t->n ? t->g : t->n - b; /* the last group may be partial */
+}
+static a2_code two_level_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
+  t->g = cfg->group_size;
+  t->base = UINT32_MAX;
+  /* intra-group links, grouped by source: source s's links start at
+   * base + (s - group_base) ... laid out as s * (g - 1) within the group */
+  for (uint32_t s = 0; s < t->n; s++) {
+    uint32_t b = group_base(t, s), len = group_len(t, s);
+    for (uint32_t d = b; d < b + len; d++)
+      if (d != s) {
+        a2_code rc = add_link(net, cfg, cfg->link_lat_ps, (int32_t)s, (int32_t)d, &t->base, err);
+        if (rc) return rc;
+      }
+  }
+  t->nic = UINT32_MAX;
+  for (uint32_t i = 0; i < t->n; i++) {
+    uint32_t id;
+    a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, cfg->nic_bw,
+                                  cfg->nic_lat_ps + cfg->switch_lat_ps, (int32_t)i, -1, &id, err);
+    if (rc) return rc;
+    if (t->nic == UINT32_MAX) t->nic = id;
+  }
+  for (uint32_t i = 0; i < t->n; i++) {
+    uint32_t id;
+    a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, cfg->nic_bw, cfg->nic_lat_ps, -1,
+                                  (int32_t)i, &id, err);
+    if (rc) return rc;
+  }
+  if (t->base == UINT32_MAX) t->base = t->nic; /* groups of one: no intra links */
+  return A2_OK;
+}
+static uint16_t two_level_len(const a2_topo *t, uint32_t s, uint32_t d) {
+  if (s == d) return 0;
+  return group_base(t, s) == group_base(t, d) ? 1 : 2;
+}
+static void two_level_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) {
+  uint32_t b = group_base(t, s);
+  if (b == group_base(t, d)) {
+    /* every full group before s's contributes g(g-1) links; s's own links
+     * follow the earlier members' (len - 1) each */
+    uint32_t len = group_len(t, s), i = s - b, j = d - b;
+    out[0] = t->base + b * (t->g - 1) + i * (len - 1) + (j < i ? j : j - 1);
+  } else {
+    out[0] = t->nic + s;
+    out[1] = t->nic + t->n + d;
+  }
+}
+
+/* 2-D torus of X = width columns and Y = n / X rows; rank r at (r % X, r / X).
+ * Four out-links per rank: +x, -x, +y, -y (id base + 4r + dir). Routing is
+ * dimension order: x first, then y, each the shorter way round (a tie goes
+ * +). */
+static a2_code torus_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
+  t->g = cfg->torus_width;
+  t->base = UINT32_MAX;
+  uint32_t X = t->g, Y = t->n / X;
+  for (uint32_t r = 0; r < t->n; r++) {
+    uint32_t x = r % X, y = r / X;
+    uint32_t nb[4] = {y * X + (x + 1) % X, y * X + (x + X - 1) % X, (y + 1) % Y * X + x,
+                      (y + Y - 1) % Y * X + x};
+    for (int d = 0; d < 4; d++) {
+      a2_code rc = add_link(net, cfg, cfg->link_lat_ps, (int32_t)r, (int32_t)nb[d], &t->base, err);
+      if (rc) return rc;
+    }
+  }
+  return A2_OK;
+}
+/* Steps and direction along one ring of size m from a to b. */
+static uint32_t ring_steps(uint32_t a, uint32_t b, uint32_t m, int *plus) {
+  uint32_t fwd = (b + m - a) % m, back = (m - fwd) % m;
+  *plus = fwd <= back;
+  return fwd <= back ? fwd : back;
+}
+static uint16_t torus_len(const a2_topo *t, uint32_t s, uint32_t d) {
+  uint32_t X = t->g, Y = t->n / X;
+  int plus;
+  return (uint16_t)(ring_steps(s % X, d % X, X, &plus) + ring_steps(s / X, d / X, Y, &plus));
+}
+static void torus_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) {
+  uint32_t X = t->g, Y = t->n / X, x = s % X, y = s / X, h = 0;
+  int plus;
+  for (uint32_t k = ring_steps(x, d % X, X, &plus); k > 0; k--) {
+    out[h++] = t->base + 4 * (y * X + x) + (plus ? 0 : 1);
+    x = plus ? (x + 1) % X : (x + X - 1) % X;
+  }
+  for (uint32_t k = ring_steps(y, d / X, Y, &plus); k > 0; k--) {
+    out[h++] = t->base + 4 * (y * X + x) + (plus ? 2 : 3);
+    y = plus ? (y + 1) % Y : (y + Y - 1) % Y;
+  }
+}
+
 static const topo_row topo_table[] = {
     {A2_TOPO_FULL_MESH, "full_mesh", mesh_build, mesh_len, mesh_route},
     {A2_TOPO_RING, "ring", ring_build, ring_len, ring_route},
     {A2_TOPO_SWITCH, "switch", switch_build, switch_len, switch_route},
+    {A2_TOPO_TWO_LEVEL, "two_level", two_level_build, two_level_len, two_level_route},
+    {A2_TOPO_TORUS, "torus", torus_build, torus_len, torus_route},
 };
 
 static const topo_row *row_of(a2_topology k) {

@@ -35,13 +35,15 @@ struct TopoResult {
 
 // In a child: a network with kPrefix HBM stages first (so the topology's
 // links do not start at id 0), then the topology for P ranks.
-TopoResult Build(a2_topology kind, uint32_t P) {
+TopoResult Build(a2_topology kind, uint32_t P, uint32_t group = 8, uint32_t width = 4) {
   TopoResult r{};
   a2_err e{};
   a2_config cfg;
   a2_config_default(&cfg);
   cfg.topology = kind;
   cfg.ranks = P;
+  cfg.group_size = group;
+  cfg.torus_width = width;
   a2_net *net = nullptr;
   a2_topo *t = nullptr;
   uint32_t id;
@@ -70,8 +72,10 @@ TopoResult Build(a2_topology kind, uint32_t P) {
   return r;
 }
 
-::testing::AssertionResult BuildForked(TopoResult *out, a2_topology kind, uint32_t P) {
-  ::testing::AssertionResult forked = a2test::RunForked(out, [&] { return Build(kind, P); });
+::testing::AssertionResult BuildForked(TopoResult *out, a2_topology kind, uint32_t P,
+                                       uint32_t group = 8, uint32_t width = 4) {
+  ::testing::AssertionResult forked =
+      a2test::RunForked(out, [&] { return Build(kind, P, group, width); });
   if (!forked) return forked;
   if (out->rc != A2_OK)
     return ::testing::AssertionFailure() << "child error " << out->rc << ": " << out->msg;
@@ -222,3 +226,52 @@ TEST(TopologyTest, LinkStageCountPerTopology) {
 }
 
 }  // namespace
+
+TEST(TopologyTest, TwoLevelStaysInsideAServerAndCrossesServersThroughNics) {
+  const uint32_t P = 8, G = 3; // servers {0,1,2} {3,4,5} {6,7}: the last is partial
+  TopoResult r;
+  ASSERT_TRUE(BuildForked(&r, A2_TOPO_TWO_LEVEL, P, G));
+  EXPECT_STREQ(r.name, "two_level");
+  EXPECT_EQ(r.nstages - kPrefix, 3u * 2 + 3u * 2 + 2u * 1 + 2 * P); // intra links + NIC up/down
+  std::set<uint32_t> intra;
+  for (uint32_t s = 0; s < P; s++)
+    for (uint32_t d = 0; d < P; d++) {
+      if (s == d) continue;
+      SCOPED_TRACE(::testing::Message() << "route " << s << " -> " << d);
+      if (s / G == d / G) {
+        ASSERT_EQ(r.len[s][d], 1u);
+        EXPECT_TRUE(intra.insert(r.route[s][d][0]).second) << "link shared by two pairs";
+      } else {
+        ASSERT_EQ(r.len[s][d], 2u);
+        EXPECT_EQ(r.b[r.route[s][d][0]], kSwitch);
+        EXPECT_EQ(r.a[r.route[s][d][1]], kSwitch);
+      }
+    }
+  EXPECT_EQ(intra.size(), 14u);
+  ExpectRoutesAreChains(r, P);
+}
+
+TEST(TopologyTest, TorusRoutesAreShortestAndXBeforeY) {
+  const uint32_t P = 8, X = 4, Y = 2;
+  TopoResult r;
+  ASSERT_TRUE(BuildForked(&r, A2_TOPO_TORUS, P, 8, X));
+  EXPECT_STREQ(r.name, "torus");
+  EXPECT_EQ(r.nstages - kPrefix, 4 * P);
+  auto ring = [](uint32_t a, uint32_t b, uint32_t m) {
+    uint32_t f = (b + m - a) % m;
+    return f < m - f ? f : m - f;
+  };
+  for (uint32_t s = 0; s < P; s++)
+    for (uint32_t d = 0; d < P; d++) {
+      SCOPED_TRACE(::testing::Message() << "route " << s << " -> " << d);
+      ASSERT_EQ(r.len[s][d], ring(s % X, d % X, X) + ring(s / X, d / X, Y));
+      bool y_started = false;
+      for (uint16_t h = 0; h < r.len[s][d]; h++) {
+        uint32_t id = r.route[s][d][h];
+        bool y_move = r.a[id] % (int32_t)X == r.b[id] % (int32_t)X;
+        if (y_move) y_started = true;
+        EXPECT_FALSE(!y_move && y_started) << "an x hop after a y hop at " << h;
+      }
+    }
+  ExpectRoutesAreChains(r, P);
+}

@@ -1,0 +1,137 @@
+/* a2a3sim sweep: run a grid of `a2a3sim run` points (one process each),
+ * collect their --json into sweep.csv, plot it with gnuplot and print where
+ * the fastest algorithm changes (docs/sweep.md). One file per job:
+ *   sweep.c        the command: flags in, files out, exit status
+ *   sweep_opts.c   flag parsing: lists, the --sizes SPEC, --set axes
+ *   sweep_grid.c   point numbering, a point's `run` argv, labels
+ *   sweep_exec.c   child processes: spawn, capture, --jobs, Ctrl-C, progress
+ *   sweep_row.c    one point's exit status + JSON -> one CSV row
+ *   sweep_csv.c    sweep.csv
+ *   sweep_cross.c  the crossover table (stdout and crossovers.txt)
+ *   sweep_plot.c   plot.gp and the PNGs (gnuplot as a child process) */
+#ifndef A2_CLI_SWEEP_H
+#define A2_CLI_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "cli/cli.h"
+
+#define A2_SWEEP_MAX_POINTS 100000 /* each point is a process: a sanity bound */
+
+/* One --set flag: KEY=V1,V2,... An axis when it has more than one value. */
+typedef struct {
+  char *key;
+  char **values;
+  size_t nvalues;
+} a2_sweep_set;
+
+/* The whole study, from the flags. */
+typedef struct {
+  char **algos;     /* --algo, in the order given */
+  size_t nalgos;
+  uint32_t *ranks;  /* --ranks, in the order given */
+  size_t nranks;
+  uint64_t *sizes;  /* --sizes, ascending */
+  size_t nsizes;
+  a2_sweep_set sets[A2_MAX_SETS]; /* --set, in the order given */
+  size_t nsets;
+  size_t axes[A2_MAX_SETS]; /* indices into sets[] of the sets with > 1 value */
+  size_t naxes;
+  size_t ncombos;           /* product of the axes' value counts (1 when none) */
+  size_t npoints;           /* nalgos * nranks * nsizes * ncombos */
+  const char *config_path;  /* --config, NULL = built-in default */
+  const char *out_dir;      /* -o */
+  unsigned jobs;            /* --jobs */
+} a2_sweep;
+
+/* What one point produced (sweep_row.c). Number fields are the JSON text
+ * as printed by `run --json`, NULL when there is none (refused point). */
+typedef struct {
+  bool ran;          /* the point finished (false: not run, interrupted) */
+  bool ok;           /* the JSON's "ok" */
+  char status[16];   /* OK FAIL RACE DEADLOCK TIMEOUT (JSON), REFUSED (exit 2), ERROR */
+  char *time_ns, *algbw_gbps, *busbw_gbps, *remote_read, *remote_write, *barrier_rounds;
+  uint64_t time_ps;  /* for comparisons (exact); valid when time_ns != NULL */
+  char *error;       /* first line of the point's stderr (or what went wrong), NULL = none */
+  int exit_code;     /* the point's exit status, -1 when killed by a signal */
+} a2_sweep_row;
+
+/* A point's place in the grid. Grid order (the CSV's row order): algo
+ * outermost, then ranks, size, then the --set combination, whose first
+ * axis varies slowest. */
+typedef struct {
+  size_t algo, rank, size, combo;
+} a2_sweep_coord;
+
+/* sweep_opts.c: parse the flags into *s (after loading --config to check
+ * every --set value). 0 to go on, -1 after --help, or an exit code after
+ * printing the error. Free with a2_sweep_free. */
+int a2_sweep_parse(int argc, char **argv, a2_sweep *s);
+void a2_sweep_free(a2_sweep *s);
+/* The --sizes SPEC alone (exposed for its own error messages). */
+int a2_sweep_parse_sizes(const char *spec, uint64_t **sizes, size_t *n);
+
+/* sweep_grid.c */
+a2_sweep_coord a2_sweep_coord_of(const a2_sweep *s, size_t point);
+size_t a2_sweep_point_of(const a2_sweep *s, a2_sweep_coord c);
+/* The value of set `set` (an index into s->sets) in combination `combo`. */
+const char *a2_sweep_set_value(const a2_sweep *s, size_t set, size_t combo);
+/* The argv of the point's `a2a3sim run ... --json`; free with a2_sweep_argv_free. */
+char **a2_sweep_point_argv(const a2_sweep *s, size_t point, const char *argv0);
+void a2_sweep_argv_free(char **argv);
+/* "P=8" or "P=8, interconnect.link.bandwidth=28GB/s, ..." (axes only). */
+void a2_sweep_group_label(const a2_sweep *s, size_t rank, size_t combo, char *out, size_t n);
+/* "built-in configs/a2-8p-hccs.yaml" or the --config path, then single-value --set overrides. */
+void a2_sweep_config_label(const a2_sweep *s, char *out, size_t n);
+
+/* sweep_exec.c */
+typedef struct {
+  char *data;
+  size_t len, cap;
+} a2_sweep_buf;
+/* Catch SIGINT, SIGTERM and SIGHUP (noted, not acted on, so that children
+ * can be reaped); a2_sweep_interrupted() returns the signal, 0 if none. */
+int a2_sweep_signals_install(void);
+int a2_sweep_interrupted(void);
+/* Die of the signal that interrupted us, after the children are reaped. */
+void a2_sweep_reraise(int sig);
+/* Start argv[0] (path, or searched in PATH when `search_path`) in `cwd`
+ * (NULL: ours) with stdin /dev/null and stdout/stderr to pipes. */
+int a2_sweep_spawn(char *const argv[], bool search_path, const char *cwd, pid_t *pid, int *out_fd,
+                   int *err_fd);
+/* Run one child to completion, capturing both streams; *status as waitpid.
+ * Returns 0, -1 when it could not start (errno), or the signal that
+ * interrupted the wait (the child is killed and reaped). */
+int a2_sweep_run_capture(char *const argv[], bool search_path, const char *cwd, a2_sweep_buf *out,
+                         a2_sweep_buf *err, int *status);
+/* Run every point, at most s->jobs at once; rows[point] gets each result.
+ * Returns 0, an exit code after printing an error, or (negated) the
+ * signal that interrupted the sweep (every child reaped). */
+int a2_sweep_run_points(const a2_sweep *s, a2_sweep_row *rows);
+
+/* sweep_row.c: fill *r from a finished point. */
+void a2_sweep_row_fill(a2_sweep_row *r, int wait_status, const a2_sweep_buf *out,
+                       const a2_sweep_buf *err);
+void a2_sweep_row_free(a2_sweep_row *r);
+
+/* sweep_csv.c: DIR/sweep.csv; 0 or an exit code (error printed). */
+int a2_sweep_write_csv(const a2_sweep *s, const a2_sweep_row *rows);
+
+/* sweep_cross.c: the crossover report to `out`. */
+void a2_sweep_crossovers(const a2_sweep *s, const a2_sweep_row *rows, FILE *out);
+
+/* sweep_plot.c: write DIR/plot.gp and run gnuplot on it. Returns 0 (plots
+ * made, or skipped with a warning when gnuplot is missing; *nplots = PNGs
+ * made), an exit code after printing an error, or (negated) a signal. */
+int a2_sweep_plot(const a2_sweep *s, const a2_sweep_row *rows, int *nplots);
+
+/* Shared small helpers (sweep_grid.c). */
+char *a2_sweep_strdup(const char *s);
+/* DIR/name into out; false when it does not fit. */
+bool a2_sweep_path(const a2_sweep *s, const char *name, char *out, size_t n);
+
+#endif
