@@ -35,6 +35,8 @@ typedef struct {
   bool no_race_check;
   const char *trace_out; /* --trace FILE */
   bool profile;          /* --profile: wall time, events/s, peak RSS on stderr */
+  bool no_data;          /* --no-data: timing-only */
+  uint64_t race_memory;  /* --race-memory: 0 = default budget */
 } a2_run_opts;
 
 typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;
@@ -75,6 +77,9 @@ typedef struct {
   uint64_t time_ps;
   uint64_t races;  /* racing access pairs (0 when not checked) */
   bool race_checked;
+  bool race_abandoned;
+  uint64_t race_budget;
+  bool no_data;
   const a2_sim *sim;
   const a2_kernel *k;
 } a2_run_result;

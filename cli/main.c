@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/sweep.h"
 
 static const char usage[] =
     "a2a3sim - a cycle-approximate simulator of Ascend a2a3 NPUs running collective kernels\n"
@@ -14,6 +15,7 @@ static const char usage[] =
     "         cost card\n"
     "  gen    write a built-in collective as a trace file\n"
     "  list   list the built-in collectives with their cost-card formulas\n"
+    "  sweep  run a grid of algorithms x ranks x sizes x config values; CSV, plots, crossovers\n"
     "  config check FILE   validate a config and print it resolved, with units\n"
     "  help   show this text (also: a2a3sim <command> --help)\n"
     "\n"
@@ -45,7 +47,8 @@ typedef struct {
 } command;
 
 static const command commands[] = {
-    {"run", a2_cli_run}, {"gen", a2_cli_gen}, {"list", a2_cli_list}, {"config", a2_cli_config}};
+    {"run", a2_cli_run}, {"gen", a2_cli_gen}, {"list", a2_cli_list}, {"config", a2_cli_config},
+    {"sweep", a2_cli_sweep}};
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -58,6 +61,7 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
-  a2_cli_usage_error(NULL, "unknown command '%s' (expected: run, gen, list, config, help)", argv[1]);
+  a2_cli_usage_error(NULL, "unknown command '%s' (expected: run, gen, list, config, sweep, help)",
+                     argv[1]);
   return A2_EXIT_USAGE;
 }

@@ -10,7 +10,7 @@ static const char run_usage[] =
     "usage: a2a3sim run (--algo NAME | --trace-file FILE) (-d 0,1,2,3 | --ranks P)\n"
     "                   [--size BYTES] [--op OP] [--dtype T] [--root R] [--cores C]\n"
     "                   [--config FILE] [--set KEY=VALUE]... [--seed S] [--max-sim-time T]\n"
-    "                   [--no-race-check] [--trace FILE] [--json] [--profile]\n"
+    "                   [--no-race-check] [--no-data] [--trace FILE] [--json] [--profile]\n"
     "\n"
     "  --algo NAME        built-in collective (a2a3sim list)\n"
     "  --trace-file FILE  a kernel written in the trace format (docs/trace-format.md)\n"
@@ -27,6 +27,10 @@ static const char run_usage[] =
     "  --seed S           seed of the input pattern (default 1)\n"
     "  --max-sim-time T   stop a run that exceeds T simulated time (e.g. 10ms) and report\n"
     "  --no-race-check    skip happens-before race detection (on by default)\n"
+    "  --race-memory SIZE memory the race check may use (default 2GiB; it grows with\n"
+    "                     cores^2); past it the check stops and says so\n"
+    "  --no-data          timing-only: no payload bytes are allocated or moved; times,\n"
+    "                     counters and race/deadlock checks as with data, no golden check\n"
     "  --trace FILE       write a timing trace (Chrome/Perfetto JSON: open it in\n"
     "                     ui.perfetto.dev or chrome://tracing)\n"
     "  --json             print the result as one JSON object (keys: docs/output.md)\n"
@@ -95,7 +99,7 @@ static int parse_choice(const char *flag, const char *s, const char *const *name
 
 int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   enum { O_ALGO = 256, O_RANKS, O_SIZE, O_CONFIG, O_SET, O_SEED, O_JSON, O_MAXT, O_HELP,
-         O_TRACE, O_OP, O_DTYPE, O_ROOT, O_CORES, O_NORACE, O_TRACEOUT, O_PROFILE };
+         O_TRACE, O_OP, O_DTYPE, O_ROOT, O_CORES, O_NORACE, O_TRACEOUT, O_PROFILE, O_NODATA, O_RACEMEM };
   static const struct option longs[] = {
       {"algo", required_argument, 0, O_ALGO},         {"devices", required_argument, 0, 'd'},
       {"ranks", required_argument, 0, O_RANKS},       {"size", required_argument, 0, O_SIZE},
@@ -106,7 +110,8 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       {"dtype", required_argument, 0, O_DTYPE},       {"root", required_argument, 0, O_ROOT},
       {"cores", required_argument, 0, O_CORES},       {"output", required_argument, 0, 'o'},
       {"no-race-check", no_argument, 0, O_NORACE},    {"trace", required_argument, 0, O_TRACEOUT},
-      {"profile", no_argument, 0, O_PROFILE},
+      {"profile", no_argument, 0, O_PROFILE},        {"no-data", no_argument, 0, O_NODATA},
+      {"race-memory", required_argument, 0, O_RACEMEM},
       {0, 0, 0, 0}};
   static const char *const ops[] = {"sum", "max", "min", "prod"};
   static const char *const dtypes[] = {"fp32", "fp16"};
@@ -170,6 +175,17 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     case O_JSON:
       o->json = true;
       run_only = "--json";
+      break;
+    case O_RACEMEM:
+      run_only = "--race-memory";
+      if (a2_parse_quantity(optarg, A2_UNIT_BYTES, &o->race_memory, why, sizeof why) ||
+          o->race_memory == 0)
+        return a2_cli_usage_error("--race-memory", "expected a size such as 4GiB, got '%s'",
+                                  optarg);
+      break;
+    case O_NODATA:
+      o->no_data = true;
+      run_only = "--no-data";
       break;
     case O_PROFILE:
       o->profile = true;

@@ -25,6 +25,7 @@ static measured measure(const a2_run_result *r) {
 
 /* algbw in GB/s (10^9 B/s): S bytes over t ps. */
 static double algbw(const a2_run_result *r) {
+  if (r->status != A2_RUN_DONE) return NAN; /* an unfinished run has no bandwidth */
   if (!r->time_ps) return 0;
   double S = r->desc.size_factor * (double)r->desc.size_bytes;
   return S * 1000.0 / (double)r->time_ps;
@@ -102,6 +103,7 @@ void a2_report_text(const a2_run_result *r, FILE *out) {
           r->nranks, (unsigned long long)r->desc.size_bytes, r->config_name,
           a2_topo_name(c->topology), (double)c->link_bw / 1e9, (double)c->link_lat_ps / 1e3);
   fprintf(out, "%s", verdict(r));
+  if (r->no_data) fprintf(out, "  (timing-only: no data moved, result not checked)");
   if (r->check.checked)
     fprintf(out, "  (%llu elements checked, %llu mismatches)", (unsigned long long)r->check.elements,
             (unsigned long long)r->check.mismatches);
@@ -110,8 +112,12 @@ void a2_report_text(const a2_run_result *r, FILE *out) {
     fprintf(out, "  mismatch: rank %u index %llu got %.9g want %.9g\n", r->check.show[i].rank,
             (unsigned long long)r->check.show[i].index, r->check.show[i].got,
             r->check.show[i].want);
-  fprintf(out, "time %.3f us   algbw %.3f GB/s   busbw %.3f GB/s\n", (double)r->time_ps / 1e6, bw,
-          bus);
+  if (r->status == A2_RUN_DONE)
+    fprintf(out, "time %.3f us   algbw %.3f GB/s   busbw %.3f GB/s\n", (double)r->time_ps / 1e6,
+            bw, bus);
+  else
+    fprintf(out, "time %.3f us when stopped (no bandwidth: the run did not finish)\n",
+            (double)r->time_ps / 1e6);
   char ra[32], wa[32], ba[32], ta[32];
   ratio_cell(ra, sizeof ra, (double)m.read, r->desc.card.remote_read_bytes);
   ratio_cell(wa, sizeof wa, (double)m.write, r->desc.card.remote_write_bytes);
@@ -214,6 +220,7 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   yajl_gen_map_open(g);
   kbool(g, "ok", r->status == A2_RUN_DONE && r->check.ok && !r->races);
   kstr(g, "status", verdict(r));
+  kstr(g, "mode", r->no_data ? "timing-only" : "functional");
   kstr(g, "algo", r->desc.name);
   kint(g, "ranks", r->nranks);
   kint(g, "size_bytes", r->desc.size_bytes);
@@ -244,6 +251,7 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   key(g, "race_check");
   yajl_gen_map_open(g);
   kbool(g, "checked", r->race_checked);
+  kbool(g, "abandoned", r->race_abandoned);
   kint(g, "races", r->races);
   yajl_gen_map_close(g);
   key(g, "per_rank");

@@ -8,7 +8,8 @@
  *   sweep_row.c    one point's exit status + JSON -> one CSV row
  *   sweep_csv.c    sweep.csv
  *   sweep_cross.c  the crossover table (stdout and crossovers.txt)
- *   sweep_plot.c   plot.gp and the PNGs (gnuplot as a child process) */
+ *   sweep_plot.c   plot.gp and the PNGs (gnuplot as a child process)
+ *   sweep_mpi.c    optional: the points split over MPI ranks (-DA2_MPI=ON) */
 #ifndef A2_CLI_SWEEP_H
 #define A2_CLI_SWEEP_H
 
@@ -19,6 +20,8 @@
 #include <sys/types.h>
 
 #include "cli/cli.h"
+
+int a2_cli_sweep(int argc, char **argv);
 
 #define A2_SWEEP_MAX_POINTS 100000 /* each point is a process: a sanity bound */
 
@@ -31,33 +34,33 @@ typedef struct {
 
 /* The whole study, from the flags. */
 typedef struct {
-  char **algos;     /* --algo, in the order given */
+  char **algos; /* --algo, in the order given */
   size_t nalgos;
-  uint32_t *ranks;  /* --ranks, in the order given */
+  uint32_t *ranks; /* --ranks, in the order given */
   size_t nranks;
-  uint64_t *sizes;  /* --sizes, ascending */
+  uint64_t *sizes; /* --sizes, ascending */
   size_t nsizes;
   a2_sweep_set sets[A2_MAX_SETS]; /* --set, in the order given */
   size_t nsets;
   size_t axes[A2_MAX_SETS]; /* indices into sets[] of the sets with > 1 value */
   size_t naxes;
-  size_t ncombos;           /* product of the axes' value counts (1 when none) */
-  size_t npoints;           /* nalgos * nranks * nsizes * ncombos */
-  const char *config_path;  /* --config, NULL = built-in default */
-  const char *out_dir;      /* -o */
-  unsigned jobs;            /* --jobs */
+  size_t ncombos;          /* product of the axes' value counts (1 when none) */
+  size_t npoints;          /* nalgos * nranks * nsizes * ncombos */
+  const char *config_path; /* --config, NULL = built-in default */
+  const char *out_dir;     /* -o */
+  unsigned jobs;           /* --jobs */
 } a2_sweep;
 
 /* What one point produced (sweep_row.c). Number fields are the JSON text
  * as printed by `run --json`, NULL when there is none (refused point). */
 typedef struct {
-  bool ran;          /* the point finished (false: not run, interrupted) */
-  bool ok;           /* the JSON's "ok" */
-  char status[16];   /* OK FAIL RACE DEADLOCK TIMEOUT (JSON), REFUSED (exit 2), ERROR */
+  bool ran;        /* the point finished (false: not run, interrupted) */
+  bool ok;         /* the JSON's "ok" */
+  char status[16]; /* OK FAIL RACE DEADLOCK TIMEOUT (JSON), REFUSED (exit 2), ERROR */
   char *time_ns, *algbw_gbps, *busbw_gbps, *remote_read, *remote_write, *barrier_rounds;
-  uint64_t time_ps;  /* for comparisons (exact); valid when time_ns != NULL */
-  char *error;       /* first line of the point's stderr (or what went wrong), NULL = none */
-  int exit_code;     /* the point's exit status, -1 when killed by a signal */
+  uint64_t time_ps; /* for comparisons (exact); valid when time_ns != NULL */
+  char *error;      /* first line of the point's stderr (or what went wrong), NULL = none */
+  int exit_code;    /* the point's exit status, -1 when killed by a signal */
 } a2_sweep_row;
 
 /* A point's place in the grid. Grid order (the CSV's row order): algo
@@ -99,19 +102,34 @@ int a2_sweep_signals_install(void);
 int a2_sweep_interrupted(void);
 /* Die of the signal that interrupted us, after the children are reaped. */
 void a2_sweep_reraise(int sig);
-/* Start argv[0] (path, or searched in PATH when `search_path`) in `cwd`
- * (NULL: ours) with stdin /dev/null and stdout/stderr to pipes. */
-int a2_sweep_spawn(char *const argv[], bool search_path, const char *cwd, pid_t *pid, int *out_fd,
-                   int *err_fd);
-/* Run one child to completion, capturing both streams; *status as waitpid.
+/* Start `file` (a path, or searched in PATH when `search_path`) with argv
+ * in `cwd` (NULL: ours), stdin /dev/null, stdout and stderr to pipes. */
+int a2_sweep_spawn(const char *file, char *const argv[], bool search_path, const char *cwd,
+                   pid_t *pid, int *out_fd, int *err_fd);
+/* Run argv[0] to completion, capturing both streams; *status as waitpid.
  * Returns 0, -1 when it could not start (errno), or the signal that
  * interrupted the wait (the child is killed and reaped). */
 int a2_sweep_run_capture(char *const argv[], bool search_path, const char *cwd, a2_sweep_buf *out,
                          a2_sweep_buf *err, int *status);
-/* Run every point, at most s->jobs at once; rows[point] gets each result.
- * Returns 0, an exit code after printing an error, or (negated) the
- * signal that interrupted the sweep (every child reaped). */
-int a2_sweep_run_points(const a2_sweep *s, a2_sweep_row *rows);
+/* Run the points first, first + stride, ... (all of them: 0, 1), at most
+ * s->jobs at once; rows[point] gets each result. Returns 0, an exit code
+ * after printing an error, or (negated) the signal that interrupted the
+ * sweep (every child reaped). */
+int a2_sweep_run_points(const a2_sweep *s, a2_sweep_row *rows, size_t first, size_t stride);
+
+/* sweep_mpi.c: with -DA2_MPI=ON and started by mpirun, the points are
+ * split over the MPI ranks (point i on rank i % size) and gathered at rank
+ * 0, which writes the files. Otherwise (or without mpirun) one rank. */
+typedef struct {
+  int rank, size;
+  bool mpi; /* MPI_Init was called */
+} a2_sweep_world;
+void a2_sweep_world_init(a2_sweep_world *w);
+/* Every rank's rows to rank 0; `rc` is this rank's status so far. Returns
+ * the worst status of all ranks (0 when all are fine). */
+int a2_sweep_gather(const a2_sweep *s, const a2_sweep_world *w, a2_sweep_row *rows, int rc);
+/* Rank 0's exit status for every rank; finalizes MPI. */
+int a2_sweep_world_finish(a2_sweep_world *w, int rc);
 
 /* sweep_row.c: fill *r from a finished point. */
 void a2_sweep_row_fill(a2_sweep_row *r, int wait_status, const a2_sweep_buf *out,
@@ -125,8 +143,9 @@ int a2_sweep_write_csv(const a2_sweep *s, const a2_sweep_row *rows);
 void a2_sweep_crossovers(const a2_sweep *s, const a2_sweep_row *rows, FILE *out);
 
 /* sweep_plot.c: write DIR/plot.gp and run gnuplot on it. Returns 0 (plots
- * made, or skipped with a warning when gnuplot is missing; *nplots = PNGs
- * made), an exit code after printing an error, or (negated) a signal. */
+ * made: *nplots = PNGs made; or skipped with a warning when gnuplot is
+ * missing: *nplots = -1), an exit code after printing an error, or
+ * (negated) a signal. */
 int a2_sweep_plot(const a2_sweep *s, const a2_sweep_row *rows, int *nplots);
 
 /* Shared small helpers (sweep_grid.c). */

@@ -1,6 +1,6 @@
 /* Ladder step 10: all-reduce, ring, pull-based. The slice is cut into P
  * chunks of B = N/P. Signals are neighbour-only, one row per round
- * (cell row*P + src), 2(P-1) rows:
+ * (one cell per row: only the left neighbour writes them), 2(P-1) rows:
  *   row 0            left has staged its input (partial := x)
  *   row 1+s          left finished reduce-scatter step s (s = 0..P-2)
  *   row P+s          left finished all-gather step s (s = 0..P-3)
@@ -25,7 +25,10 @@ a2_code a2_gen_allreduce_ring(const a2_coll_params *p, a2_kernel *k, a2_err *err
   uint16_t y = a2_tb_buf(&tb, "y", A2_BUF_TENSOR, dt, N, A2_INIT_ZERO);
   uint16_t partial = a2_tb_buf(&tb, "partial", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
   uint16_t result = a2_tb_buf(&tb, "result", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
-  uint16_t sig = a2_tb_buf(&tb, "signal", A2_BUF_SIGNAL, A2_INT32, 4ull * P * 2 * (P - 1),
+  /* One cell per round, not the seed's [2(P-1), P]: only the left neighbour
+   * ever writes a rank's cells, so a column per source would cost O(P^2)
+   * cells per rank (8 MiB per rank at P=1024) for nothing. */
+  uint16_t sig = a2_tb_buf(&tb, "signal", A2_BUF_SIGNAL, A2_INT32, 4ull * 2 * (P - 1),
                            A2_INIT_ZERO);
   a2_tiles t;
   a2_tiles_declare(&t, &tb, dt, T, 1, 2);
@@ -38,9 +41,9 @@ a2_code a2_gen_allreduce_ring(const a2_coll_params *p, a2_kernel *k, a2_err *err
     t.turn = 0; /* one receive-tile rotation through all phases */
     a2_at staged = a2_at_local(partial, 0);
     a2_coll_copy(&t, a2_at_local(x, 0), &staged, 1, N, T); /* stage-in: partial := x */
-    a2_tb_notify(&tb, sig, right, 0ull * P + me, A2_MODE_SET, 1);
+    a2_tb_notify(&tb, sig, right, 0, A2_MODE_SET, 1);
     for (uint32_t s = 0; s + 1 < P; s++) { /* reduce-scatter */
-      a2_tb_wait(&tb, sig, (uint64_t)s * P + left, A2_MODE_GE, 1);
+      a2_tb_wait(&tb, sig, s, A2_MODE_GE, 1);
       uint64_t c = mod((int64_t)me - s - 1, P);
       for (uint64_t off = c * B; off < (c + 1) * B; off += T) {
         uint64_t len = a2_min64((c + 1) * B - off, T);
@@ -50,14 +53,14 @@ a2_code a2_gen_allreduce_ring(const a2_coll_params *p, a2_kernel *k, a2_err *err
         a2_tb_vop(&tb, vop, acc, acc, recv, len);
         a2_tb_store(&tb, acc, s + 2 == P ? result : partial, off, len);
       }
-      a2_tb_notify(&tb, sig, right, (uint64_t)(1 + s) * P + me, A2_MODE_SET, 1);
+      a2_tb_notify(&tb, sig, right, 1 + s, A2_MODE_SET, 1);
     }
     for (uint32_t s = 0; s + 1 < P; s++) { /* all-gather */
-      a2_tb_wait(&tb, sig, (uint64_t)(P - 1 + s) * P + left, A2_MODE_GE, 1);
+      a2_tb_wait(&tb, sig, P - 1 + s, A2_MODE_GE, 1);
       uint64_t c = mod((int64_t)me - s, P);
       a2_at out[2] = {a2_at_local(result, c * B), a2_at_local(y, c * B)};
       a2_coll_copy(&t, a2_at_peer(result, left, c * B), out, 2, B, T);
-      if (s + 2 < P) a2_tb_notify(&tb, sig, right, (uint64_t)(P + s) * P + me, A2_MODE_SET, 1);
+      if (s + 2 < P) a2_tb_notify(&tb, sig, right, P + s, A2_MODE_SET, 1);
     }
     /* the reduced chunk this rank owns goes to y too */
     uint64_t own = mod((int64_t)me + 1, P);

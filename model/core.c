@@ -223,7 +223,7 @@ static void start_vector(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t n
              (in->len + cfg->vec_bytes_per_cycle - 1) / cfg->vec_bytes_per_cycle;
   uint64_t start = c->vec_free_ps > now ? c->vec_free_ps : now;
   c->vec_free_ps = start + cycles * c->sim->cycle_ps;
-  if (in->op != A2_OP_COMPUTE) a2_vector_apply(c, in);
+  if (in->op != A2_OP_COMPUTE && !c->sim->no_data) a2_vector_apply(c, in);
   sl->done_ps = c->vec_free_ps;
   a2_core_wake(c, sl->done_ps);
 }
@@ -313,7 +313,7 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->buf_w = calloc(k->nbufs ? k->nbufs : 1, sizeof *c->buf_w);
   uint64_t ub = 0;
   for (uint32_t i = 0; i < k->ntiles; i++) ub += k->tiles[i].bytes;
-  c->ub = calloc(ub ? ub : 1, 1);
+  c->ub = calloc(ub && !s->no_data ? ub : 1, 1); /* timing-only: no tile bytes */
   if (!c->tiles || !c->ub || !c->buf_w)
     return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for core state");
   return a2k_proc_create("core", core_run, c, &c->proc, err);

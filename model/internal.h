@@ -74,7 +74,9 @@ struct a2_sim {
   a2_rank_stats *stats; /* per rank */
   uint32_t *dev;        /* NPU of each kernel rank */
   a2_race *race;        /* NULL when race checking is off */
+  uint64_t race_budget; /* bytes the race detector may use */
   a2_observer *obs;     /* NULL when no timing trace is written */
+  bool no_data;         /* timing-only: payload buffers and tiles are not allocated */
 };
 
 static inline uint8_t *a2_mem(const struct a2_sim *s, uint32_t rank, uint32_t buf) {

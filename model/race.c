@@ -49,12 +49,26 @@ struct a2_race {
   uint32_t **slabs;
   uint32_t nslabs, slab_cap;
   uint32_t *free_snaps; /* first word of a free snapshot links to the next */
+  /* Vector clocks cost O(cores) per core and per notified cell: past the
+   * budget the detector gives up (and says so) rather than exhaust memory. */
+  uint64_t bytes, budget;
+  bool abandoned;
 };
+
+/* Account for n more bytes; false (and the detector abandoned) past budget. */
+static bool charge(a2_race *r, uint64_t n) {
+  r->bytes += n;
+  if (r->bytes <= r->budget) return true;
+  r->abandoned = true;
+  return false;
+}
 
 #define SNAPS_PER_SLAB 64
 
 static uint32_t *snap_get(a2_race *r) {
   if (!r->free_snaps) {
+    size_t words0 = r->T < 2 ? 2 : r->T;
+    if (!charge(r, SNAPS_PER_SLAB * words0 * sizeof(uint32_t))) return NULL;
     if (r->nslabs == r->slab_cap) {
       uint32_t cap = r->slab_cap ? r->slab_cap * 2 : 16;
       uint32_t **v = realloc(r->slabs, cap * sizeof *v);
@@ -82,11 +96,13 @@ static void snap_put(a2_race *r, uint32_t *snap) {
   r->free_snaps = snap;
 }
 
-a2_race *a2_race_create(const a2_kernel *k) {
+a2_race *a2_race_create(const a2_kernel *k, uint64_t budget_bytes) {
   a2_race *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->k = k;
   r->T = k->nranks * k->ncores;
+  r->budget = budget_bytes;
+  if (!charge(r, (uint64_t)r->T * r->T * sizeof(uint32_t))) return r; /* abandoned at once */
   r->vc = calloc((size_t)r->T * r->T, sizeof *r->vc);
   r->recs = calloc((size_t)k->nranks * (k->nbufs ? k->nbufs : 1), sizeof *r->recs);
   r->cells_cap = 1024;
@@ -121,7 +137,7 @@ static void note_race(a2_race *r, const access_rec *a, const access_rec *b, uint
 
 void a2_race_access(a2_race *r, uint32_t gid, uint32_t owner, uint16_t buf, uint64_t off,
                     uint64_t len, int write, const a2_instr *in, uint64_t now_ps) {
-  if (r->k->bufs[buf].kind == A2_BUF_SIGNAL || len == 0) return;
+  if (r->abandoned || r->k->bufs[buf].kind == A2_BUF_SIGNAL || len == 0) return;
   rec_list *L = &r->recs[(size_t)owner * r->k->nbufs + buf];
   const uint32_t *mine = vc_of(r, gid);
   access_rec cur = {off, len, gid, mine[gid], write, in, now_ps};
@@ -140,6 +156,7 @@ void a2_race_access(a2_race *r, uint32_t gid, uint32_t owner, uint16_t buf, uint
   L->n = keep;
   if (L->n == L->cap) {
     uint32_t cap = L->cap ? L->cap * 2 : 8;
+    if (!charge(r, (uint64_t)(cap - L->cap) * sizeof *L->v)) return;
     access_rec *v = realloc(L->v, cap * sizeof *v);
     if (!v) abort();
     L->v = v;
@@ -149,7 +166,9 @@ void a2_race_access(a2_race *r, uint32_t gid, uint32_t owner, uint16_t buf, uint
 }
 
 uint32_t *a2_race_notify(a2_race *r, uint32_t gid) {
+  if (r->abandoned) return NULL;
   uint32_t *snap = snap_get(r);
+  if (!snap) return NULL;
   uint32_t *mine = vc_of(r, gid);
   memcpy(snap, mine, r->T * sizeof *snap);
   mine[gid]++;
@@ -168,6 +187,7 @@ static uint64_t hash(uint64_t x) {
 
 static cell_slot *cell_find(a2_race *r, uint64_t key, bool insert) {
   if (insert && 2 * (r->ncells + 1) > r->cells_cap) {
+    charge(r, r->cells_cap * sizeof *r->cells); /* the table doubles */
     cell_slot *old = r->cells;
     uint64_t oldcap = r->cells_cap;
     r->cells_cap *= 2;
@@ -188,6 +208,7 @@ static cell_slot *cell_find(a2_race *r, uint64_t key, bool insert) {
 }
 
 void a2_race_land(a2_race *r, uint32_t rank, uint16_t buf, uint64_t off, int set, uint32_t *snap) {
+  if (r->abandoned || !snap) return;
   cell_slot *c = cell_find(r, cell_key(r, rank, buf, off), true);
   if (!c->vc || set) {
     if (c->vc) snap_put(r, c->vc);
@@ -200,6 +221,7 @@ void a2_race_land(a2_race *r, uint32_t rank, uint16_t buf, uint64_t off, int set
 }
 
 void a2_race_acquire(a2_race *r, uint32_t gid, uint32_t rank, uint16_t buf, uint64_t off) {
+  if (r->abandoned) return;
   uint64_t key = cell_key(r, rank, buf, off);
   uint64_t i = hash(key) & (r->cells_cap - 1);
   while (r->cells[i].key && r->cells[i].key != key) i = (i + 1) & (r->cells_cap - 1);
@@ -210,6 +232,11 @@ void a2_race_acquire(a2_race *r, uint32_t gid, uint32_t rank, uint16_t buf, uint
 }
 
 uint64_t a2_race_count(const a2_race *r) { return r->count; }
+
+bool a2_race_abandoned(const a2_race *r, uint64_t *budget) {
+  if (budget) *budget = r->budget;
+  return r->abandoned;
+}
 
 static void describe(const a2_race *r, const access_rec *a, FILE *out) {
   fprintf(out, "    %-5s by rank %u core %u, %s %u (%s), dispatched at %.3f ns\n",

@@ -15,6 +15,7 @@
 #ifndef A2_RACE_H
 #define A2_RACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -22,8 +23,9 @@
 
 typedef struct a2_race a2_race;
 
-/* One detector for ncores_total = nranks * ncores cores. */
-a2_race *a2_race_create(const a2_kernel *k);
+/* One detector for nranks * ncores cores, using at most budget_bytes for its
+ * clocks and records: past that it stops checking (a2_race_abandoned). */
+a2_race *a2_race_create(const a2_kernel *k, uint64_t budget_bytes);
 void a2_race_free(a2_race *r);
 
 /* Core gid dispatches an access to buf of rank `owner`, bytes [off, off+len). */
@@ -38,6 +40,8 @@ void a2_race_acquire(a2_race *r, uint32_t gid, uint32_t rank, uint16_t buf, uint
 
 /* Races found (pairs), and a report of the first ones. */
 uint64_t a2_race_count(const a2_race *r);
+/* True when the budget ran out and checking stopped; *budget = the budget. */
+bool a2_race_abandoned(const a2_race *r, uint64_t *budget);
 void a2_race_report(const a2_race *r, FILE *out);
 
 #endif

@@ -44,6 +44,13 @@ static a2_code check_devices(const a2_config *cfg, const a2_kernel *k, const uin
 
 a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
                       const char *name, a2_sim **out, a2_err *err) {
+  return a2_sim_create_mode(cfg, k, devices, name, 0, out, err);
+}
+
+int a2_sim_no_data(const a2_sim *s) { return s->no_data; }
+
+a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
+                           const char *name, int no_data, a2_sim **out, a2_err *err) {
   a2_code rc = a2_kernel_validate(k, cfg->ub_bytes, cfg->vector_cores, name, err);
   if (rc) return rc;
   if ((rc = check_devices(cfg, k, devices, err))) return rc;
@@ -61,6 +68,7 @@ a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *
   *out = s;
   s->cfg = cfg;
   s->k = k;
+  s->no_data = no_data != 0;
   s->cycle_ps = a2_config_cycle_ps(cfg);
   uint32_t P = k->nranks, C = k->ncores;
   s->dev = calloc(P, sizeof *s->dev);
@@ -75,6 +83,7 @@ a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *
   for (uint32_t i = 1; i < k->ntiles; i++) s->ub_off[i] = s->ub_off[i - 1] + k->tiles[i - 1].bytes;
   for (uint32_t r = 0; r < P; r++)
     for (uint32_t b = 0; b < k->nbufs; b++) {
+      if (s->no_data && k->bufs[b].kind != A2_BUF_SIGNAL) continue; /* stays NULL */
       uint8_t *m = calloc(k->bufs[b].bytes ? k->bufs[b].bytes : 1, 1);
       if (!m)
         return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for buffer '%s'",
@@ -134,7 +143,8 @@ a2_code a2_sim_set_race_check(a2_sim *s, int on, a2_err *err) {
     s->race = NULL;
     return A2_OK;
   }
-  if (!s->race && !(s->race = a2_race_create(s->k)))
+  if (!s->race_budget) s->race_budget = A2_RACE_DEFAULT_BUDGET;
+  if (!s->race && !(s->race = a2_race_create(s->k, s->race_budget)))
     return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0,
                       "out of memory for race detection (%u cores); try --no-race-check",
                       s->k->nranks * s->k->ncores);
@@ -146,6 +156,18 @@ a2_code a2_sim_set_trace(a2_sim *s, const char *path, a2_err *err) {
   a2_code rc = a2_obs_create(s, path, &s->obs, err);
   if (rc == A2_OK) a2_net_set_observer(s->net, a2_obs_packet, s->obs);
   return rc;
+}
+
+a2_code a2_sim_set_race_budget(a2_sim *s, uint64_t bytes, a2_err *err) {
+  bool on = s->race != NULL;
+  a2_race_free(s->race);
+  s->race = NULL;
+  s->race_budget = bytes ? bytes : A2_RACE_DEFAULT_BUDGET;
+  return on ? a2_sim_set_race_check(s, 1, err) : A2_OK;
+}
+
+int a2_sim_race_abandoned(const a2_sim *s, uint64_t *budget) {
+  return s->race && a2_race_abandoned(s->race, budget);
 }
 
 uint64_t a2_sim_races(const a2_sim *s) { return s->race ? a2_race_count(s->race) : 0; }

@@ -41,11 +41,25 @@ typedef enum {
  * on; NULL means rank r on NPU r. */
 a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
                       const char *name, a2_sim **out, a2_err *err);
+
+/* The same, in timing-only mode when no_data is set: payload buffers and
+ * tiles are not allocated and no bytes move (signals still do: they steer
+ * the run); every time, counter and the race/deadlock checks are as with
+ * data. The functional check cannot run (a2_sim_buffer returns NULL for
+ * payload buffers). */
+a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
+                           const char *name, int no_data, a2_sim **out, a2_err *err);
+int a2_sim_no_data(const a2_sim *s);
 void a2_sim_free(a2_sim *s);
 
 /* Race detection (docs/timing-model.md, "Races") is on unless turned off
  * here, before a2_sim_run. */
 a2_code a2_sim_set_race_check(a2_sim *s, int on, a2_err *err);
+/* The race detector's memory budget (vector clocks grow as cores^2): past
+ * it, checking stops and a2_sim_race_abandoned says so. 0 = the default. */
+#define A2_RACE_DEFAULT_BUDGET (2ull << 30)
+a2_code a2_sim_set_race_budget(a2_sim *s, uint64_t bytes, a2_err *err);
+int a2_sim_race_abandoned(const a2_sim *s, uint64_t *budget);
 /* Racing access pairs found, and a report of the first ones. */
 uint64_t a2_sim_races(const a2_sim *s);
 void a2_sim_report_races(const a2_sim *s, FILE *out);

@@ -37,6 +37,7 @@ static uint8_t *tile_ptr(const a2_core *c, uint16_t tile) {
  * tile cannot be used before the transfer completes). tag[2] = source rank. */
 static void apply_read(a2_xfer *x, uint64_t off, uint32_t len) {
   a2_core *c = x->owner;
+  if (c->sim->no_data) return;
   const a2_instr *in = instr_of(x);
   memcpy(tile_ptr(c, in->tile) + off, a2_mem(c->sim, (uint32_t)x->tag[2], in->buf) + in->off + off,
          len);
@@ -70,6 +71,7 @@ static void atomic_add(uint8_t *dst, const uint8_t *src, uint32_t len, a2_dtype 
 /* Write at the destination HBM. tag[2] = destination rank. */
 static void apply_write(a2_xfer *x, uint64_t off, uint32_t len) {
   a2_core *c = x->owner;
+  if (c->sim->no_data) return;
   const a2_instr *in = instr_of(x);
   uint8_t *dst = a2_mem(c->sim, (uint32_t)x->tag[2], in->buf) + in->off + off;
   const uint8_t *src = tile_ptr(c, in->tile) + off;
@@ -211,6 +213,7 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq) {
 
 static void dma_apply(a2_xfer *x, uint64_t off, uint32_t len) {
   a2_core *c = x->owner;
+  if (c->sim->no_data) return;
   const a2_instr *in = instr_of(x);
   uint32_t peer = (uint32_t)in->peer;
   uint64_t o = x->tag[3] + off;

@@ -439,8 +439,8 @@ TEST(ConfigSetTest, OutOfRangeValueIsAnError) {
   a2_err e{};
   EXPECT_EQ(a2_config_set(&c, "chip.vector_cores", "2000", &e), A2_E_INPUT);
   EXPECT_EQ(Message(e), "chip.vector_cores=2000: out of range; expected 1 to 1024");
-  EXPECT_EQ(a2_config_set(&c, "interconnect.topology", "torus", &e), A2_E_INPUT);
-  EXPECT_CONTAINS(e.msg, "expected one of full_mesh, ring, switch");
+  EXPECT_EQ(a2_config_set(&c, "interconnect.topology", "hypercube", &e), A2_E_INPUT);
+  EXPECT_CONTAINS(e.msg, "expected one of full_mesh, ring, switch, two_level, torus");
 }
 
 TEST(ConfigSetTest, UnknownKeySuggestsCloseMatches) {
@@ -454,7 +454,7 @@ TEST(ConfigSetTest, UnknownKeySuggestsCloseMatches) {
   a2_config_set(&c, "bandwidth", "1GB/s", &e);
   EXPECT_EQ(Message(e),
             "unknown key 'bandwidth'; did you mean 'chip.hbm.bandwidth', "
-            "'interconnect.link.bandwidth'?");
+            "'interconnect.link.bandwidth', 'interconnect.nic.bandwidth'?");
   a2_config_set(&c, "link.latency", "1ns", &e);
   EXPECT_EQ(Message(e), "unknown key 'link.latency'; did you mean 'interconnect.link.latency'?");
   a2_config_set(&c, "clock", "1GHz", &e);
@@ -534,7 +534,12 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
             "    latency: 500 ns\n"
             "  packet_size: 4 KiB\n"
             "  switch_latency: 100 ns\n"
-            "  control_message_size: 64 B\n");
+            "  control_message_size: 64 B\n"
+            "  group_size: 8\n"
+            "  nic:\n"
+            "    bandwidth: 25 GB/s\n"
+            "    latency: 1.5 us\n"
+            "  torus_width: 4\n");
 }
 
 TEST(ConfigPrintTest, PrintedConfigLoadsBackIdentical) {

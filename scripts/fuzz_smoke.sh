@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Fuzz smoke (docs/robustness.md): build the libFuzzer harnesses of tests/fuzz/
+# with clang in build-fuzz/, replay the committed corpus
+# (tests/fuzz/corpus/{config,set,trace}) strictly, then fuzz each harness for
+# FUZZ_SECONDS (default 60) starting from it. Any crash, sanitizer report,
+# leak or failed check fails the script (exit 1) and leaves the input in
+# build-fuzz/smoke/HARNESS/. scripts/test.sh runs it after the sanitizer suite.
+#
+# Without clang + libFuzzer it prints "skipped: clang with libFuzzer not
+# installed" and exits 0, except under CI=true, where it must run (setup.sh
+# installs clang and libclang-rt-14-dev) and a missing compiler fails.
+#
+# Timeouts and out-of-memory while *fuzzing the trace reader* are reported
+# but do not fail: a valid trace may ask for up to 2^26 instructions
+# (docs/trace-format.md, "Limits"), which takes seconds and gigabytes by
+# design, and random mutation finds such loops easily. They fail in the
+# strict replay and for the config and --set harnesses.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+seconds=${FUZZ_SECONDS:-60}
+limits=(-rss_limit_mb=4096 -timeout=10)
+
+have_libfuzzer() {
+  command -v clang >/dev/null 2>&1 || return 1
+  local d
+  d=$(mktemp -d)
+  printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' >"$d/t.c"
+  clang -fsanitize=fuzzer,address,undefined "$d/t.c" -o "$d/t" >/dev/null 2>&1
+  local rc=$?
+  rm -rf "$d"
+  return $rc
+}
+
+if ! have_libfuzzer; then
+  if [ "${CI:-}" = true ]; then
+    echo "fuzz smoke: FAILED: clang with libFuzzer not installed (needed under CI=true;" \
+      "apt-get install clang libclang-rt-14-dev)" >&2
+    exit 1
+  fi
+  echo "fuzz smoke: skipped: clang with libFuzzer not installed (apt-get install clang libclang-rt-14-dev)"
+  exit 0
+fi
+
+echo "== fuzz smoke: build (clang, libFuzzer + ASan + UBSan) in build-fuzz/"
+cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DA2_FUZZ=ON -DA2_TESTS=OFF >/dev/null
+cmake --build build-fuzz -j"$(nproc)" --target fuzz_config fuzz_set fuzz_trace >/dev/null
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+failed=()
+for h in config set trace; do
+  bin=build-fuzz/fuzz_$h
+  corpus=tests/fuzz/corpus/$h
+  out=build-fuzz/smoke/$h
+  rm -rf "$out"
+  mkdir -p "$out/work"
+  # 1. strict replay of the committed corpus: every input must pass
+  if ! "$bin" -runs=0 "${limits[@]}" -artifact_prefix="$out/" "$corpus" >"$out/replay.log" 2>&1; then
+    echo "fuzz smoke: fuzz_$h FAILED replaying $corpus:" >&2
+    tail -n 40 "$out/replay.log" >&2
+    failed+=("$h(replay)")
+    continue
+  fi
+  # 2. fuzz from the corpus for $seconds (new inputs go to $out/work, not the corpus)
+  mode=(-dict=tests/fuzz/config.dict)
+  [ "$h" = trace ] && mode=(-dict=tests/fuzz/trace.dict -fork=1 -ignore_timeouts=1 -ignore_ooms=1)
+  start=$(date +%s)
+  if "$bin" "${mode[@]}" -max_total_time="$seconds" "${limits[@]}" -print_final_stats=1 \
+    -artifact_prefix="$out/" "$out/work" "$corpus" >"$out/fuzz.log" 2>&1; then
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz.log" | tail -1 | grep -o '[0-9]*$' || true)
+    [ -z "$execs" ] && execs=$(grep -o '^#[0-9]*' "$out/fuzz.log" | tail -1 | tr -d '#' || true)
+    slow=$(ls "$out" | grep -c '^\(timeout\|oom\)-' || true)
+    note=""
+    [ "$slow" -gt 0 ] && note=", $slow timeout/OOM inputs at the trace limits ignored (see $out/)"
+    echo "fuzz smoke: fuzz_$h OK: ${execs:-?} executions in $(($(date +%s) - start)) s" \
+      "($(find "$corpus" -type f | wc -l) corpus inputs$note)"
+  else
+    echo "fuzz smoke: fuzz_$h FAILED (input and log in $out/):" >&2
+    grep -v '^#[0-9]\|NEW_FUNC' "$out/fuzz.log" | tail -n 60 >&2
+    failed+=("$h")
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz smoke: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "fuzz smoke: OK"

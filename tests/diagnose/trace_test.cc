@@ -1,0 +1,427 @@
+// The timing trace (`run --trace FILE`, docs/output.md "Timing trace") of a
+// P=4 two-phase all-reduce, parsed whole with yajl_tree: Chrome Trace Event
+// structure, slice times in us agreeing with the integer picosecond args,
+// flows pairing each notify with the wait it released, tracks that never
+// overlap, names for every process and track, and utilisation counters and
+// per-packet slices that add up to the `links`/`hbm` figures of --json.
+// Then the trace as a side effect: it leaves --json unchanged, is
+// deterministic, is written for a deadlocked run too, and a path in a
+// missing directory is a usage error.
+#include <gtest/gtest.h>
+#include <yajl/yajl_tree.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "diag_util.h"
+#include "tests/cli/run_cli.h"
+
+namespace a2test {
+namespace {
+
+constexpr int kRanks = 4;
+
+// ---- raw yajl access (a missing key is a null, checked by the caller) ----
+
+yajl_val Key(yajl_val o, const char *k) {
+  if (!YAJL_IS_OBJECT(o)) return nullptr;
+  for (size_t i = 0; i < o->u.object.len; i++)
+    if (!std::strcmp(o->u.object.keys[i], k)) return o->u.object.values[i];
+  return nullptr;
+}
+
+bool IsInt(yajl_val v) {
+  return YAJL_IS_INTEGER(v) && std::strpbrk(YAJL_GET_NUMBER(v), ".eE") == nullptr;
+}
+
+double Num(yajl_val v) {
+  if (YAJL_IS_INTEGER(v)) return (double)YAJL_GET_INTEGER(v);
+  if (YAJL_IS_DOUBLE(v)) return YAJL_GET_DOUBLE(v);
+  return NAN;
+}
+
+std::string Str(yajl_val v) { return YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : ""; }
+
+// A json value printed for failure messages (small values only).
+std::string Show(yajl_val v) {
+  if (!v) return "(missing)";
+  if (YAJL_IS_STRING(v)) return std::string("\"") + YAJL_GET_STRING(v) + "\"";
+  if (YAJL_IS_NUMBER(v)) return YAJL_GET_NUMBER(v);
+  if (YAJL_IS_OBJECT(v)) {
+    std::string s = "{";
+    for (size_t i = 0; i < v->u.object.len; i++)
+      s += std::string(i ? ", " : "") + v->u.object.keys[i] + ": " + Show(v->u.object.values[i]);
+    return s + "}";
+  }
+  return "(value)";
+}
+
+int64_t UsToPs(double us) { return std::llround(us * 1e6); }
+
+using Track = std::pair<long long, long long>;  // (pid, tid)
+
+struct Slice {
+  Track track;
+  std::string name;
+  int64_t ts_ps, dur_ps;
+  yajl_val args;
+};
+
+// ---- the traced run, shared by the tests of one process ----
+
+class TimingTrace : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    TempDir dir;
+    path_ = new std::string(dir.path() + "/two_phase.json");
+    run_ = new CliResult(RunCli({"run", "--algo", "allreduce_two_phase", "--ranks",
+                                 std::to_string(kRanks), "--size", "64KiB", "--trace", *path_,
+                                 "--json"}));
+    text_ = new std::string(diag::ReadFile(*path_));
+    trace_ = new JsonDoc(JsonDoc::Parse(*text_));
+    json_ = new JsonDoc(JsonDoc::Parse(run_->out));
+  }
+  static void TearDownTestSuite() {
+    delete path_;
+    delete run_;
+    delete text_;
+    delete trace_;
+    delete json_;
+  }
+
+  void SetUp() override {
+    ASSERT_EQ(run_->exit_code, 0) << *run_;
+    ASSERT_TRUE(run_->err.empty()) << *run_;
+    ASSERT_TRUE(json_->ok()) << json_->error() << *run_;
+    ASSERT_FALSE(text_->empty()) << "no trace written";
+    ASSERT_TRUE(trace_->ok()) << "the trace is not JSON: " << trace_->error();
+    ASSERT_TRUE(YAJL_IS_OBJECT(trace_->root().raw())) << "the trace is not a JSON object";
+    yajl_val ev = Key(trace_->root().raw(), "traceEvents");
+    ASSERT_TRUE(YAJL_IS_ARRAY(ev)) << "no traceEvents array";
+    ASSERT_GT(ev->u.array.len, 0u);
+  }
+
+  static std::vector<yajl_val> Events() {
+    yajl_val ev = Key(trace_->root().raw(), "traceEvents");
+    return std::vector<yajl_val>(ev->u.array.values, ev->u.array.values + ev->u.array.len);
+  }
+  static std::vector<yajl_val> Events(const char *ph) {
+    std::vector<yajl_val> v;
+    for (yajl_val e : Events())
+      if (Str(Key(e, "ph")) == ph) v.push_back(e);
+    return v;
+  }
+  static Track TrackOf(yajl_val e) {
+    return {YAJL_GET_INTEGER(Key(e, "pid")), YAJL_GET_INTEGER(Key(e, "tid"))};
+  }
+  static std::vector<Slice> Slices() {
+    std::vector<Slice> v;
+    for (yajl_val e : Events("X")) {
+      yajl_val a = Key(e, "args");
+      v.push_back({TrackOf(e), Str(Key(e, "name")), YAJL_GET_INTEGER(Key(a, "ts_ps")),
+                   YAJL_GET_INTEGER(Key(a, "dur_ps")), a});
+    }
+    return v;
+  }
+  // thread_name metadata: (pid, tid) -> name
+  static std::map<Track, std::string> ThreadNames() {
+    std::map<Track, std::string> m;
+    for (yajl_val e : Events("M"))
+      if (Str(Key(e, "name")) == "thread_name") m[TrackOf(e)] = Str(Key(Key(e, "args"), "name"));
+    return m;
+  }
+  // The track of `pid` called `name`; (-1, -1) if there is none.
+  static Track Named(long long pid, const std::string &name) {
+    for (const auto &kv : ThreadNames())
+      if (kv.first.first == pid && kv.second == name) return kv.first;
+    return {-1, -1};
+  }
+
+  static std::string *path_, *text_;
+  static CliResult *run_;
+  static JsonDoc *trace_, *json_;
+};
+
+std::string *TimingTrace::path_, *TimingTrace::text_;
+CliResult *TimingTrace::run_;
+JsonDoc *TimingTrace::trace_, *TimingTrace::json_;
+
+TEST_F(TimingTrace, EveryEventHasPhasePidAndTid) {
+  int bad = 0;
+  for (yajl_val e : Events()) {
+    bool ok = YAJL_IS_OBJECT(e) && !Str(Key(e, "ph")).empty() && IsInt(Key(e, "pid")) &&
+              IsInt(Key(e, "tid"));
+    if (!ok && bad++ < 5) ADD_FAILURE() << "event without ph/pid/tid: " << Show(e);
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST_F(TimingTrace, CompleteSlicesCarryTimesInUsAndIntegerPicoseconds) {
+  std::vector<yajl_val> xs = Events("X");
+  ASSERT_GT(xs.size(), 0u);
+  int bad = 0;
+  for (yajl_val e : xs) {
+    yajl_val ts = Key(e, "ts"), dur = Key(e, "dur"), a = Key(e, "args");
+    yajl_val ts_ps = Key(a, "ts_ps"), dur_ps = Key(a, "dur_ps");
+    bool ok = YAJL_IS_NUMBER(ts) && YAJL_IS_NUMBER(dur) && IsInt(Key(e, "pid")) &&
+              IsInt(Key(e, "tid")) && YAJL_IS_STRING(Key(e, "name")) && IsInt(ts_ps) &&
+              IsInt(dur_ps) && YAJL_GET_INTEGER(ts_ps) >= 0 && YAJL_GET_INTEGER(dur_ps) >= 0 &&
+              std::fabs(Num(ts) - YAJL_GET_INTEGER(ts_ps) / 1e6) <= 1e-6 &&
+              std::fabs(Num(dur) - YAJL_GET_INTEGER(dur_ps) / 1e6) <= 1e-6;
+    if (!ok && bad++ < 5) ADD_FAILURE() << "bad X slice: " << Show(e);
+  }
+  EXPECT_EQ(bad, 0) << "of " << xs.size() << " slices";
+}
+
+TEST_F(TimingTrace, SlicesOnOneTrackNeverOverlap) {
+  std::map<Track, std::vector<std::pair<int64_t, int64_t>>> by_track;
+  for (const Slice &s : Slices()) by_track[s.track].push_back({s.ts_ps, s.dur_ps});
+  ASSERT_GT(by_track.size(), 1u);
+  std::map<Track, std::string> names = ThreadNames();
+  int overlaps = 0;
+  for (auto &kv : by_track) {
+    std::sort(kv.second.begin(), kv.second.end());
+    for (size_t i = 1; i < kv.second.size(); i++) {
+      const auto &prev = kv.second[i - 1], &cur = kv.second[i];
+      if (cur.first < prev.first + prev.second && overlaps++ < 5)
+        ADD_FAILURE() << "overlap on pid " << kv.first.first << " '" << names[kv.first]
+                      << "': [" << prev.first << " +" << prev.second << ") and [" << cur.first
+                      << " +" << cur.second << ")";
+    }
+  }
+  EXPECT_EQ(overlaps, 0);
+}
+
+TEST_F(TimingTrace, EveryFlowHasOneStartAndOneFinishAndEveryRankTakesPart) {
+  struct Ends {
+    int s = 0, f = 0;
+    int64_t s_ps = 0, f_ps = 0;
+  };
+  std::map<std::string, Ends> flows;
+  std::set<long long> start_pids, finish_pids;
+  for (yajl_val e : Events()) {
+    const std::string ph = Str(Key(e, "ph"));
+    if (ph != "s" && ph != "f") continue;
+    yajl_val id = Key(e, "id");
+    ASSERT_TRUE(YAJL_IS_NUMBER(id) || YAJL_IS_STRING(id)) << "flow event without id: " << Show(e);
+    ASSERT_TRUE(YAJL_IS_NUMBER(Key(e, "ts"))) << Show(e);
+    Ends &f = flows[YAJL_IS_NUMBER(id) ? YAJL_GET_NUMBER(id) : YAJL_GET_STRING(id)];
+    const int64_t ps = UsToPs(Num(Key(e, "ts")));
+    if (ph == "s") {
+      f.s++;
+      f.s_ps = ps;
+      start_pids.insert(TrackOf(e).first);
+    } else {
+      f.f++;
+      f.f_ps = ps;
+      finish_pids.insert(TrackOf(e).first);
+    }
+  }
+  ASSERT_FALSE(flows.empty()) << "no notify->wait flows";
+  for (const auto &kv : flows) {
+    EXPECT_EQ(kv.second.s, 1) << "flow " << kv.first;
+    EXPECT_EQ(kv.second.f, 1) << "flow " << kv.first;
+    EXPECT_GE(kv.second.f_ps, kv.second.s_ps) << "flow " << kv.first << " ends before it starts";
+  }
+  for (long long r = 0; r < kRanks; r++) {
+    EXPECT_EQ(start_pids.count(r), 1u) << "no flow starts on rank " << r;
+    EXPECT_EQ(finish_pids.count(r), 1u) << "no flow ends on rank " << r;
+  }
+}
+
+// "Flow arrows join the notify that made a wait pass to that wait": a start
+// lies inside a notify slice on its track whose peer is the finishing rank,
+// and a finish is where a wait slice on its track ends.
+TEST_F(TimingTrace, FlowsJoinANotifyToTheWaitItReleasedOnThePeer) {
+  std::map<Track, std::vector<Slice>> by_track;
+  for (const Slice &s : Slices()) by_track[s.track].push_back(s);
+  std::map<std::string, yajl_val> starts, finishes;
+  for (yajl_val e : Events()) {
+    const std::string ph = Str(Key(e, "ph"));
+    if (ph != "s" && ph != "f") continue;
+    std::string id = YAJL_IS_NUMBER(Key(e, "id")) ? YAJL_GET_NUMBER(Key(e, "id")) : Str(Key(e, "id"));
+    (ph == "s" ? starts : finishes)[id] = e;
+  }
+  ASSERT_FALSE(starts.empty());
+  int bad = 0;
+  for (const auto &kv : starts) {
+    yajl_val s = kv.second;
+    auto it = finishes.find(kv.first);
+    if (it == finishes.end()) continue;  // reported by the pairing test
+    yajl_val f = it->second;
+    const int64_t s_ps = UsToPs(Num(Key(s, "ts"))), f_ps = UsToPs(Num(Key(f, "ts")));
+    const long long f_rank = TrackOf(f).first;
+    bool notify_ok = false, wait_ok = false;
+    for (const Slice &x : by_track[TrackOf(s)])
+      if (x.name == "notify" && x.ts_ps <= s_ps && s_ps <= x.ts_ps + x.dur_ps &&
+          IsInt(Key(x.args, "peer")) && YAJL_GET_INTEGER(Key(x.args, "peer")) == f_rank)
+        notify_ok = true;
+    for (const Slice &x : by_track[TrackOf(f)])
+      if (x.name == "wait" && x.ts_ps + x.dur_ps == f_ps) wait_ok = true;
+    if ((!notify_ok || !wait_ok) && bad++ < 5)
+      ADD_FAILURE() << "flow " << kv.first << ": start " << Show(s) << " finish " << Show(f)
+                    << (notify_ok ? "" : ": no notify to the finishing rank around the start")
+                    << (wait_ok ? "" : ": no wait ends at the finish");
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST_F(TimingTrace, EveryRankAndEveryUsedTrackIsNamed) {
+  std::map<long long, std::string> procs;
+  for (yajl_val e : Events("M"))
+    if (Str(Key(e, "name")) == "process_name") procs[TrackOf(e).first] = Str(Key(Key(e, "args"), "name"));
+  for (int r = 0; r < kRanks; r++)
+    EXPECT_EQ(procs[r], "rank " + std::to_string(r) + " (npu " + std::to_string(r) + ")");
+  std::map<Track, std::string> names = ThreadNames();
+  std::set<Track> missing;
+  for (const Slice &s : Slices())
+    if (!names.count(s.track) || names[s.track].empty()) missing.insert(s.track);
+  for (const Track &t : missing)
+    ADD_FAILURE() << "X slices on pid " << t.first << " tid " << t.second << " without thread_name";
+}
+
+TEST_F(TimingTrace, TracksCoverLinkPortsHbmMteEnginesAndCorePipes) {
+  std::map<Track, std::string> names = ThreadNames();
+  std::set<Track> used;
+  for (const Slice &s : Slices()) used.insert(s.track);
+  auto has = [&](long long pid, const std::string &name) {
+    Track t = Named(pid, name);
+    return t.first >= 0 && used.count(t) > 0;
+  };
+  for (int r = 0; r < kRanks; r++) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    for (int p = 0; p < kRanks; p++)
+      if (p != r) {
+        std::string link = "link npu" + std::to_string(r) + "->npu" + std::to_string(p);
+        EXPECT_TRUE(has(r, link)) << "no slices on '" << link << "' in rank " << r << "'s process";
+      }
+    for (const char *t : {"hbm", "mte_in core0", "mte_out core0", "core0 mte_in #0",
+                          "core0 mte_out #0", "core0 vector #0", "core0 scalar #0", "core0 waits"})
+      EXPECT_TRUE(has(r, t)) << "no slices on track '" << t << "'";
+  }
+}
+
+// Per-packet slices on a link or HBM track add up to that port's bytes and
+// busy time in --json.
+TEST_F(TimingTrace, PacketSlicesAddUpToJsonLinkAndHbmFigures) {
+  std::map<Track, std::pair<long long, long long>> sum;  // bytes, busy
+  for (const Slice &s : Slices()) {
+    yajl_val b = Key(s.args, "bytes");
+    if (IsInt(b)) sum[s.track].first += YAJL_GET_INTEGER(b);
+    sum[s.track].second += s.dur_ps;
+  }
+  JsonView links = (*json_)["links"];
+  ASSERT_EQ(links.Size(), (size_t)kRanks * (kRanks - 1));
+  for (size_t i = 0; i < links.Size(); i++) {
+    long long from = links[i]["from"].Int(), to = links[i]["to"].Int();
+    std::string name = "link npu" + std::to_string(from) + "->npu" + std::to_string(to);
+    Track t = Named(from, name);
+    ASSERT_GE(t.first, 0) << "no track " << name;
+    EXPECT_EQ(sum[t].first, links[i]["bytes"].Int()) << name;
+    EXPECT_EQ(sum[t].second, links[i]["busy_ps"].Int()) << name;
+  }
+  JsonView hbm = (*json_)["hbm"];
+  ASSERT_EQ(hbm.Size(), (size_t)kRanks);
+  for (size_t i = 0; i < hbm.Size(); i++) {
+    Track t = Named(hbm[i]["rank"].Int(), "hbm");
+    ASSERT_GE(t.first, 0);
+    EXPECT_EQ(sum[t].first, hbm[i]["bytes"].Int()) << "hbm of rank " << i;
+    EXPECT_EQ(sum[t].second, hbm[i]["busy_ps"].Int()) << "hbm of rank " << i;
+  }
+}
+
+// Counters `util ...` give utilisation per 1 us window: each value is in
+// [0, 1] and the step function integrates to the port's busy time.
+TEST_F(TimingTrace, UtilisationCountersIntegrateToBusyTime) {
+  std::map<std::pair<long long, std::string>, std::vector<std::pair<int64_t, double>>> series;
+  for (yajl_val e : Events("C")) {
+    const std::string name = Str(Key(e, "name"));
+    yajl_val v = Key(Key(e, "args"), "value");
+    ASSERT_TRUE(YAJL_IS_NUMBER(v) && YAJL_IS_NUMBER(Key(e, "ts"))) << Show(e);
+    EXPECT_GE(Num(v), 0.0) << Show(e);
+    EXPECT_LE(Num(v), 1.0) << Show(e);
+    if (name.rfind("util ", 0) == 0)
+      series[{TrackOf(e).first, name.substr(5)}].push_back({UsToPs(Num(Key(e, "ts"))), Num(v)});
+  }
+  ASSERT_FALSE(series.empty()) << "no 'util ...' counters";
+  const long long time_ps = (*json_)["time_ps"].Int();
+  // each window's value is printed to 4 decimals: 50 ps of busy time per window
+  const double tolerance = 50.0 * (time_ps / 1000000 + 2) + 1;
+  std::map<std::pair<long long, std::string>, long long> busy;
+  JsonView links = (*json_)["links"];
+  for (size_t i = 0; i < links.Size(); i++)
+    busy[{links[i]["from"].Int(), "npu" + std::to_string(links[i]["from"].Int()) + "->npu" +
+                                      std::to_string(links[i]["to"].Int())}] =
+        links[i]["busy_ps"].Int();
+  JsonView hbm = (*json_)["hbm"];
+  for (size_t i = 0; i < hbm.Size(); i++) busy[{hbm[i]["rank"].Int(), "hbm"}] = hbm[i]["busy_ps"].Int();
+  ASSERT_EQ(busy.size(), (size_t)kRanks * (kRanks - 1) + kRanks) << "12 links and 4 HBMs";
+  for (const auto &kv : busy) {
+    SCOPED_TRACE("util " + kv.first.second + " on pid " + std::to_string(kv.first.first));
+    auto it = series.find(kv.first);
+    ASSERT_NE(it, series.end()) << "no counter for a port that moved data";
+    std::vector<std::pair<int64_t, double>> v = it->second;
+    std::stable_sort(v.begin(), v.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    double integral = 0;
+    for (size_t i = 0; i + 1 < v.size(); i++) integral += v[i].second * (v[i + 1].first - v[i].first);
+    EXPECT_NEAR(integral, (double)kv.second, tolerance);
+  }
+}
+
+// ---- the trace as a side effect ----
+
+const std::vector<std::string> kTwoPhase = {"run",    "--algo", "allreduce_two_phase", "--ranks",
+                                            "4",      "--size", "64KiB"};
+
+TEST(TraceOutput, AddingTraceLeavesJsonByteIdentical) {
+  TempDir dir;
+  JsonDoc plain, traced;
+  CliResult a, b;
+  ASSERT_TRUE(RunJson(kTwoPhase, &plain, &a));
+  ASSERT_TRUE(RunJson(Args(kTwoPhase, {"--trace", dir.path() + "/t.json"}), &traced, &b));
+  EXPECT_EQ(a.out, b.out);
+}
+
+TEST(TraceOutput, TwoRunsWriteByteIdenticalTraces) {
+  TempDir dir;
+  for (const char *name : {"/one.json", "/two.json"}) {
+    CliResult r = RunCli(Args(kTwoPhase, {"--trace", dir.path() + name}));
+    ASSERT_EQ(r.exit_code, 0) << r;
+  }
+  std::string one = diag::ReadFile(dir.path() + "/one.json");
+  std::string two = diag::ReadFile(dir.path() + "/two.json");
+  ASSERT_FALSE(one.empty());
+  EXPECT_TRUE(one == two) << "the traces differ (" << one.size() << " and " << two.size()
+                          << " bytes)";
+}
+
+TEST(TraceOutput, PathInAMissingDirectoryIsAUsageErrorNamingIt) {
+  TempDir dir;
+  const std::string path = dir.path() + "/no/such/dir/t.json";
+  EXPECT_TRUE(RunFailsWithUsage(Args(kTwoPhase, {"--trace", path}), {path}));
+}
+
+TEST(TraceOutput, DeadlockedRunStillWritesACompleteTrace) {
+  TempDir dir;
+  const std::string path = dir.path() + "/deadlock.json";
+  CliResult r = RunCli({"run", "--trace-file", diag::Pitfall("wait_ge1_on_notify_0"), "--ranks",
+                        "2", "--trace", path});
+  EXPECT_EQ(r.exit_code, 1) << r;
+  JsonDoc doc = JsonDoc::Parse(diag::ReadFile(path));
+  ASSERT_TRUE(doc.ok()) << doc.error();
+  yajl_val ev = Key(doc.root().raw(), "traceEvents");
+  ASSERT_TRUE(YAJL_IS_ARRAY(ev));
+  int slices = 0;
+  for (size_t i = 0; i < ev->u.array.len; i++) slices += Str(Key(ev->u.array.values[i], "ph")) == "X";
+  EXPECT_GT(slices, 0) << "the work done before the hang is traced";
+}
+
+}  // namespace
+}  // namespace a2test
