@@ -113,7 +113,8 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       {"profile", no_argument, 0, O_PROFILE},        {"no-data", no_argument, 0, O_NODATA},
       {"race-memory", required_argument, 0, O_RACEMEM},
       {0, 0, 0, 0}};
-  static const char *const ops[] = {"sum", "max", "min", "prod"};
+  const char *ops[A2_REDUCE_OPS];
+  for (int i = 0; i < A2_REDUCE_OPS; i++) ops[i] = a2_reduce_name((a2_reduce_op)i);
   static const char *const dtypes[] = {"fp32", "fp16"};
   *o = (a2_run_opts){.size_bytes = 256, .seed = 1, .cores = 1, .max_sim_ps = UINT64_MAX};
   bool have_d = false, have_ranks = false, have_size = false, have_coll_flag = false;

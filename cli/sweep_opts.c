@@ -36,7 +36,13 @@ static const char sweep_usage[] =
     "A point that the collective refuses (e.g. a size it cannot divide) is a row with\n"
     "ok=false and the reason; it does not fail the sweep. Exit status: 0 when every\n"
     "point ran OK or was refused, 1 when a point FAILed (mismatch, race, deadlock),\n"
-    "2 for bad flags, 3 for an internal error. Details: docs/sweep.md.\n";
+    "2 for bad flags, 3 for an internal error. Details: docs/sweep.md.\n"
+#ifdef A2_MPI
+    "\n"
+    "Built with MPI: `mpirun -n K a2a3sim sweep ...` runs point i on MPI rank i % K;\n"
+    "rank 0 gathers the rows and writes the same files.\n"
+#endif
+    ;
 
 /* Split s at commas into fresh strings; an empty list or item is an error. */
 static int split_list(const char *flag, const char *s, char ***items, size_t *n) {

@@ -18,6 +18,19 @@ static const char *const op_names[A2_OP_COUNT_] = {
     "load", "store", "remote_load", "remote_store", "notify", "wait",
     "vadd", "vmax",  "vmin",        "vmul",         "compute", "put", "get"};
 
+static const char *const golden_names[A2_GOLDEN_KINDS] = {
+    "none",           "allreduce",  "broadcast", "allgather",
+    "reduce_scatter", "all_to_all", "bcast_allreduce_allgather"};
+static const char *const reduce_names[A2_REDUCE_OPS] = {"sum", "max", "min", "prod"};
+
+const char *a2_golden_name(a2_golden_kind k) {
+  return (unsigned)k < A2_GOLDEN_KINDS ? golden_names[k] : "?";
+}
+
+const char *a2_reduce_name(a2_reduce_op op) {
+  return (unsigned)op < A2_REDUCE_OPS ? reduce_names[op] : "?";
+}
+
 const char *a2_op_name(a2_opcode op) { return op < A2_OP_COUNT_ ? op_names[op] : "?"; }
 
 /* splitmix64: a well-mixed hash of (seed, rank, index). */

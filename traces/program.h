@@ -108,6 +108,11 @@ typedef enum {
 } a2_golden_kind;
 
 typedef enum { A2_RED_SUM = 0, A2_RED_MAX, A2_RED_MIN, A2_RED_PROD } a2_reduce_op;
+#define A2_GOLDEN_KINDS 7
+#define A2_REDUCE_OPS 4
+/* Names used by the trace format, the CLI and reports ("allreduce", "sum"). */
+const char *a2_golden_name(a2_golden_kind k);
+const char *a2_reduce_name(a2_reduce_op op);
 
 typedef struct {
   a2_golden_kind kind;

@@ -22,14 +22,6 @@ enum {
   KW_CARD
 };
 
-/* Same order as a2_golden_kind. */
-static const char *const golden_words[] = {"none",
-                                           "allreduce",
-                                           "broadcast",
-                                           "allgather",
-                                           "reduce_scatter",
-                                           "all_to_all",
-                                           "bcast_allreduce_allgather"};
 
 static a2_code word(a2t_parser *p, const char *w, const char *what) {
   if (!a2t_tok_is(&p->cur, w)) return a2t_expected(p, what);
@@ -125,10 +117,10 @@ static a2_code parse_storage(a2t_parser *p, int kw, a2t_decl *d) {
 
 /* golden KIND [OP] [ROOT] IN -> OUT n */
 static a2_code parse_golden(a2t_parser *p, a2t_decl *d) {
-  const int nk = (int)(sizeof golden_words / sizeof golden_words[0]);
+  const int nk = A2_GOLDEN_KINDS;
   int k = 0;
   a2_code rc;
-  while (k < nk && !a2t_tok_is(&p->cur, golden_words[k])) k++;
+  while (k < nk && !a2t_tok_is(&p->cur, a2_golden_name((a2_golden_kind)k))) k++;
   if (k == nk)
     return a2t_expected(p,
                         "a golden kind (allreduce, broadcast, allgather, reduce_scatter, "

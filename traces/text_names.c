@@ -101,8 +101,9 @@ a2_code a2t_parse_dtype(a2t_parser *p, a2_dtype *t) {
 }
 
 a2_code a2t_parse_redop(a2t_parser *p, a2_reduce_op *op) {
-  static const char *const w[] = {"sum", "max", "min", "prod"}; /* = a2_reduce_op */
-  int i = word_of(&p->cur, w, 4);
+  const char *w[A2_REDUCE_OPS];
+  for (int k = 0; k < A2_REDUCE_OPS; k++) w[k] = a2_reduce_name((a2_reduce_op)k);
+  int i = word_of(&p->cur, w, A2_REDUCE_OPS);
   if (i < 0) return a2t_expected(p, "a reduction (sum, max, min or prod)");
   *op = (a2_reduce_op)i;
   return a2t_next(p);

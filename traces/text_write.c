@@ -10,14 +10,6 @@
 
 #include "traces/text.h"
 
-static const char *const red_names[] = {"sum", "max", "min", "prod"}; /* = a2_reduce_op */
-static const char *const golden_names[] = {"none",
-                                           "allreduce",
-                                           "broadcast",
-                                           "allgather",
-                                           "reduce_scatter",
-                                           "all_to_all",
-                                           "bcast_allreduce_allgather"};
 
 typedef struct {
   FILE *f;
@@ -117,10 +109,10 @@ static void golden(wr *w, const a2_kernel *k) {
   int with_op = g->kind == A2_GOLDEN_ALLREDUCE || g->kind == A2_GOLDEN_REDUCE_SCATTER ||
                 g->kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER;
   int with_root = g->kind == A2_GOLDEN_BROADCAST || g->kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER;
-  snprintf(pre, sizeof pre, "%s%s", with_op ? red_names[g->op] : "", with_op ? " " : "");
+  snprintf(pre, sizeof pre, "%s%s", with_op ? a2_reduce_name(g->op) : "", with_op ? " " : "");
   if (with_root) snprintf(pre + strlen(pre), sizeof pre - strlen(pre), "%u ", g->root);
   const a2_buf_decl *in = &k->bufs[g->in_buf], *out = &k->bufs[g->out_buf];
-  line(w, "golden %s %s%s -> %s %llu", golden_names[g->kind], pre, in->name, out->name,
+  line(w, "golden %s %s%s -> %s %llu", a2_golden_name(g->kind), pre, in->name, out->name,
        el(w, g->bytes, a2_dtype_size(in->dtype), "golden block"));
 }
 
@@ -191,7 +183,7 @@ static void kernel(wr *w, const a2_kernel *k) {
       bad(w, "the kernel line (name '%.47s', op %u, dtype %u)", k->algo, k->op, k->dtype);
     else
       line(w, "kernel %s size %llu root %u op %s dtype %s", k->algo,
-           (unsigned long long)k->size_bytes, k->root, red_names[k->op], a2_dtype_name(k->dtype));
+           (unsigned long long)k->size_bytes, k->root, a2_reduce_name((a2_reduce_op)k->op), a2_dtype_name(k->dtype));
   }
   if (k->nranks && k->ncores && !k->progs) bad(w, "the kernel has no programs");
   line(w, "ranks %u", k->nranks);
