@@ -37,6 +37,7 @@ typedef struct {
   bool profile;          /* --profile: wall time, events/s, peak RSS on stderr */
   bool no_data;          /* --no-data: timing-only */
   uint64_t race_memory;  /* --race-memory: 0 = default budget */
+  uint64_t max_events;   /* --max-events: 0 = none */
 } a2_run_opts;
 
 typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;

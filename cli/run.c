@@ -57,6 +57,7 @@ int a2_cli_run(int argc, char **argv) {
     exit_code = a2_err_exit_code(e.code);
     goto out;
   }
+  if (o.max_events) a2_sim_set_event_limit(sim, o.max_events);
   r.race_checked = !o.no_race_check;
   if (o.trace_out && a2_sim_set_trace(sim, o.trace_out, &e)) {
     a2_cli_error(&e);
@@ -90,8 +91,9 @@ int a2_cli_run(int argc, char **argv) {
     a2_report_text(&r, stdout);
   if (r.status != A2_RUN_DONE) {
     fprintf(stderr, "a2a3sim: %s: %s\n", r.desc.name,
-            r.status == A2_RUN_DEADLOCK ? "deadlock: no event left and cores still blocked"
-                                        : "--max-sim-time reached with work left");
+            r.status == A2_RUN_DEADLOCK     ? "deadlock: no event left and cores still blocked"
+            : r.status == A2_RUN_EVENT_LIMIT ? "--max-events reached with work left"
+                                             : "--max-sim-time reached with work left");
     a2_sim_report_blocked(sim, stderr);
     exit_code = A2_EXIT_FAIL;
   } else if (!r.check.ok) {

@@ -166,7 +166,11 @@ static int write_script(const a2_sweep *s, const a2_sweep_row *rows, const char 
   FILE *f = fopen(path, "w");
   if (!f) return a2_cli_usage_error("-o", "cannot write '%s': %s", path, strerror(errno));
   size_t ngroups = 0, cap = 2 * (s->nranks * s->ncombos + 1) + 1;
-  *pngs = calloc(cap, sizeof **pngs);
+  if (!(*pngs = calloc(cap, sizeof **pngs))) {
+    fclose(f);
+    fprintf(stderr, "a2a3sim: error: sweep: out of memory\n");
+    return A2_EXIT_INTERNAL;
+  }
   for (size_t r = 0; r < s->nranks; r++)
     for (size_t c = 0; c < s->ncombos; c++) ngroups += group_has_data(s, rows, r, c);
   bool by_index = suffixes_collide(s);
@@ -184,8 +188,9 @@ static int write_script(const a2_sweep *s, const a2_sweep_row *rows, const char 
             i >= 5 ? " dashtype 2" : "");
   fputs(
       "set logscale x 2\nset grid xtics ytics mytics\nset key top left box opaque reverse Left\n"
-      "set xlabel \"message size per rank (bytes)\"\nset offsets graph 0.02, graph 0.02, graph "
-      "0.05, 0\n",
+      "set xlabel \"message size per rank (bytes)\"\n"
+      "# ranges: the data plus a margin (not stretched to the next decade)\n"
+      "set autoscale fix\nset offsets graph 0.04, graph 0.04, graph 0.08, graph 0.06\n",
       f);
   xtics(s, f);
   size_t npng = 0;

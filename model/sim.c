@@ -197,7 +197,10 @@ a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *er
     if (c->end_ps > st->end_ps) st->end_ps = c->end_ps;
     if (c->rounds > st->barrier_rounds) st->barrier_rounds = c->rounds;
   }
-  *status = all_done ? A2_RUN_DONE : (why == A2K_TIME_LIMIT ? A2_RUN_TIME_LIMIT : A2_RUN_DEADLOCK);
+  *status = all_done                 ? A2_RUN_DONE
+            : why == A2K_TIME_LIMIT  ? A2_RUN_TIME_LIMIT
+            : why == A2K_EVENT_LIMIT ? A2_RUN_EVENT_LIMIT
+                                     : A2_RUN_DEADLOCK;
   return A2_OK;
 }
 
@@ -212,6 +215,11 @@ uint64_t a2_sim_end_ps(const a2_sim *s) {
 
 const uint8_t *a2_sim_buffer(const a2_sim *s, uint32_t rank, uint32_t buf) {
   return a2_mem(s, rank, buf);
+}
+
+void a2_sim_set_event_limit(a2_sim *s, uint64_t max_events) {
+  (void)s; /* one simulation per process: the limit is the kernel's */
+  a2k_set_event_limit(max_events);
 }
 
 uint64_t a2_sim_activations(const a2_sim *s) {

@@ -32,8 +32,12 @@ typedef struct {
 typedef enum {
   A2_RUN_DONE = 0,      /* every core ran its whole program */
   A2_RUN_DEADLOCK = 1,  /* no event left, some core still blocked */
-  A2_RUN_TIME_LIMIT = 2 /* max_ps reached with work left */
+  A2_RUN_TIME_LIMIT = 2, /* max_ps reached with work left */
+  A2_RUN_EVENT_LIMIT = 3 /* the activation limit (a2_sim_set_event_limit) was reached */
 } a2_run_status;
+
+/* Stop a runaway run after this many kernel activations (0 = no limit). */
+void a2_sim_set_event_limit(a2_sim *s, uint64_t max_events);
 
 /* Validate k against cfg (a2_kernel_validate) and build the model. The kernel
  * and cfg must outlive the simulation. `name` is used in validation errors.

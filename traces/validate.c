@@ -44,10 +44,13 @@ static a2_code check_instr(const a2_kernel *k, const a2_instr *in, uint32_t rank
   case A2_OP_RSTORE:
     if ((in->op == A2_OP_RLOAD || in->op == A2_OP_RSTORE) && b->kind != A2_BUF_WINDOW)
       FAIL("%s: '%s' is not a window (only windows are reachable by peers)", op, b->name);
-    if (!region_ok(in->off, in->len, b->bytes))
-      FAIL("%s: region [%llu, %llu) is outside '%s' (%llu bytes)", op,
-           (unsigned long long)in->off, (unsigned long long)(in->off + in->len), b->name,
-           (unsigned long long)b->bytes);
+    if (!region_ok(in->off, in->len, b->bytes)) {
+      uint32_t es = a2_dtype_size(b->dtype);
+      FAIL("%s: elements [%llu, %llu) are outside '%s' (%llu elements; bytes [%llu, %llu) of %llu)",
+           op, (unsigned long long)(in->off / es), (unsigned long long)((in->off + in->len) / es),
+           b->name, (unsigned long long)(b->bytes / es), (unsigned long long)in->off,
+           (unsigned long long)(in->off + in->len), (unsigned long long)b->bytes);
+    }
     if (in->off % a2_dtype_size(b->dtype))
       FAIL("%s: offset %llu is not a whole number of %s elements", op,
            (unsigned long long)in->off, a2_dtype_name(b->dtype));

@@ -20,12 +20,20 @@ struct Proc {
 
 std::vector<Proc *> g_procs;
 uint64_t g_activations = 0;
+uint64_t g_event_limit = 0; // 0 = none
+bool g_limit_hit = false;
 bool g_ready = false;
 
 // The functor SystemC runs for a process: count, then call into C.
 struct Trampoline {
   Proc *p;
   void operator()() const {
+    if (g_limit_hit) return;
+    if (g_event_limit && g_activations >= g_event_limit) {
+      g_limit_hit = true;
+      sc_core::sc_stop();
+      return;
+    }
     ++g_activations;
     p->fn(p->ctx);
   }
@@ -92,7 +100,13 @@ void a2k_wake_at(a2k_proc p, uint64_t t_ps) {
 
 uint64_t a2k_now_ps(void) { return sc_core::sc_time_stamp().value(); }
 
+void a2k_set_event_limit(uint64_t max_activations) { g_event_limit = max_activations; }
+
 a2_code a2k_run(uint64_t until_ps, a2k_stop *why, a2_err *err) {
+  if (g_limit_hit) {
+    *why = A2K_EVENT_LIMIT;
+    return A2_OK;
+  }
   try {
     uint64_t now = sc_core::sc_time_stamp().value();
     if (until_ps <= now) {
@@ -100,7 +114,9 @@ a2_code a2k_run(uint64_t until_ps, a2k_stop *why, a2_err *err) {
       return A2_OK;
     }
     sc_core::sc_start(sc_core::sc_time::from_value(until_ps - now), sc_core::SC_EXIT_ON_STARVATION);
-    *why = sc_core::sc_pending_activity() ? A2K_TIME_LIMIT : A2K_IDLE;
+    *why = g_limit_hit                      ? A2K_EVENT_LIMIT
+           : sc_core::sc_pending_activity() ? A2K_TIME_LIMIT
+                                            : A2K_IDLE;
   } catch (const std::exception &e) {
     return kernel_error(err, "run", e.what());
   } catch (...) {

@@ -672,7 +672,8 @@ TEST(SimValidationTest, TilesLargerThanTheUnifiedBufferAreRejected) {
 }
 
 TEST(SimValidationTest, RegionOutsideTheBufferIsRejected) {
-  ExpectRejected({Defect::kRegionOutOfBounds, "region [1020, 1028) is outside 'in'", 6});
+  ExpectRejected({Defect::kRegionOutOfBounds,
+                  "elements [255, 257) are outside 'in' (256 elements; bytes [1020, 1028)", 6});
 }
 
 TEST(SimValidationTest, PeerOutOfRangeIsRejected) {
