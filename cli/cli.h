@@ -38,6 +38,7 @@ typedef struct {
   bool no_data;          /* --no-data: timing-only */
   uint64_t race_memory;  /* --race-memory: 0 = default budget */
   uint64_t max_events;   /* --max-events: 0 = none */
+  uint64_t mem_limit;    /* --mem-limit: 0 = default */
 } a2_run_opts;
 
 typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;

@@ -10,7 +10,7 @@ static const char run_usage[] =
     "usage: a2a3sim run (--algo NAME | --trace-file FILE) (-d 0,1,2,3 | --ranks P)\n"
     "                   [--size BYTES] [--op OP] [--dtype T] [--root R] [--cores C]\n"
     "                   [--config FILE] [--set KEY=VALUE]... [--seed S] [--max-sim-time T]\n"
-    "                   [--max-events N]\n"
+    "                   [--max-events N] [--mem-limit SIZE] [--race-memory SIZE]\n"
     "                   [--no-race-check] [--no-data] [--trace FILE] [--json] [--profile]\n"
     "\n"
     "  --algo NAME        built-in collective (a2a3sim list)\n"
@@ -28,6 +28,8 @@ static const char run_usage[] =
     "  --seed S           seed of the input pattern (default 1)\n"
     "  --max-sim-time T   stop a run that exceeds T simulated time (e.g. 10ms) and report\n"
     "  --max-events N     stop a run after N kernel activations (events) and report\n"
+    "  --mem-limit SIZE   refuse runs whose simulated buffers and tiles need more\n"
+    "                     (default 8GiB)\n"
     "  --no-race-check    skip happens-before race detection (on by default)\n"
     "  --race-memory SIZE memory the race check may use (default 2GiB; it grows with\n"
     "                     cores^2); past it the check stops and says so\n"
@@ -101,7 +103,7 @@ static int parse_choice(const char *flag, const char *s, const char *const *name
 
 int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   enum { O_ALGO = 256, O_RANKS, O_SIZE, O_CONFIG, O_SET, O_SEED, O_JSON, O_MAXT, O_HELP,
-         O_TRACE, O_OP, O_DTYPE, O_ROOT, O_CORES, O_NORACE, O_TRACEOUT, O_PROFILE, O_NODATA, O_RACEMEM, O_MAXEV };
+         O_TRACE, O_OP, O_DTYPE, O_ROOT, O_CORES, O_NORACE, O_TRACEOUT, O_PROFILE, O_NODATA, O_RACEMEM, O_MAXEV, O_MEMLIM };
   static const struct option longs[] = {
       {"algo", required_argument, 0, O_ALGO},         {"devices", required_argument, 0, 'd'},
       {"ranks", required_argument, 0, O_RANKS},       {"size", required_argument, 0, O_SIZE},
@@ -114,7 +116,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       {"no-race-check", no_argument, 0, O_NORACE},    {"trace", required_argument, 0, O_TRACEOUT},
       {"profile", no_argument, 0, O_PROFILE},        {"no-data", no_argument, 0, O_NODATA},
       {"race-memory", required_argument, 0, O_RACEMEM},
-      {"max-events", required_argument, 0, O_MAXEV},
+      {"max-events", required_argument, 0, O_MAXEV},  {"mem-limit", required_argument, 0, O_MEMLIM},
       {0, 0, 0, 0}};
   const char *ops[A2_REDUCE_OPS];
   for (int i = 0; i < A2_REDUCE_OPS; i++) ops[i] = a2_reduce_name((a2_reduce_op)i);
@@ -179,6 +181,12 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     case O_JSON:
       o->json = true;
       run_only = "--json";
+      break;
+    case O_MEMLIM:
+      run_only = "--mem-limit";
+      if (a2_parse_quantity(optarg, A2_UNIT_BYTES, &o->mem_limit, why, sizeof why) ||
+          o->mem_limit == 0)
+        return a2_cli_usage_error("--mem-limit", "expected a size such as 16GiB, got '%s'", optarg);
       break;
     case O_MAXEV: {
       run_only = "--max-events";

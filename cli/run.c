@@ -42,7 +42,7 @@ int a2_cli_run(int argc, char **argv) {
   r.nranks = k.nranks;
   r.no_data = o.no_data;
   if (a2_sim_create_mode(&r.cfg, &k, o.devices, o.trace_file ? o.trace_file : o.algo, o.no_data,
-                         &sim, &e)) {
+                         o.mem_limit, &sim, &e)) {
     a2_cli_error(&e);
     exit_code = a2_err_exit_code(e.code);
     goto out;

@@ -44,13 +44,24 @@ static a2_code check_devices(const a2_config *cfg, const a2_kernel *k, const uin
 
 a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
                       const char *name, a2_sim **out, a2_err *err) {
-  return a2_sim_create_mode(cfg, k, devices, name, 0, out, err);
+  return a2_sim_create_mode(cfg, k, devices, name, 0, 0, out, err);
 }
 
 int a2_sim_no_data(const a2_sim *s) { return s->no_data; }
 
+/* Payload bytes a run allocates, saturating at UINT64_MAX. */
+static uint64_t payload_bytes(const a2_kernel *k, int no_data) {
+  unsigned __int128 per_rank = 0, ub = 0;
+  for (uint32_t b = 0; b < k->nbufs; b++)
+    if (!no_data || k->bufs[b].kind == A2_BUF_SIGNAL) per_rank += k->bufs[b].bytes;
+  for (uint32_t t = 0; t < k->ntiles && !no_data; t++) ub += k->tiles[t].bytes;
+  unsigned __int128 all = per_rank * k->nranks + ub * k->nranks * k->ncores;
+  return all > UINT64_MAX ? UINT64_MAX : (uint64_t)all;
+}
+
 a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
-                           const char *name, int no_data, a2_sim **out, a2_err *err) {
+                           const char *name, int no_data, uint64_t mem_limit_bytes, a2_sim **out,
+                           a2_err *err) {
   a2_code rc = a2_kernel_validate(k, cfg->ub_bytes, cfg->vector_cores, name, err);
   if (rc) return rc;
   if ((rc = check_devices(cfg, k, devices, err))) return rc;
@@ -62,6 +73,13 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
                       "windows need %llu bytes per rank; chip.window_size allows %llu",
                       (unsigned long long)win, (unsigned long long)cfg->window_bytes);
   if ((rc = a2_config_validate(cfg, name, err))) return rc;
+  uint64_t limit = mem_limit_bytes ? mem_limit_bytes : A2_DEFAULT_MEM_LIMIT;
+  uint64_t need = payload_bytes(k, no_data);
+  if (need > limit)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0,
+                      "the run needs %llu MiB of simulated buffers and tiles, over the %llu MiB "
+                      "limit (raise it with --mem-limit, or run timing-only with --no-data)",
+                      (unsigned long long)(need >> 20), (unsigned long long)(limit >> 20));
 
   a2_sim *s = calloc(1, sizeof *s);
   if (!s) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory");

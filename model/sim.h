@@ -51,8 +51,13 @@ a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *
  * the run); every time, counter and the race/deadlock checks are as with
  * data. The functional check cannot run (a2_sim_buffer returns NULL for
  * payload buffers). */
+/* mem_limit_bytes bounds the payload memory the run would allocate (buffers
+ * of every rank plus tiles of every core), checked before allocating:
+ * 0 = A2_DEFAULT_MEM_LIMIT. A policy, not a physical limit (--mem-limit). */
+#define A2_DEFAULT_MEM_LIMIT (8ull << 30)
 a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
-                           const char *name, int no_data, a2_sim **out, a2_err *err);
+                           const char *name, int no_data, uint64_t mem_limit_bytes, a2_sim **out,
+                           a2_err *err);
 int a2_sim_no_data(const a2_sim *s);
 void a2_sim_free(a2_sim *s);
 
