@@ -42,3 +42,22 @@ TEST(EventLimitTest, ABadLimitIsAUsageError) {
 }
 
 }  // namespace
+
+namespace {
+
+// Resource limits are checked before anything is allocated (docs/cli.md).
+TEST(MemLimitTest, ARunOverTheLimitIsRefusedBeforeAllocating) {
+  EXPECT_TRUE(a2test::RunFailsWithUsage({"run", "--algo", "allreduce_mesh", "--ranks", "8",
+                                         "--size", "1MiB", "--mem-limit", "16MiB"},
+                                        {"needs 25 MiB", "16 MiB limit", "--mem-limit"}));
+}
+
+TEST(MemLimitTest, TimingOnlyNeedsNoPayloadMemory) {
+  a2test::JsonDoc doc;
+  ASSERT_TRUE(a2test::RunJson({"run", "--algo", "allreduce_mesh", "--ranks", "8", "--size",
+                               "1MiB", "--mem-limit", "16MiB", "--no-data"},
+                              &doc));
+  EXPECT_EQ(doc["mode"].Str(), "timing-only");
+}
+
+}  // namespace
