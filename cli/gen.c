@@ -45,6 +45,7 @@ int a2_cli_gen(int argc, char **argv) {
     a2_cli_error(&e);
     exit_code = A2_EXIT_USAGE;
   }
+  if (!to_stdout && exit_code) remove(o.out_path); /* no half-written trace left behind */
 out:
   a2_kernel_free(&k);
   free(o.devices);

@@ -50,6 +50,15 @@ void a2_tb_at(a2_tb *tb, uint32_t rank, uint32_t core) {
 
 static void push(a2_tb *tb, a2_instr in) {
   if (tb->rc) return;
+  if (tb->step >= A2_TB_MAX_INSTRS) { /* refuse before memory runs out */
+    tb->rc = a2_err_set(tb->err, A2_E_INPUT, "--size", 0, 0,
+                        "the kernel would have more than %u instructions (%u MiB of program); "
+                        "use fewer ranks or a smaller size (streaming generators are not "
+                        "implemented yet)",
+                        A2_TB_MAX_INSTRS,
+                        (unsigned)(((uint64_t)A2_TB_MAX_INSTRS * sizeof(a2_instr)) >> 20));
+    return;
+  }
   in.line = ++tb->step;
   tb->rc = a2_program_push(tb->cur, &in, tb->err);
 }

@@ -12,6 +12,10 @@
 extern "C" {
 #endif
 
+/* Instructions one kernel may have, all programs together (a policy: the
+ * programs are held in memory, 56 bytes an instruction). */
+#define A2_TB_MAX_INSTRS (1u << 25)
+
 typedef struct {
   a2_kernel *k;
   a2_program *cur;

@@ -58,7 +58,17 @@ for h in config set trace; do
   # 1. strict replay of the committed corpus: every input must pass
   if ! "$bin" -runs=0 "${limits[@]}" -artifact_prefix="$out/" "$corpus" >"$out/replay.log" 2>&1; then
     echo "fuzz smoke: fuzz_$h FAILED replaying $corpus:" >&2
-    tail -n 40 "$out/replay.log" >&2
+    grep -v '^#[0-9]\|NEW_FUNC' "$out/replay.log" | tail -n 40 >&2
+    # name the corpus file: libFuzzer calls the saved input crash-SHA1 (or timeout-, oom-, leak-)
+    for a in "$out"/*-*; do
+      [ -f "$a" ] || continue
+      sum=$(sha1sum <"$a" | cut -d' ' -f1)
+      for f in "$corpus"/*; do
+        [ "$(sha1sum <"$f" | cut -d' ' -f1)" = "$sum" ] && echo "fuzz smoke: the failing input is $f" >&2
+      done
+    done
+    grep -m3 'a2 fuzz check failed\|ERROR: \(AddressSanitizer\|LeakSanitizer\|libFuzzer\)\|runtime error' \
+      "$out/replay.log" >&2 || true
     failed+=("$h(replay)")
     continue
   fi
@@ -78,6 +88,8 @@ for h in config set trace; do
   else
     echo "fuzz smoke: fuzz_$h FAILED (input and log in $out/):" >&2
     grep -v '^#[0-9]\|NEW_FUNC' "$out/fuzz.log" | tail -n 60 >&2
+    grep -m3 'a2 fuzz check failed\|ERROR: \(AddressSanitizer\|LeakSanitizer\|libFuzzer\)\|runtime error' \
+      "$out/fuzz.log" >&2 || true
     failed+=("$h")
   fi
 done

@@ -214,7 +214,7 @@ static a2_code loop(xp *x, const a2t_stmt *s) {
   if (__builtin_mul_overflow(n, (uint64_t)s->min_instrs, &cost) ||
       cost > A2T_MAX_INSTRS - x->ninstrs)
     return a2_err_set(x->err, A2_E_NOMEM, x->name, s->line, s->col,
-                      "loop of %llu iterations makes more than 2^26 instructions",
+                      "loop of %llu iterations makes more than 2^24 instructions",
                       (unsigned long long)n);
   for (int64_t v = from; v < to; v++) {
     x->env[s->slot] = v;
@@ -238,7 +238,7 @@ static a2_code block(xp *x, uint32_t i) {
     case ST_INSTR: {
       if (++x->ninstrs > A2T_MAX_INSTRS)
         return a2_err_set(x->err, A2_E_NOMEM, x->name, s->line, s->col,
-                          "more than 2^26 instructions in the file");
+                          "more than 2^24 instructions in the file");
       a2_instr in;
       if ((rc = instr(x, s, &in))) return rc;
       if (!x->emit) {

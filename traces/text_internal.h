@@ -18,7 +18,7 @@
 /* Limits (docs/trace-format.md, "Limits"): they keep hostile input from
  * crashing (stack depth), hanging (steps) or taking unbounded memory. */
 #define A2T_MAX_FILE (16u << 20)   /* bytes of trace text */
-#define A2T_MAX_INSTRS (1u << 26)  /* instructions per file, all programs */
+#define A2T_MAX_INSTRS (1u << 24)  /* instructions per file, all programs (~0.9 GB) */
 #define A2T_MAX_STEPS (1ull << 28) /* statements executed + loop iterations */
 #define A2T_MAX_NEST 64            /* for/if blocks inside one program block */
 #define A2T_MAX_VARS 256           /* variables visible at once */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "traces/text.h"
+#include "traces/text_internal.h"
 
 
 typedef struct {
@@ -17,13 +18,20 @@ typedef struct {
   a2_err *err;
   a2_code rc;     /* first error */
   char where[64]; /* "rank 1 core 0 instruction 7" for messages */
+  unsigned long long bytes; /* text the dry run would write */
 } wr;
 
 static void line(wr *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void line(wr *w, const char *fmt, ...) {
-  if (w->dry || w->rc) return;
+  if (w->rc) return;
   va_list ap;
   va_start(ap, fmt);
+  if (w->dry) { /* count what would be written: the reader has a size limit */
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    w->bytes += (unsigned long long)(n > 0 ? n : 0) + 1;
+    return;
+  }
   vfprintf(w->f, fmt, ap);
   va_end(ap);
   fputc('\n', w->f);
@@ -214,6 +222,11 @@ a2_code a2_trace_write(const a2_kernel *k, FILE *out, a2_err *err) {
   wr w = {.f = out, .dry = 1, .err = err};
   kernel(&w, k); /* check everything before the first byte is written */
   if (w.rc) return w.rc;
+  if (w.bytes > A2T_MAX_FILE) /* the file would not load: say so rather than write it */
+    return a2_err_set(err, A2_E_INPUT, NULL, 0, 0,
+                      "the trace would be %llu MiB, over the %u MiB a trace file may have "
+                      "(docs/trace-format.md, Limits); run this kernel with --algo instead",
+                      w.bytes >> 20, (unsigned)(A2T_MAX_FILE >> 20));
   w.dry = 0;
   kernel(&w, k);
   if (w.rc) return w.rc;

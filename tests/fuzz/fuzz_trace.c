@@ -21,7 +21,7 @@
 #define MAX_CORES 48u
 
 static void check_same(const a2_kernel *a, const a2_kernel *b, const char *text) {
-#define SAME(f) A2F_CHECK(a->f == b->f, #f " differs after write/load:\n%.4000s", text)
+#define SAME(f) A2F_CHECK(a->f == b->f, #f " differs after write/load:\n%.1500s", text)
   SAME(nranks);
   SAME(ncores);
   SAME(nbufs);
@@ -35,25 +35,25 @@ static void check_same(const a2_kernel *a, const a2_kernel *b, const char *text)
   SAME(golden.in_buf);
   SAME(golden.out_buf);
   SAME(golden.bytes);
-  A2F_CHECK(!strcmp(a->algo, b->algo), "algo differs after write/load:\n%.4000s", text);
+  A2F_CHECK(!strcmp(a->algo, b->algo), "algo differs after write/load:\n%.1500s", text);
   for (uint32_t i = 0; i < a->nbufs; i++) {
     SAME(bufs[i].kind);
     SAME(bufs[i].dtype);
     SAME(bufs[i].bytes);
     SAME(init[i]);
-    A2F_CHECK(!strcmp(a->bufs[i].name, b->bufs[i].name), "buffer name differs:\n%.4000s", text);
+    A2F_CHECK(!strcmp(a->bufs[i].name, b->bufs[i].name), "buffer name differs:\n%.1500s", text);
   }
   for (uint32_t i = 0; i < a->ntiles; i++) {
     SAME(tiles[i].dtype);
     SAME(tiles[i].bytes);
-    A2F_CHECK(!strcmp(a->tiles[i].name, b->tiles[i].name), "tile name differs:\n%.4000s", text);
+    A2F_CHECK(!strcmp(a->tiles[i].name, b->tiles[i].name), "tile name differs:\n%.1500s", text);
   }
   for (uint32_t p = 0; p < a->nranks * a->ncores; p++) {
     SAME(progs[p].n);
     for (uint32_t i = 0; i < a->progs[p].n; i++) {
       const a2_instr *x = &a->progs[p].v[i], *y = &b->progs[p].v[i];
 #define SAMEI(f)                                                                              \
-  A2F_CHECK(x->f == y->f, "program %u instruction %u: " #f " %lld became %lld:\n%.4000s", p, i, \
+  A2F_CHECK(x->f == y->f, "program %u instruction %u: " #f " %lld became %lld:\n%.1500s", p, i, \
             (long long)x->f, (long long)y->f, text)
       SAMEI(op);
       SAMEI(mode);
@@ -102,14 +102,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&werr, 0, sizeof werr);
     a2_code wrc = a2_trace_write(&k, f, &werr);
     fclose(f);
-    A2F_CHECK(wrc == A2_OK, "a loaded kernel cannot be written: %s\n%.4000s", werr.msg, text);
+    /* A kernel whose text would pass the reader's size limit is refused by
+     * the writer (documented); every other loaded kernel must write. */
+    if (wrc != A2_OK && strstr(werr.msg, "a trace file may have")) {
+      free(out);
+      a2_kernel_free(&k);
+      free(text);
+      return 0;
+    }
+    A2F_CHECK(wrc == A2_OK, "a loaded kernel cannot be written: %s\n%.1500s", werr.msg, text);
     a2_kernel again;
     a2_err lerr;
     memset(&lerr, 0, sizeof lerr);
     rc = a2_trace_load_string(out, "written.a2t", nranks, &again, &lerr);
     if (rc) {
-      fprintf(stderr, "written trace does not load back: %s:%d:%d: %s\n--- input\n%.4000s\n"
-              "--- written\n%.4000s\n", lerr.file, lerr.line, lerr.col, lerr.msg, text, out);
+      fprintf(stderr, "--- input (start)\n%.1500s\n--- written (start)\n%.1500s\n", text, out);
+      fprintf(stderr, "a2 fuzz check failed: the written trace does not load back: %s:%d:%d: %s\n",
+              lerr.file, lerr.line, lerr.col, lerr.msg);
       abort();
     }
     check_same(&k, &again, out);

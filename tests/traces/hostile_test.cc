@@ -144,7 +144,7 @@ TEST(TraceHostileTest, AHugeLoopIsRefusedAtItsForWithoutRunning) {
                       2, 3, "passes the expansion limit"));
   // instructions certain on every iteration count before running
   EXPECT_TRUE(FailsAt("program\n  for i in 0 .. 70_000_000\n    compute 1\n  end\nend\n", 2, 2, 3,
-                      "makes more than 2^26 instructions"));
+                      "makes more than 2^24 instructions"));
   EXPECT_TRUE(
       FailsAt("program\n  for i in -9223372036854775807 - 1 .. 9223372036854775807\n"
               "  end\nend\n",
