@@ -64,20 +64,23 @@ TEST(SweepMpi, RanksSplitThePointsAndRankZeroWritesTheSameCsv) {
                                           "--jobs",  "1"};
   CliResult one = RunCli(Args(Args({"sweep"}, sweep), {"-o", tmp.path() + "/one"}), 300);
   ASSERT_EQ(one.exit_code, 0) << one;
-  std::vector<std::string> mpi = {"-n", "3", "--oversubscribe"};
-  if (geteuid() == 0) mpi.push_back("--allow-run-as-root");
-  mpi.push_back(A2_BINARY);
-  mpi.push_back("sweep");
-  mpi.insert(mpi.end(), sweep.begin(), sweep.end());
-  mpi.push_back("-o");
-  mpi.push_back(tmp.path() + "/three");
-  std::string log;
-  ASSERT_EQ(RunTool("mpirun", mpi, tmp.path(), &log), 0) << log;
   std::string csv = ReadFile(tmp.path() + "/one/sweep.csv");
   EXPECT_EQ(Lines(csv).size(), 1u + 16u);
-  EXPECT_EQ(csv, ReadFile(tmp.path() + "/three/sweep.csv"));
-  EXPECT_EQ(ReadFile(tmp.path() + "/one/crossovers.txt"),
-            ReadFile(tmp.path() + "/three/crossovers.txt"));
+  for (const char *k : {"2", "3"}) { // the 2 local ranks, and an uneven split
+    SCOPED_TRACE(std::string("mpirun -n ") + k);
+    std::string dir = tmp.path() + "/mpi" + k;
+    std::vector<std::string> mpi = {"-n", k, "--oversubscribe"};
+    if (geteuid() == 0) mpi.push_back("--allow-run-as-root");
+    mpi.push_back(A2_BINARY);
+    mpi.push_back("sweep");
+    mpi.insert(mpi.end(), sweep.begin(), sweep.end());
+    mpi.push_back("-o");
+    mpi.push_back(dir);
+    std::string log;
+    ASSERT_EQ(RunTool("mpirun", mpi, tmp.path(), &log), 0) << log;
+    EXPECT_EQ(csv, ReadFile(dir + "/sweep.csv"));
+    EXPECT_EQ(ReadFile(tmp.path() + "/one/crossovers.txt"), ReadFile(dir + "/crossovers.txt"));
+  }
 }
 
 }  // namespace
