@@ -284,7 +284,16 @@ static a2_code syntax_error(yaml_parser_t *p, const char *name, const char *text
       if (text[i] == '\n') line++, col = 0;
   }
   char extra[96] = "";
-  if (p->problem_value != -1 && p->error == YAML_READER_ERROR)
+  if (p->error != YAML_READER_ERROR && at >= len && len > 0) {
+    /* libyaml marks the end of input one line past the last one: point at
+     * the end of the last line instead, and say it is the end of the file. */
+    size_t end = text[len - 1] == '\n' ? len - 1 : len;
+    line = 1;
+    col = 1;
+    for (size_t i = 0; i < end; i++, col++)
+      if (text[i] == '\n') line++, col = 0;
+    snprintf(extra, sizeof extra, " (at the end of the file)");
+  } else if (p->problem_value != -1 && p->error == YAML_READER_ERROR)
     snprintf(extra, sizeof extra, " (byte 0x%02x)", (unsigned)p->problem_value & 0xffu);
   else if (at < len && text[at] == '\t')
     snprintf(extra, sizeof extra, "; YAML does not allow tabs here, indent with spaces");

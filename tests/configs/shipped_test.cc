@@ -73,3 +73,19 @@ TEST(ShippedConfigTest, ConfigCheckRefusesABadFileWithItsLocation) {
 }
 
 }  // namespace
+
+namespace {
+
+// libyaml marks the end of input one line past the last one; the error must
+// point at the last line instead (robustness finding F5).
+TEST(ConfigErrorTest, AnErrorAtTheEndOfTheFilePointsAtItsLastLine) {
+  a2test::TempDir dir;
+  std::string f = dir.Write("eof.yaml", "interconnect:\n  link: {bandwidth: 28GB/s,\n"
+                                        "  latency: 1ns\n");
+  a2test::CliResult r = a2test::RunCli({"config", "check", f});
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_NE(r.err.find(f + ":3:15: error:"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("at the end of the file"), std::string::npos) << r;
+}
+
+}  // namespace
