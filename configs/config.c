@@ -67,6 +67,21 @@ static a2_code check(const a2_config *cfg, const char *name, const mark *marks, 
                       "interconnect.torus_width (%u) must divide interconnect.ranks (%u)",
                       cfg->torus_width, cfg->ranks);
   }
+  /* Every link is a kernel process and a queue: refuse, before building
+   * anything, a network that would not fit in memory (a policy bound). */
+  uint64_t P = cfg->ranks, g = cfg->group_size < P ? cfg->group_size : P, links = 2 * P;
+  if (cfg->topology == A2_TOPO_FULL_MESH) links = P * (P - 1);
+  if (cfg->topology == A2_TOPO_TWO_LEVEL) links = P * (g - 1) + 2 * P;
+  if (cfg->topology == A2_TOPO_TORUS) links = 4 * P;
+  if (links > A2_CONFIG_MAX_LINKS) {
+    mark m = mark_of(marks, "interconnect.ranks");
+    return a2_err_set(err, A2_E_INPUT, name, m.line, m.col,
+                      "interconnect.ranks (%u) on a %s needs %llu links, over the %llu the "
+                      "simulator builds (a full mesh is for small servers: use two_level or "
+                      "switch for more NPUs)",
+                      cfg->ranks, cfg->topology == A2_TOPO_FULL_MESH ? "full mesh" : "two_level",
+                      (unsigned long long)links, (unsigned long long)A2_CONFIG_MAX_LINKS);
+  }
   if (cfg->packet_bytes % 32) {
     /* DMA moves whole 32-byte blocks (windows are 32 B aligned); it also keeps
      * every element of every type inside one packet, which atomic adds need. */

@@ -50,6 +50,9 @@ typedef struct a2_config {
   uint32_t torus_width;        /* interconnect.torus_width: X size of the torus */
 } a2_config;
 
+/* Most link stages a config may ask for (each is a kernel process). */
+#define A2_CONFIG_MAX_LINKS (1ull << 22)
+
 /* The built-in default: identical to configs/a2-8p-hccs.yaml (a test checks
  * that the file and this function agree). */
 void a2_config_default(a2_config *cfg);

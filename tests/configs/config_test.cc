@@ -315,7 +315,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ConfigTest, BoundaryValuesAreAccepted) {
   a2_config c = LoadOk(
       "chip: {vector_cores: 1024, ub_size: 1KiB, window_size: 4KiB, clock: 1000GHz}\n"
-      "interconnect: {ranks: 1048576, packet_size: 16MiB, control_message_size: 16MiB}\n");
+      "interconnect: {topology: switch, ranks: 1048576, packet_size: 16MiB,"
+      " control_message_size: 16MiB}\n");
   EXPECT_EQ(c.vector_cores, 1024u);
   EXPECT_EQ(c.ranks, 1048576u);
   c = LoadOk("interconnect: {ranks: 1, packet_size: 32B, control_message_size: 4B}\n");

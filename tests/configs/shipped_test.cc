@@ -89,3 +89,21 @@ TEST(ConfigErrorTest, AnErrorAtTheEndOfTheFilePointsAtItsLastLine) {
 }
 
 }  // namespace
+
+namespace {
+
+// A network too large to build is refused before anything is built (it used
+// to try to build 10^10 links), with the key named; other topologies scale.
+TEST(ConfigLimitTest, AFullMeshTooLargeToBuildIsRefusedAtOnce) {
+  EXPECT_TRUE(a2test::RunFailsWithUsage(
+      {"run", "--algo", "allreduce_mesh", "--ranks", "2", "--set", "interconnect.ranks=100000"},
+      {"interconnect.ranks (100000)", "9999900000 links", "two_level or switch"}));
+  a2test::JsonDoc doc;
+  ASSERT_TRUE(a2test::RunJson({"run", "--algo", "allreduce_mesh", "--ranks", "2", "--set",
+                               "interconnect.ranks=100000", "--set",
+                               "interconnect.topology=switch"},
+                              &doc));
+  EXPECT_TRUE(doc["ok"].Bool());
+}
+
+}  // namespace
