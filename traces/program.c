@@ -59,6 +59,8 @@ a2_code a2_kernel_init(a2_kernel *k, uint32_t nranks, uint32_t ncores, a2_err *e
 }
 
 void a2_kernel_free(a2_kernel *k) {
+  if (k->source && k->source->free) k->source->free(k->source);
+  k->source = NULL;
   if (!k->progs) return;
   for (size_t i = 0; i < (size_t)k->nranks * k->ncores; i++) free(k->progs[i].v);
   free(k->progs);

@@ -130,6 +130,23 @@ typedef enum { A2_INIT_ZERO = 0, A2_INIT_PATTERN = 1 } a2_init_kind;
 #define A2_MAX_BUFS 32
 #define A2_MAX_TILES 64
 
+/* A program source: produces programs on demand instead of holding them
+ * (streaming generators, so that memory does not grow with the total
+ * instruction count). When a kernel has one, its progs[] start empty and the
+ * simulator refills each (rank, core) program as its core consumes it:
+ *   fill(src, rank, core, out) appends the next instructions of that program
+ *   to `out` (a bounded batch of whole generator steps), appending nothing
+ *   only when the program is finished. Calls for one (rank, core) come in
+ *   order; different (rank, core) interleave freely. Instructions are
+ *   numbered (instr.line) by their 1-based index within their program, as
+ *   materialised programs are.
+ *   free(src) releases it (called by a2_kernel_free). */
+typedef struct a2_source a2_source;
+struct a2_source {
+  a2_code (*fill)(a2_source *src, uint32_t rank, uint32_t core, a2_program *out, a2_err *err);
+  void (*free)(a2_source *src);
+};
+
 typedef struct a2_kernel {
   uint32_t nranks;
   uint32_t ncores; /* vector cores used per rank */
@@ -140,6 +157,7 @@ typedef struct a2_kernel {
   a2_tile_decl tiles[A2_MAX_TILES];
   a2_golden golden;
   a2_program *progs; /* nranks * ncores, index rank * ncores + core */
+  a2_source *source; /* NULL: progs hold whole programs; else see a2_source */
   /* Where the kernel came from, for reports: the built-in collective that
    * generated it (or "" for a hand-written trace) and its parameters, so that
    * a generated trace file run again reports exactly like the built-in. */
