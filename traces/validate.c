@@ -159,13 +159,22 @@ a2_code a2_kernel_validate(const a2_kernel *k, uint64_t ub_bytes, uint32_t max_c
                         k->bufs[i].name, a2_dtype_name(k->bufs[i].dtype));
   a2_code grc = check_golden(k, name, err);
   if (grc) return grc;
+  if (k->source) return A2_OK; /* streamed: each batch is checked as it is filled */
   for (uint32_t r = 0; r < k->nranks; r++)
     for (uint32_t c = 0; c < k->ncores; c++) {
       const a2_program *p = &k->progs[r * k->ncores + c];
-      for (uint32_t i = 0; i < p->n; i++) {
-        a2_code rc = check_instr(k, &p->v[i], r, name, err);
-        if (rc) return rc;
-      }
+      a2_code rc = a2_validate_batch(k, r, c, p->v, p->n, name, err);
+      if (rc) return rc;
     }
+  return A2_OK;
+}
+
+a2_code a2_validate_batch(const a2_kernel *k, uint32_t rank, uint32_t core, const a2_instr *v,
+                          uint32_t n, const char *name, a2_err *err) {
+  (void)core;
+  for (uint32_t i = 0; i < n; i++) {
+    a2_code rc = check_instr(k, &v[i], rank, name, err);
+    if (rc) return rc;
+  }
   return A2_OK;
 }
