@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/internal.h"
+#include "traces/validate.h"
 
 static bool seq_done(const a2_core *c, uint64_t seq, uint64_t now) {
   return seq < c->seq_oldest || c->win[seq % A2_WIN].done_ps <= now;
@@ -26,7 +27,33 @@ void a2_core_complete(a2_core *c, uint64_t seq, uint64_t t) {
 }
 
 bool a2_core_finished(const a2_core *c) {
-  return c->pc == c->prog->n && c->seq_oldest == c->seq_next;
+  return c->prog_done && !c->failed && c->pc == c->base + c->prog->n &&
+         c->seq_oldest == c->seq_next;
+}
+
+const a2_instr *a2_core_next(a2_core *c) {
+  if (c->pc < c->base + c->prog->n) return &c->prog->v[c->pc - c->base];
+  if (c->prog_done || c->failed) return NULL;
+  a2_sim *s = c->sim;
+  a2_source *src = s->k->source;
+  c->base = c->pc;
+  c->prog->n = 0;
+  a2_err e;
+  a2_code rc = src->fill(src, c->rank, c->idx, c->prog, &e);
+  if (rc == A2_OK) rc = a2_validate_batch(s->k, c->rank, c->idx, c->prog->v, c->prog->n, NULL, &e);
+  if (rc) {
+    c->failed = true;
+    if (!s->run_rc) {
+      s->run_rc = rc;
+      s->run_err = e;
+    }
+    return NULL;
+  }
+  if (c->prog->n == 0) {
+    c->prog_done = true;
+    return NULL;
+  }
+  return &c->prog->v[0];
 }
 
 void a2_signal_changed(struct a2_sim *s, uint32_t rank) {
@@ -141,9 +168,8 @@ static bool wait_satisfied(const a2_core *c, const a2_instr *in) {
 static bool dispatch(a2_core *c) {
   bool progress = false;
   a2_rank_stats *st = &c->sim->stats[c->rank];
-  const a2_program *p = c->prog;
-  while (c->pc < p->n) {
-    const a2_instr *in = &p->v[c->pc];
+  const a2_instr *in;
+  while ((in = a2_core_next(c))) {
     if (in->op == A2_OP_WAIT) {
       if (!wait_satisfied(c, in)) {
         if (!c->blocked) c->wait_since = a2k_now_ps();
@@ -169,7 +195,7 @@ static bool dispatch(a2_core *c) {
     a2_slot *sl = &c->win[seq % A2_WIN];
     int pipe = pipe_of(in->op);
     sl->done_ps = UINT64_MAX;
-    sl->pc = c->pc;
+    sl->in = *in;
     sl->ndeps = 0;
     sl->pipe = (uint8_t)pipe;
     sl->inflight = 0;
@@ -200,7 +226,7 @@ static bool dispatch(a2_core *c) {
     c->pc++;
     progress = true;
   }
-  if (c->pc == p->n) close_sync_run(c);
+  if (!in && c->prog_done) close_sync_run(c);
   return progress;
 }
 
@@ -244,7 +270,7 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       progress = true;
       sl->start_ps = now;
       if (c->sim->obs) sl->lane = a2_obs_start(c->sim->obs, c, p);
-      const a2_instr *in = &c->prog->v[sl->pc];
+      const a2_instr *in = &sl->in;
       switch (in->op) {
       case A2_OP_LOAD: a2_issue_load(c, in, seq); break;
       case A2_OP_STORE: a2_issue_store(c, in, seq); break;
@@ -275,7 +301,7 @@ static bool retire(a2_core *c, uint64_t now) {
     if (sl->done_ps > c->end_ps) c->end_ps = sl->done_ps;
     if (c->sim->obs && sl->pipe != PIPE_SCALAR) /* a notify's slice ends when it lands */
       a2_obs_done(c->sim->obs, c, sl->pipe, sl->lane, sl->start_ps, sl->done_ps,
-                  &c->prog->v[sl->pc]);
+                  &sl->in);
     c->seq_oldest++;
     progress = true;
   }
@@ -308,6 +334,7 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->rank = rank;
   c->idx = idx;
   c->prog = &k->progs[rank * k->ncores + idx];
+  c->prog_done = k->source == NULL;
   c->wake_ps = UINT64_MAX;
   c->tiles = calloc(k->ntiles ? k->ntiles : 1, sizeof *c->tiles);
   c->buf_w = calloc(k->nbufs ? k->nbufs : 1, sizeof *c->buf_w);

@@ -20,8 +20,8 @@
 enum { PIPE_MTE_IN = 0, PIPE_MTE_OUT, PIPE_VEC, PIPE_SCALAR, PIPE_DMA, NPIPES };
 
 typedef struct {
+  a2_instr in;      /* a copy: streamed programs do not keep dispatched instructions */
   uint64_t done_ps; /* UINT64_MAX until the completion time is known */
-  uint32_t pc;
   uint8_t ndeps;
   uint8_t pipe;
   uint8_t inflight;   /* put/get: chunks in flight */
@@ -40,8 +40,11 @@ typedef struct {
 typedef struct a2_core {
   struct a2_sim *sim;
   uint32_t rank, idx;
-  const a2_program *prog;
-  uint32_t pc;
+  a2_program *prog;    /* materialised: the whole program; streamed: a window */
+  uint64_t pc;         /* index in the program of the next instruction to dispatch */
+  uint64_t base;       /* index in the program of prog->v[0] */
+  bool prog_done;      /* nothing left beyond the window */
+  bool failed;         /* the program source failed: the core stops (sim->run_err) */
   a2_slot win[A2_WIN];
   uint64_t seq_next;   /* next sequence number to dispatch */
   uint64_t seq_oldest; /* oldest not yet retired */
@@ -77,6 +80,8 @@ struct a2_sim {
   uint64_t race_budget; /* bytes the race detector may use */
   a2_observer *obs;     /* NULL when no timing trace is written */
   bool no_data;         /* timing-only: payload buffers and tiles are not allocated */
+  a2_code run_rc;       /* first error raised during the run (a program source) */
+  a2_err run_err;
 };
 
 static inline uint8_t *a2_mem(const struct a2_sim *s, uint32_t rank, uint32_t buf) {
@@ -89,6 +94,9 @@ void a2_core_wake(a2_core *c, uint64_t t_ps);
 /* A signal cell of `rank` changed: blocked cores there re-check. */
 void a2_signal_changed(struct a2_sim *s, uint32_t rank);
 bool a2_core_finished(const a2_core *c);
+/* The next instruction to dispatch (refilling a streamed program), or NULL
+ * when the program is finished or its source failed. */
+const a2_instr *a2_core_next(a2_core *c);
 
 /* xfer.c: start the timed transfers for one instruction. */
 void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq);

@@ -10,7 +10,8 @@ typedef struct {
   uint32_t gid;
   uint32_t epoch;
   int write;
-  const a2_instr *in;
+  uint32_t line; /* of the instruction, which is not kept (streamed programs) */
+  uint8_t op;
   uint64_t t_ps;
 } access_rec;
 
@@ -140,7 +141,7 @@ void a2_race_access(a2_race *r, uint32_t gid, uint32_t owner, uint16_t buf, uint
   if (r->abandoned || r->k->bufs[buf].kind == A2_BUF_SIGNAL || len == 0) return;
   rec_list *L = &r->recs[(size_t)owner * r->k->nbufs + buf];
   const uint32_t *mine = vc_of(r, gid);
-  access_rec cur = {off, len, gid, mine[gid], write, in, now_ps};
+  access_rec cur = {off, len, gid, mine[gid], write, in->line, in->op, now_ps};
   uint32_t keep = 0;
   for (uint32_t i = 0; i < L->n; i++) {
     access_rec *e = &L->v[i];
@@ -241,8 +242,8 @@ bool a2_race_abandoned(const a2_race *r, uint64_t *budget) {
 static void describe(const a2_race *r, const access_rec *a, FILE *out) {
   fprintf(out, "    %-5s by rank %u core %u, %s %u (%s), dispatched at %.3f ns\n",
           a->write ? "write" : "read", a->gid / r->k->ncores, a->gid % r->k->ncores,
-          a2_line_word(r->k), a->in->line,
-          a2_op_name((a2_opcode)a->in->op), (double)a->t_ps / 1e3);
+          a2_line_word(r->k), a->line,
+          a2_op_name((a2_opcode)a->op), (double)a->t_ps / 1e3);
 }
 
 void a2_race_report(const a2_race *r, FILE *out) {

@@ -199,6 +199,10 @@ a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *er
   for (uint32_t i = 0; i < n; i++) a2_core_wake(&s->cores[i], 0);
   a2k_stop why;
   a2_code rc = a2k_run(max_ps, &why, err);
+  if (!rc && s->run_rc) { /* a program source failed: the run is not a result */
+    *err = s->run_err;
+    rc = s->run_rc;
+  }
   if (s->obs) {
     a2_err terr;
     a2_code trc = a2_obs_finish(s->obs, rc ? &terr : err);
@@ -249,8 +253,8 @@ void a2_sim_report_blocked(const a2_sim *s, FILE *out) {
   for (uint32_t i = 0; i < s->k->nranks * s->k->ncores; i++) {
     const a2_core *c = &s->cores[i];
     if (a2_core_finished(c)) continue;
-    if (c->pc < c->prog->n && c->blocked) {
-      const a2_instr *in = &c->prog->v[c->pc];
+    if (c->pc < c->base + c->prog->n && c->blocked) {
+      const a2_instr *in = &c->prog->v[c->pc - c->base];
       int32_t v;
       memcpy(&v, a2_mem(s, c->rank, in->buf) + in->off, 4);
       fprintf(out,
@@ -259,9 +263,15 @@ void a2_sim_report_blocked(const a2_sim *s, FILE *out) {
               (unsigned long long)(in->off / 4), in->mode == A2_MODE_EQ ? "eq" : "ge", in->value,
               v);
     } else {
-      fprintf(out, "rank %u core %u: unfinished at instruction %u of %u (%llu in flight)\n",
-              c->rank, c->idx, c->pc + 1, c->prog->n,
-              (unsigned long long)(c->seq_next - c->seq_oldest));
+      if (c->prog_done)
+        fprintf(out, "rank %u core %u: unfinished at instruction %llu of %llu (%llu in flight)\n",
+                c->rank, c->idx, (unsigned long long)c->pc + 1,
+                (unsigned long long)(c->base + c->prog->n),
+                (unsigned long long)(c->seq_next - c->seq_oldest));
+      else
+        fprintf(out, "rank %u core %u: unfinished at instruction %llu (%llu in flight)\n", c->rank,
+                c->idx, (unsigned long long)c->pc + 1,
+                (unsigned long long)(c->seq_next - c->seq_oldest));
     }
   }
 }

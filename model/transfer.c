@@ -201,6 +201,11 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq) {
   x->apply_hop = (uint16_t)(len - 1);
   x->on_apply = apply_notify;
   x->tag[2] = peer;
+  /* A notify is posted: its slot may be reused before it lands, so the
+   * transfer carries its own copy of the instruction. */
+  _Static_assert(sizeof x->ext >= sizeof *in, "a2_xfer.ext holds an a2_instr");
+  memcpy(x->ext, in, sizeof *in);
+  x->tag[1] = (uint64_t)(uintptr_t)x->ext;
   x->tag[3] = (uint64_t)(uintptr_t)c->win[seq % A2_WIN].snap; /* handed to the cell on landing */
   x->tag[4] = c->win[seq % A2_WIN].start_ps;
   x->tag[5] = c->win[seq % A2_WIN].lane;

@@ -50,6 +50,7 @@ struct a2_xfer {
   a2_xfer_done_fn on_done;
   void *owner;                /* caller's context */
   uint64_t tag[6];            /* caller's data */
+  uint64_t ext[8];            /* caller's data: room for a copy of a small struct */
   a2_xfer *next_free;
   uint32_t path_inline[A2_INLINE_HOPS];
   uint32_t path_cap;
