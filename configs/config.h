@@ -23,6 +23,14 @@ typedef enum {
   A2_TOPO_TORUS = 4      /* 2-D torus, torus_width x (ranks / torus_width) */
 } a2_topology;
 
+/* How the network times packets (docs/timing-model.md). */
+typedef enum {
+  A2_TIMING_PACKET = 0,     /* every packet is served at every stage in order of arrival
+                               (one kernel activation per packet per stage) */
+  A2_TIMING_RESERVATION = 1 /* a transfer's packet times are computed when it starts, in
+                               the earliest free slot of each stage; one event per transfer */
+} a2_timing;
+
 typedef struct a2_config {
   /* chip.* */
   uint64_t clock_hz;           /* chip.clock: AI core clock */
@@ -48,6 +56,7 @@ typedef struct a2_config {
   uint64_t nic_bw;             /* interconnect.nic.bandwidth: per NPU to the switch, bytes/s */
   uint64_t nic_lat_ps;         /* interconnect.nic.latency: NIC + cable, per direction */
   uint32_t torus_width;        /* interconnect.torus_width: X size of the torus */
+  a2_timing timing;            /* interconnect.timing: packet | reservation */
 } a2_config;
 
 /* Most link stages a config may ask for (each is a kernel process). */
