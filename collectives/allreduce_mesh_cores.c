@@ -18,40 +18,46 @@
 
 #define MESH_TILE_ELEMS 256
 
-a2_code a2_gen_allreduce_mesh_cores(const a2_coll_params *p, a2_kernel *k, a2_err *err) {
+a2_code a2_mesh_cores_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, a2_mesh_ctx *c,
+                              a2_err *err) {
   uint32_t P = p->nranks, C = p->cores;
   uint64_t N = p->size_bytes, TB = (uint64_t)MESH_TILE_ELEMS * a2_dtype_size(p->dtype);
-  uint64_t ntiles = (N + TB - 1) / TB;
   uint32_t nrecv = P > 1 ? A2_COLL_MAX_ACC * (P - 1) : 1;
   if (nrecv > A2_COLL_MAX_RECV) nrecv = A2_COLL_MAX_RECV;
-  a2_tb tb;
-  if (a2_tb_begin(&tb, k, P, C, err)) return tb.rc;
+  *c = (a2_mesh_ctx){
+      .P = P, .C = C, .N = N, .T = TB, .ntiles = (N + TB - 1) / TB, .vop = a2_reduce_opcode(p->op)};
+  if (a2_tb_begin(tb, k, P, C, err)) return tb->rc;
   a2_coll_describe(k, "allreduce_mesh", p, 0);
   a2_dtype dt = p->dtype;
-  uint16_t x = a2_tb_buf(&tb, "x", A2_BUF_TENSOR, dt, N, A2_INIT_PATTERN);
-  uint16_t y = a2_tb_buf(&tb, "y", A2_BUF_TENSOR, dt, N, A2_INIT_ZERO);
-  uint16_t data = a2_tb_buf(&tb, "data", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
-  uint16_t sig = a2_tb_buf(&tb, "signal", A2_BUF_SIGNAL, A2_INT32, 4ull * P * C, A2_INIT_ZERO);
-  a2_tiles t;
-  a2_tiles_declare(&t, &tb, dt, a2_min64(N, TB), A2_COLL_MAX_ACC, nrecv);
-  k->golden = (a2_golden){A2_GOLDEN_ALLREDUCE, p->op, x, y, N, 0};
-  a2_opcode vop = a2_reduce_opcode(p->op);
-  for (uint32_t me = 0; me < P; me++)
-    for (uint32_t c = 0; c < C && c < ntiles; c++) {
-      a2_tb_at(&tb, me, c);
-      t.turn = t.acc_turn = 0;
-      for (uint64_t i = c; i < ntiles; i += C) { /* stage-in of this core's tiles */
-        a2_at staged = a2_at_local(data, i * TB);
-        a2_coll_copy(&t, a2_at_local(x, i * TB), &staged, 1, a2_min64(N - i * TB, TB), TB);
-      }
-      a2_coll_barrier_at(&tb, me, P, sig, c, C); /* lane c: cells q*C + c */
-      t.turn = 0;
-      for (uint64_t i = c; i < ntiles; i += C) { /* accumulate and stage out, tile by tile */
-        a2_at out = a2_at_local(y, i * TB);
-        a2_coll_reduce(&t, vop, a2_at_local(data, i * TB), data, i * TB, me, P, 0, &out, 1,
-                       a2_min64(N - i * TB, TB), TB);
-        t.turn += P - 1; /* the next tile's reads go to the next receive tiles */
-      }
-    }
-  return tb.rc;
+  c->x = a2_tb_buf(tb, "x", A2_BUF_TENSOR, dt, N, A2_INIT_PATTERN);
+  c->y = a2_tb_buf(tb, "y", A2_BUF_TENSOR, dt, N, A2_INIT_ZERO);
+  c->data = a2_tb_buf(tb, "data", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
+  c->sig = a2_tb_buf(tb, "signal", A2_BUF_SIGNAL, A2_INT32, 4ull * P * C, A2_INIT_ZERO);
+  a2_tiles_declare(&c->tiles, tb, dt, a2_min64(N, TB), A2_COLL_MAX_ACC, nrecv);
+  k->golden = (a2_golden){A2_GOLDEN_ALLREDUCE, p->op, c->x, c->y, N, 0};
+  return tb->rc;
+}
+
+void a2_mesh_cores_body(a2_tb *tb, const a2_mesh_ctx *c, uint32_t me, uint32_t core) {
+  if (core >= c->ntiles) return; /* no tile: an empty program */
+  uint32_t P = c->P;
+  uint64_t N = c->N, TB = c->T;
+  uint64_t mine = (c->ntiles - core + c->C - 1) / c->C; /* tiles core, core+C, ... */
+  a2_tiles t = a2_tiles_on(tb, &c->tiles);
+  A2_STEPS(tb, s, mine) { /* stage-in of this core's tiles, one step each */
+    uint64_t off = (core + s * c->C) * TB;
+    a2_at staged = a2_at_local(c->data, off);
+    a2_coll_copy_piece(&t, s, a2_at_local(c->x, off), &staged, 1, 0, a2_min64(N - off, TB));
+  }
+  a2_coll_barrier_at(tb, me, P, c->sig, core, c->C); /* lane core: cells q*C + core */
+  /* accumulate and stage out, tile by tile: tile i uses accumulator i and
+   * the next P-1 receive tiles, so the next tiles' reads are in flight */
+  a2_at out = a2_at_local(c->y, 0);
+  a2_reduction r = {c->vop, a2_at_local(c->data, 0), c->data, 0, me, P, 0, &out, 1};
+  uint64_t per = a2_reduce_steps(P);
+  A2_STEPS(tb, s, mine * per) {
+    uint64_t i = s / per, off = (core + i * c->C) * TB;
+    a2_coll_reduce_step(&t, &r, a2_acc_tile(&t, i), i * (P - 1), off, a2_min64(N - off, TB),
+                        s % per);
+  }
 }

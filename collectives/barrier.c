@@ -7,19 +7,28 @@
  * (a2_coll_credit_barrier), which is what makes the clearing race-free. */
 #include "collectives/generators.h"
 
-a2_code a2_gen_barrier(const a2_coll_params *p, a2_kernel *k, a2_err *err) {
-  uint32_t P = p->nranks;
-  a2_tb tb;
-  if (a2_tb_begin(&tb, k, P, 1, err)) return tb.rc;
+typedef struct {
+  uint32_t P;
+  uint16_t sig;
+} ctx_t;
+
+static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, a2_err *err) {
+  ctx_t *c = ctx;
+  c->P = p->nranks;
+  if (a2_tb_begin(tb, k, p->nranks, 1, err)) return tb->rc;
   a2_coll_describe(k, "barrier", p, 0);
-  uint16_t sig = a2_tb_buf(&tb, "counter", A2_BUF_SIGNAL, A2_INT32, 8, A2_INIT_ZERO);
+  c->sig = a2_tb_buf(tb, "counter", A2_BUF_SIGNAL, A2_INT32, 8, A2_INIT_ZERO);
   k->golden = (a2_golden){A2_GOLDEN_NONE, p->op, 0, 0, 0, 0};
-  for (uint32_t me = 0; me < P; me++) {
-    a2_tb_at(&tb, me, 0);
-    a2_coll_credit_barrier(&tb, me, P, sig, 0);
-  }
-  return tb.rc;
+  return tb->rc;
 }
+
+static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
+  const ctx_t *c = ctx;
+  (void)core;
+  a2_coll_credit_barrier(tb, me, c->P, c->sig, 0);
+}
+
+A2_DEFINE_GENERATOR(barrier, ctx_t, declare, body)
 
 void a2_card_barrier(const a2_coll_params *p, a2_card *c) {
   c->remote_read_bytes = 0;

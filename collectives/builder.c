@@ -8,7 +8,7 @@ a2_code a2_tb_begin(a2_tb *tb, a2_kernel *k, uint32_t nranks, uint32_t ncores, a
   tb->k = k;
   tb->err = err;
   tb->rc = a2_kernel_init(k, nranks, ncores, err);
-  if (tb->rc == A2_OK) tb->cur = &k->progs[0];
+  if (tb->rc == A2_OK && nranks && ncores) tb->cur = &k->progs[0];
   return tb->rc;
 }
 
@@ -46,20 +46,80 @@ uint16_t a2_tb_tile(a2_tb *tb, const char *name, a2_dtype t, uint64_t bytes) {
 void a2_tb_at(a2_tb *tb, uint32_t rank, uint32_t core) {
   if (tb->rc) return;
   tb->cur = a2_kernel_prog(tb->k, rank, core);
+  tb->line = tb->cur->n;
+}
+
+/* ---- walks of a body, phases and steps ---- */
+
+void a2_tb_walk(a2_tb *tb, a2_program *out, const a2_tb_resume *at, uint32_t limit) {
+  tb->cur = out;
+  tb->line = at->line;
+  tb->at = *at;
+  tb->limit = limit;
+  tb->batch = 0;
+  tb->phase = 0;
+  tb->count = 0;
+  tb->walking = 1;
+  tb->in_step = tb->stopped = 0;
+}
+
+a2_code a2_tb_walked(a2_tb *tb, a2_tb_resume *at) {
+  if (!tb->stopped) { /* ran to the end (or failed) */
+    tb->at.phase = A2_TB_DONE;
+    tb->at.step = 0;
+  }
+  tb->at.line = tb->line;
+  *at = tb->at;
+  tb->walking = tb->in_step = 0;
+  return tb->rc;
+}
+
+uint64_t a2_tb_phase(a2_tb *tb, uint64_t count) {
+  uint32_t ph = tb->phase++;
+  tb->count = count;
+  tb->in_step = 0;
+  if (ph < tb->at.phase) return count; /* finished by an earlier walk */
+  if (ph == tb->at.phase) return tb->at.step < count ? tb->at.step : count;
+  return 0;
+}
+
+int a2_tb_more(a2_tb *tb, uint64_t s) {
+  tb->in_step = 0;
+  if (tb->rc || tb->stopped || s >= tb->count) return 0;
+  if (tb->limit && tb->batch >= tb->limit) {
+    tb->stopped = 1;
+    tb->at.phase = tb->phase - 1;
+    tb->at.step = s;
+    return 0;
+  }
+  tb->in_step = 1;
+  return 1;
 }
 
 static void push(a2_tb *tb, a2_instr in) {
   if (tb->rc) return;
-  if (tb->step >= A2_TB_MAX_INSTRS) { /* refuse before memory runs out */
+  if (tb->walking && !tb->in_step) {
+    tb->rc = a2_err_set(tb->err, A2_E_INTERNAL, NULL, 0, 0,
+                        "generator: an instruction outside a phase step (A2_STEPS)");
+    return;
+  }
+  if (!tb->lazy && tb->total >= A2_TB_MAX_INSTRS) { /* refuse before memory runs out */
     tb->rc = a2_err_set(tb->err, A2_E_INPUT, "--size", 0, 0,
-                        "the kernel would have more than %u instructions (%u MiB of program); "
-                        "use fewer ranks or a smaller size (streaming generators are not "
-                        "implemented yet)",
+                        "the kernel would have more than %u instructions (%u MiB of program) to "
+                        "hold in memory; use fewer ranks or a smaller size (`run` produces "
+                        "built-in kernels on demand without this limit; `gen` writes them whole)",
                         A2_TB_MAX_INSTRS,
                         (unsigned)(((uint64_t)A2_TB_MAX_INSTRS * sizeof(a2_instr)) >> 20));
     return;
   }
-  in.line = ++tb->step;
+  if (tb->line == UINT32_MAX) {
+    tb->rc = a2_err_set(tb->err, A2_E_INPUT, "--size", 0, 0,
+                        "a program would have more than %u instructions", UINT32_MAX - 1);
+    return;
+  }
+  in.line = ++tb->line;
+  tb->total++;
+  tb->batch++;
   tb->rc = a2_program_push(tb->cur, &in, tb->err);
 }
 
@@ -73,38 +133,68 @@ void a2_tb_store(a2_tb *tb, uint16_t tile, uint16_t buf, uint64_t off, uint64_t 
 
 void a2_tb_rload(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off,
                  uint64_t len) {
-  push(tb, (a2_instr){.op = A2_OP_RLOAD, .tile = tile, .buf = buf, .peer = (int32_t)peer,
-                      .off = off, .len = len});
+  push(tb, (a2_instr){.op = A2_OP_RLOAD,
+                      .tile = tile,
+                      .buf = buf,
+                      .peer = (int32_t)peer,
+                      .off = off,
+                      .len = len});
 }
 
-void a2_tb_rstore(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off,
-                  uint64_t len, int atomic_add) {
-  push(tb, (a2_instr){.op = A2_OP_RSTORE, .mode = (uint8_t)(atomic_add ? A2_MODE_ATOMIC_ADD : 0),
-                      .tile = tile, .buf = buf, .peer = (int32_t)peer, .off = off, .len = len});
+void a2_tb_rstore(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off, uint64_t len,
+                  int atomic_add) {
+  push(tb, (a2_instr){.op = A2_OP_RSTORE,
+                      .mode = (uint8_t)(atomic_add ? A2_MODE_ATOMIC_ADD : 0),
+                      .tile = tile,
+                      .buf = buf,
+                      .peer = (int32_t)peer,
+                      .off = off,
+                      .len = len});
 }
 
 void a2_tb_notify(a2_tb *tb, uint16_t sig, uint32_t peer, uint64_t cell, int mode, int32_t value) {
-  push(tb, (a2_instr){.op = A2_OP_NOTIFY, .mode = (uint8_t)mode, .buf = sig,
-                      .peer = (int32_t)peer, .value = value, .off = cell * 4, .len = 4});
+  push(tb, (a2_instr){.op = A2_OP_NOTIFY,
+                      .mode = (uint8_t)mode,
+                      .buf = sig,
+                      .peer = (int32_t)peer,
+                      .value = value,
+                      .off = cell * 4,
+                      .len = 4});
 }
 
 void a2_tb_wait(a2_tb *tb, uint16_t sig, uint64_t cell, int mode, int32_t value) {
-  push(tb, (a2_instr){.op = A2_OP_WAIT, .mode = (uint8_t)mode, .buf = sig, .value = value,
-                      .off = cell * 4, .len = 4});
+  push(tb, (a2_instr){.op = A2_OP_WAIT,
+                      .mode = (uint8_t)mode,
+                      .buf = sig,
+                      .value = value,
+                      .off = cell * 4,
+                      .len = 4});
 }
 
 void a2_tb_put(a2_tb *tb, uint16_t dst_win, uint32_t peer, uint64_t off, uint64_t len,
                uint16_t src_buf, uint64_t src_off, uint32_t chunk, int pipeline) {
-  push(tb, (a2_instr){.op = A2_OP_PUT, .mode = (uint8_t)(pipeline ? A2_MODE_PIPELINE : 0),
-                      .buf = dst_win, .peer = (int32_t)peer, .off = off, .len = len,
-                      .buf2 = src_buf, .off2 = src_off, .chunk = chunk});
+  push(tb, (a2_instr){.op = A2_OP_PUT,
+                      .mode = (uint8_t)(pipeline ? A2_MODE_PIPELINE : 0),
+                      .buf = dst_win,
+                      .peer = (int32_t)peer,
+                      .off = off,
+                      .len = len,
+                      .buf2 = src_buf,
+                      .off2 = src_off,
+                      .chunk = chunk});
 }
 
 void a2_tb_get(a2_tb *tb, uint16_t dst_buf, uint64_t off, uint64_t len, uint16_t src_win,
                uint32_t peer, uint64_t src_off, uint32_t chunk, int pipeline) {
-  push(tb, (a2_instr){.op = A2_OP_GET, .mode = (uint8_t)(pipeline ? A2_MODE_PIPELINE : 0),
-                      .buf = dst_buf, .peer = (int32_t)peer, .off = off, .len = len,
-                      .buf2 = src_win, .off2 = src_off, .chunk = chunk});
+  push(tb, (a2_instr){.op = A2_OP_GET,
+                      .mode = (uint8_t)(pipeline ? A2_MODE_PIPELINE : 0),
+                      .buf = dst_buf,
+                      .peer = (int32_t)peer,
+                      .off = off,
+                      .len = len,
+                      .buf2 = src_win,
+                      .off2 = src_off,
+                      .chunk = chunk});
 }
 
 void a2_tb_vop(a2_tb *tb, a2_opcode op, uint16_t dst, uint16_t a, uint16_t b, uint64_t len) {

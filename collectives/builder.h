@@ -1,8 +1,28 @@
-/* The trace-building API every collective generator uses (and, later, the
- * trace-file reader): declare buffers and tiles, pick a (rank, core)
- * program, append instructions. The first error is latched in tb->rc and
- * later calls do nothing, so generators check once at the end. Each
- * instruction gets the next generator step number as its `line`. */
+/* The trace-building API every collective generator uses: declare buffers
+ * and tiles, pick a (rank, core) program, append instructions. The first
+ * error is latched in tb->rc and later calls do nothing, so generators check
+ * once at the end. Each instruction's `line` is its 1-based index within its
+ * own (rank, core) program.
+ *
+ * Phases (streaming generators, docs/architecture.md). A generator's
+ * per-(rank, core) body is a sequence of phases, each a loop over steps:
+ *
+ *   A2_STEPS(tb, s, count) { ...the instructions of step s... }
+ *
+ * which is `for (uint64_t s = a2_tb_phase(tb, count); a2_tb_more(tb, s);
+ * s++)`. A body is walked by a2_tb_walk/a2_tb_walked: the walk skips the
+ * phases an earlier walk finished, starts the current one at its resume
+ * step, and, once `limit` instructions have been appended, stops before the
+ * next step and records (phase, step) as the resume point. So a body can be
+ * run to its end in one walk (materialised programs) or in bounded batches
+ * (a program source, collectives/stream.c), and both give the same
+ * instructions. The rules a body follows:
+ *   - every instruction is emitted inside a step (the builder refuses any
+ *     other: A2_E_INTERNAL);
+ *   - phases are not nested, and which phases a body has, their counts and
+ *     what step s emits depend only on the generator's shared context, the
+ *     (rank, core) and s - never on what an earlier walk did; anything
+ *     carried across steps (the tile rotation) is recomputed from them. */
 #ifndef A2_BUILDER_H
 #define A2_BUILDER_H
 
@@ -12,30 +32,72 @@
 extern "C" {
 #endif
 
-/* Instructions one kernel may have, all programs together (a policy: the
- * programs are held in memory, 56 bytes an instruction). */
+/* Instructions one materialised kernel may have, all programs together (a
+ * policy: the programs are held in memory, 56 bytes an instruction). Kernels
+ * produced on demand (a program source) have no such limit. */
 #define A2_TB_MAX_INSTRS (1u << 25)
+
+/* Where the walk of one (rank, core) body resumes: phase and step, and how
+ * many instructions the program has so far (the next one's line - 1). */
+typedef struct {
+  uint64_t step;
+  uint32_t phase; /* A2_TB_DONE: the body ran to its end */
+  uint32_t line;
+} a2_tb_resume;
+#define A2_TB_DONE UINT32_MAX
 
 typedef struct {
   a2_kernel *k;
   a2_program *cur;
   a2_err *err;
   a2_code rc;
-  uint32_t step;
+  uint32_t line;  /* instructions in the current program so far */
+  uint64_t total; /* instructions appended in all (materialised) */
+  int lazy;       /* filling a batch of a program source: no A2_TB_MAX_INSTRS */
+  /* the walk of a body (a2_tb_walk) */
+  int walking, in_step, stopped;
+  uint32_t phase;  /* index of the current phase in the walk */
+  uint64_t count;  /* its step count */
+  uint32_t batch;  /* instructions appended by this walk */
+  uint32_t limit;  /* stop once batch >= limit (0: never) */
+  a2_tb_resume at; /* where this walk started / the next one resumes */
 } a2_tb;
 
 a2_code a2_tb_begin(a2_tb *tb, a2_kernel *k, uint32_t nranks, uint32_t ncores, a2_err *err);
 uint16_t a2_tb_buf(a2_tb *tb, const char *name, a2_buf_kind kind, a2_dtype t, uint64_t bytes,
                    a2_init_kind init);
 uint16_t a2_tb_tile(a2_tb *tb, const char *name, a2_dtype t, uint64_t bytes);
+/* Append to k's (rank, core) program from now on (numbering continues after
+ * its last instruction). */
 void a2_tb_at(a2_tb *tb, uint32_t rank, uint32_t core);
+
+/* Walk a body: append to `out`, resume at *at, stop after a whole step once
+ * `limit` instructions were appended (0: run to the end). Then call the body,
+ * then a2_tb_walked, which stores the next resume point in *at (phase
+ * A2_TB_DONE when the body ended) and returns tb->rc. */
+void a2_tb_walk(a2_tb *tb, a2_program *out, const a2_tb_resume *at, uint32_t limit);
+a2_code a2_tb_walked(a2_tb *tb, a2_tb_resume *at);
+
+/* The next phase of the walk, of `count` steps: the first step to run (count
+ * when the phase finished in an earlier walk). */
+uint64_t a2_tb_phase(a2_tb *tb, uint64_t count);
+/* Run step s? No when the phase is over, after an error, or when the batch
+ * is full (then (phase, s) becomes the resume point and every later phase
+ * of this walk runs no step). */
+int a2_tb_more(a2_tb *tb, uint64_t s);
+#define A2_STEPS(tb, s, count) \
+  for (uint64_t s = a2_tb_phase((tb), (count)); a2_tb_more((tb), s); s++)
+
+/* Pieces of `piece` bytes in len bytes (the last one may be shorter). */
+static inline uint64_t a2_pieces(uint64_t len, uint64_t piece) {
+  return (len + piece - 1) / piece;
+}
 
 void a2_tb_load(a2_tb *tb, uint16_t tile, uint16_t buf, uint64_t off, uint64_t len);
 void a2_tb_store(a2_tb *tb, uint16_t tile, uint16_t buf, uint64_t off, uint64_t len);
-void a2_tb_rload(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off,
-                 uint64_t len);
-void a2_tb_rstore(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off,
-                  uint64_t len, int atomic_add);
+void a2_tb_rload(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off, uint64_t len);
+void a2_tb_rstore(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off, uint64_t len,
+                  int atomic_add);
 /* Signal cells are addressed by index (cell i = bytes [4i, 4i+4)). */
 void a2_tb_notify(a2_tb *tb, uint16_t sig, uint32_t peer, uint64_t cell, int mode, int32_t value);
 void a2_tb_wait(a2_tb *tb, uint16_t sig, uint64_t cell, int mode, int32_t value);

@@ -4,6 +4,7 @@
 #ifndef A2_COLLECTIVE_H
 #define A2_COLLECTIVE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "collectives/builder.h"
@@ -20,11 +21,11 @@ typedef struct {
   uint32_t cores;      /* vector cores per rank */
   a2_reduce_op op;
   a2_dtype dtype;
-  uint64_t ub_bytes;   /* unified buffer per core (tile sizing) */
-  uint32_t seed;       /* initial-data seed */
-  uint32_t root;       /* root rank (broadcast-style collectives) */
-  uint32_t max_cores;  /* the chip's vector cores (config chip.vector_cores), the bound
-                          on `cores`; 0 = not checked here (the model validates it too) */
+  uint64_t ub_bytes;  /* unified buffer per core (tile sizing) */
+  uint32_t seed;      /* initial-data seed */
+  uint32_t root;      /* root rank (broadcast-style collectives) */
+  uint32_t max_cores; /* the chip's vector cores (config chip.vector_cores), the bound
+                         on `cores`; 0 = not checked here (the model validates it too) */
 } a2_coll_params;
 
 /* The analytic cost card, per rank (what the algorithm's author claims). */
@@ -33,6 +34,18 @@ typedef struct {
   double remote_write_bytes;
   uint64_t barrier_rounds;
 } a2_card;
+
+/* How a collective's kernel is generated (collectives/stream.c): `declare`
+ * is done once - a2_tb_begin, buffers, tiles, golden, metadata - and leaves
+ * in ctx (ctx_bytes, zeroed) what the bodies need; `body` emits the
+ * (rank, core) program as a sequence of phases (builder.h) from ctx alone.
+ * The same two serve materialised kernels (every body run to its end) and
+ * kernels produced on demand (k->source: bodies walked in bounded batches). */
+typedef struct {
+  size_t ctx_bytes;
+  a2_code (*declare)(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, a2_err *err);
+  void (*body)(a2_tb *tb, const void *ctx, uint32_t rank, uint32_t core);
+} a2_gen_def;
 
 typedef struct {
   const char *name;
@@ -44,7 +57,9 @@ typedef struct {
   double (*busbw_factor)(uint32_t P);
   /* Refuse parameters the algorithm cannot run (divisibility, P). */
   a2_code (*check)(const a2_coll_params *p, a2_err *err);
+  /* The kernel with whole programs (a2_coll_generate(c, p, k, 0, err)). */
   a2_code (*gen)(const a2_coll_params *p, a2_kernel *k, a2_err *err);
+  const a2_gen_def *def;
   void (*card)(const a2_coll_params *p, a2_card *c);
   /* Closed-form time (docs/timing-model.md) on an uncontended full mesh, in
    * ps; 0 when the topology is not a full mesh. */
@@ -52,6 +67,29 @@ typedef struct {
 } a2_collective;
 
 const a2_collective *a2_collective_find(const char *name);
+
+/* Generate c's kernel for p into k (which the caller frees with
+ * a2_kernel_free, also after an error). lazy = 0: every program whole in
+ * k->progs, at most A2_TB_MAX_INSTRS instructions in all. lazy = 1: the
+ * declarations only, empty programs and k->source, which produces each
+ * (rank, core) program in batches of whole steps of about
+ * A2_COLL_BATCH instructions (a step is a few instructions), the same
+ * instructions as lazy = 0 would hold; memory does not grow with the
+ * instruction count (a small resume state per program). c->check is not
+ * called here. */
+a2_code a2_coll_generate(const a2_collective *c, const a2_coll_params *p, a2_kernel *k, int lazy,
+                         a2_err *err);
+#define A2_COLL_BATCH 512
+/* As lazy a2_coll_generate with batches of `batch` (>= 1) instructions
+ * (tests; tuning). */
+a2_code a2_coll_generate_batched(const a2_collective *c, const a2_coll_params *p, a2_kernel *k,
+                                 uint32_t batch, a2_err *err);
+/* The same from a generator definition (lazy: batch > 0). */
+a2_code a2_gen_run(const a2_gen_def *def, const a2_coll_params *p, a2_kernel *k, uint32_t batch,
+                   a2_err *err);
+/* The program source of a lazy kernel, for tests and reports: bytes it
+ * holds (context and resume states). */
+size_t a2_coll_source_bytes(const a2_source *src);
 /* The whole table; *n receives its length. */
 const a2_collective *a2_collective_table(uint32_t *n);
 

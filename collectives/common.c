@@ -15,15 +15,15 @@ uint64_t a2_coll_chunk_bytes(uint64_t ub_bytes) {
 
 /* ---- data phases ---- */
 
-void a2_tiles_declare(a2_tiles *t, a2_tb *tb, a2_dtype dt, uint64_t bytes, uint32_t nacc,
+void a2_tiles_declare(a2_tileset *set, a2_tb *tb, a2_dtype dt, uint64_t bytes, uint32_t nacc,
                       uint32_t nrecv) {
-  *t = (a2_tiles){.tb = tb, .nacc = nacc, .nrecv = nrecv};
+  *set = (a2_tileset){.nacc = nacc, .nrecv = nrecv};
   if (nacc > A2_COLL_MAX_ACC || nrecv == 0 || nrecv > A2_COLL_MAX_RECV) {
     if (!tb->rc)
       tb->rc = a2_err_set(tb->err, A2_E_INTERNAL, NULL, 0, 0,
                           "%u accumulators and %u receive tiles: outside 0..%d and 1..%d", nacc,
                           nrecv, A2_COLL_MAX_ACC, A2_COLL_MAX_RECV);
-    t->nacc = t->nrecv = 1; /* keeps later calls in bounds; they do nothing now */
+    set->nacc = set->nrecv = 1; /* keeps later calls in bounds; they do nothing now */
     return;
   }
   char name[16];
@@ -32,11 +32,12 @@ void a2_tiles_declare(a2_tiles *t, a2_tb *tb, a2_dtype dt, uint64_t bytes, uint3
       snprintf(name, sizeof name, "acc");
     else
       snprintf(name, sizeof name, "acc%u", i);
-    t->acc[i] = a2_tb_tile(tb, name, dt, bytes);
+    set->acc[i] = a2_tb_tile(tb, name, dt, bytes);
   }
+  if (nacc == 0) set->nacc = 1; /* acc[0] unused: a copies-only set never reduces */
   for (uint32_t i = 0; i < nrecv; i++) {
     snprintf(name, sizeof name, "recv%u", i);
-    t->recv[i] = a2_tb_tile(tb, name, dt, bytes);
+    set->recv[i] = a2_tb_tile(tb, name, dt, bytes);
   }
 }
 
@@ -53,32 +54,44 @@ static void store_all(a2_tb *tb, uint16_t tile, const a2_at *dst, uint32_t ndst,
   for (uint32_t d = 0; d < ndst; d++) a2_tb_store(tb, tile, dst[d].buf, dst[d].off + off, len);
 }
 
+void a2_coll_copy_piece(a2_tiles *t, uint64_t turn, a2_at src, const a2_at *dst, uint32_t ndst,
+                        uint64_t off, uint64_t n) {
+  uint16_t tile = a2_recv_tile(t, turn);
+  fetch(t->tb, tile, src, off, n);
+  store_all(t->tb, tile, dst, ndst, off, n);
+}
+
 void a2_coll_copy(a2_tiles *t, a2_at src, const a2_at *dst, uint32_t ndst, uint64_t len,
                   uint64_t piece) {
-  for (uint64_t off = 0; off < len; off += piece) {
-    uint64_t n = a2_min64(len - off, piece);
-    uint16_t tile = t->recv[t->turn++ % t->nrecv];
-    fetch(t->tb, tile, src, off, n);
-    store_all(t->tb, tile, dst, ndst, off, n);
+  uint64_t turn = t->turn, np = a2_pieces(len, piece);
+  t->turn += np;
+  A2_STEPS(t->tb, s, np) {
+    uint64_t off = s * piece;
+    a2_coll_copy_piece(t, turn + s, src, dst, ndst, off, a2_min64(len - off, piece));
   }
 }
 
-void a2_coll_reduce(a2_tiles *t, a2_opcode vop, a2_at own, uint16_t win, uint64_t win_off,
-                    uint32_t me, uint32_t P, uint32_t first, const a2_at *dst, uint32_t ndst,
-                    uint64_t len, uint64_t piece) {
-  for (uint64_t off = 0; off < len; off += piece) {
-    uint64_t n = a2_min64(len - off, piece);
-    uint16_t acc = t->acc[t->acc_turn++ % t->nacc];
-    fetch(t->tb, acc, own, off, n);
-    uint32_t j = t->turn;
-    for (uint32_t i = 0; i < P; i++) {
-      uint32_t peer = (first + i) % P;
-      if (peer == me) continue;
-      uint16_t recv = t->recv[j++ % t->nrecv];
-      a2_tb_rload(t->tb, recv, win, peer, win_off + off, n);
-      a2_tb_vop(t->tb, vop, acc, acc, recv, n);
-    }
-    store_all(t->tb, acc, dst, ndst, off, n);
+void a2_coll_reduce_step(a2_tiles *t, const a2_reduction *r, uint16_t acc, uint64_t turn,
+                         uint64_t off, uint64_t n, uint64_t k) {
+  if (k == 0) {
+    fetch(t->tb, acc, r->own, off, n);
+  } else if (k < r->P) {
+    uint16_t recv = a2_recv_tile(t, turn + k - 1);
+    a2_tb_rload(t->tb, recv, r->win, a2_nth_peer(r->me, r->P, r->first, k - 1), r->win_off + off,
+                n);
+    a2_tb_vop(t->tb, r->vop, acc, acc, recv, n);
+  } else {
+    store_all(t->tb, acc, r->dst, r->ndst, off, n);
+  }
+}
+
+void a2_coll_reduce(a2_tiles *t, const a2_reduction *r, uint64_t len, uint64_t piece) {
+  uint64_t acc_turn = t->acc_turn, np = a2_pieces(len, piece), per = a2_reduce_steps(r->P);
+  t->acc_turn += np;
+  A2_STEPS(t->tb, s, np * per) {
+    uint64_t i = s / per, off = i * piece;
+    a2_coll_reduce_step(t, r, a2_acc_tile(t, acc_turn + i), t->turn, off,
+                        a2_min64(len - off, piece), s % per);
   }
 }
 
@@ -86,10 +99,14 @@ void a2_coll_reduce(a2_tiles *t, a2_opcode vop, a2_at own, uint16_t win, uint64_
 
 void a2_coll_barrier_at(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint64_t base,
                         uint64_t stride) {
-  for (uint32_t peer = 0; peer < P; peer++)
-    if (peer != me) a2_tb_notify(tb, sig, peer, base + me * stride, A2_MODE_ADD, 1);
-  for (uint32_t src = 0; src < P; src++)
-    if (src != me) a2_tb_wait(tb, sig, base + src * stride, A2_MODE_GE, 1);
+  uint64_t n = P - 1;
+  A2_STEPS(tb, s, 2 * n) {
+    uint32_t q = a2_nth_peer(me, P, 0, s % n); /* notify peers, then wait for them, in rank order */
+    if (s < n)
+      a2_tb_notify(tb, sig, q, base + me * stride, A2_MODE_ADD, 1);
+    else
+      a2_tb_wait(tb, sig, base + q * stride, A2_MODE_GE, 1);
+  }
 }
 
 void a2_coll_barrier(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint32_t row) {
@@ -98,26 +115,30 @@ void a2_coll_barrier(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint32_t 
 
 void a2_coll_signal_from(a2_tb *tb, uint32_t me, uint32_t root, uint32_t P, uint16_t sig,
                          uint64_t cell) {
-  if (me != root) {
-    a2_tb_wait(tb, sig, cell, A2_MODE_GE, 1);
-    return;
+  A2_STEPS(tb, s, me == root ? P - 1 : 1) {
+    if (me != root)
+      a2_tb_wait(tb, sig, cell, A2_MODE_GE, 1);
+    else
+      a2_tb_notify(tb, sig, a2_nth_peer(root, P, 0, s), cell, A2_MODE_SET, 1);
   }
-  for (uint32_t peer = 0; peer < P; peer++)
-    if (peer != root) a2_tb_notify(tb, sig, peer, cell, A2_MODE_SET, 1);
 }
 
 void a2_coll_credit_barrier(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint32_t gen) {
-  if (P < 2) return;
-  uint64_t cell = gen % 2;
-  for (uint32_t peer = 0; peer < P; peer++)
-    if (peer != me) a2_tb_notify(tb, sig, peer, cell, A2_MODE_ADD, 1);
-  a2_tb_wait(tb, sig, cell, A2_MODE_GE, (int32_t)(P - 1));
-  /* Epilogue: the credits of this barrier are exactly P-1 (a peer's next
-   * credit goes to the other cell), so the counter reads 0 once the
-   * decrement has landed; waiting for that orders it before anything the
-   * rank does next. */
-  a2_tb_notify(tb, sig, me, cell, A2_MODE_ADD, -(int32_t)(P - 1));
-  a2_tb_wait(tb, sig, cell, A2_MODE_EQ, 0);
+  uint64_t cell = gen % 2, n = P - 1;
+  A2_STEPS(tb, s, P < 2 ? 0 : n + 3) {
+    if (s < n)
+      a2_tb_notify(tb, sig, a2_nth_peer(me, P, 0, s), cell, A2_MODE_ADD, 1);
+    else if (s == n)
+      a2_tb_wait(tb, sig, cell, A2_MODE_GE, (int32_t)(P - 1));
+    /* Epilogue: the credits of this barrier are exactly P-1 (a peer's next
+     * credit goes to the other cell), so the counter reads 0 once the
+     * decrement has landed; waiting for that orders it before anything the
+     * rank does next. */
+    else if (s == n + 1)
+      a2_tb_notify(tb, sig, me, cell, A2_MODE_ADD, -(int32_t)(P - 1));
+    else
+      a2_tb_wait(tb, sig, cell, A2_MODE_EQ, 0);
+  }
 }
 
 /* ---- checks ---- */

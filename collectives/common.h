@@ -37,37 +37,81 @@ static inline a2_at a2_at_local(uint16_t buf, uint64_t off) {
 #define A2_COLL_MAX_RECV 32
 #define A2_COLL_MAX_ACC 4
 
-/* The UB tiles a generator moves data through: nacc accumulators used in
- * turn (one per reduced piece) and nrecv receive tiles. `turn` is the
- * receive tile of the next copied piece (recv[turn % nrecv]); copies advance
- * it, reductions start every piece's reads at it and leave it alone. */
+/* The UB tiles a generator moves data through, declared once (shared by
+ * every body): nacc accumulators used in turn (one per reduced piece) and
+ * nrecv receive tiles. */
 typedef struct {
-  a2_tb *tb;
   uint16_t acc[A2_COLL_MAX_ACC], recv[A2_COLL_MAX_RECV];
   uint32_t nacc, nrecv;
-  uint32_t turn, acc_turn;
-} a2_tiles;
+} a2_tileset;
 
 /* Declare the tiles, all of `bytes`: "acc" (or "acc0", "acc1", ... when
  * nacc > 1), then "recv0".."recv<nrecv-1>". nacc is 0 (copies only) to
  * A2_COLL_MAX_ACC; nrecv is 1..A2_COLL_MAX_RECV. */
-void a2_tiles_declare(a2_tiles *t, a2_tb *tb, a2_dtype dt, uint64_t bytes, uint32_t nacc,
+void a2_tiles_declare(a2_tileset *set, a2_tb *tb, a2_dtype dt, uint64_t bytes, uint32_t nacc,
                       uint32_t nrecv);
 
-/* Copy len bytes from src to each of dst[0..ndst) in pieces of `piece`
- * bytes: per piece, load (or remote_load) into the next receive tile, then
- * store it to every destination in order. */
+/* A body's cursor over the tile set. `turn` is the receive tile of the next
+ * copied piece (recv[turn % nrecv]); copies advance it, reductions start
+ * every piece's reads at it and leave it alone. `acc_turn` picks the
+ * accumulator of the next reduced piece. Phases advance both by what the
+ * whole phase uses whether its steps run in this walk or not, so a resumed
+ * walk sees the same tiles as a walk from the start. */
+typedef struct {
+  a2_tb *tb;
+  const a2_tileset *set;
+  uint64_t turn, acc_turn;
+} a2_tiles;
+
+static inline a2_tiles a2_tiles_on(a2_tb *tb, const a2_tileset *set) {
+  a2_tiles t = {tb, set, 0, 0};
+  return t;
+}
+static inline uint16_t a2_recv_tile(const a2_tiles *t, uint64_t turn) {
+  return t->set->recv[turn % t->set->nrecv];
+}
+static inline uint16_t a2_acc_tile(const a2_tiles *t, uint64_t turn) {
+  return t->set->acc[turn % t->set->nacc];
+}
+
+/* A phase (builder.h): copy len bytes from src to each of dst[0..ndst) in
+ * pieces of `piece` bytes, one step per piece: load (or remote_load) into
+ * the next receive tile, then store it to every destination in order. */
 void a2_coll_copy(a2_tiles *t, a2_at src, const a2_at *dst, uint32_t ndst, uint64_t len,
                   uint64_t piece);
+/* One piece of a copy, for phases of several copies: bytes [off, off+n) of
+ * src through receive tile `turn` to the same bytes of every dst. */
+void a2_coll_copy_piece(a2_tiles *t, uint64_t turn, a2_at src, const a2_at *dst, uint32_t ndst,
+                        uint64_t off, uint64_t n);
 
-/* Reduce len bytes over all P ranks, in pieces of `piece` bytes. Per piece
- * at offset o: load the next accumulator from own.off + o (a local buffer);
- * for every peer != me, in the order first, first+1, ... (mod P), remote_load
- * win@peer[win_off + o] into receive tile turn, turn+1, ... and combine it
- * into the accumulator with vop; then store the accumulator to every dst. */
-void a2_coll_reduce(a2_tiles *t, a2_opcode vop, a2_at own, uint16_t win, uint64_t win_off,
-                    uint32_t me, uint32_t P, uint32_t first, const a2_at *dst, uint32_t ndst,
-                    uint64_t len, uint64_t piece);
+/* A reduction over all P ranks. Per piece at offset o: load an accumulator
+ * from own.off + o (a local buffer); for every peer != me, in the order
+ * first, first+1, ... (mod P), remote_load win@peer[win_off + o] into
+ * receive tile turn, turn+1, ... and combine it into the accumulator with
+ * vop; then store the accumulator to every dst (at dst.off + o). */
+typedef struct {
+  a2_opcode vop;
+  a2_at own;
+  uint16_t win;
+  uint64_t win_off;
+  uint32_t me, P, first;
+  const a2_at *dst;
+  uint32_t ndst;
+} a2_reduction;
+
+/* Steps of one reduced piece: load, P-1 peers, store. */
+static inline uint64_t a2_reduce_steps(uint32_t P) {
+  return (uint64_t)P + 1;
+}
+/* Step k (< a2_reduce_steps) of the piece [off, off+n) with accumulator acc
+ * and the peers' reads starting at receive tile `turn`. */
+void a2_coll_reduce_step(a2_tiles *t, const a2_reduction *r, uint16_t acc, uint64_t turn,
+                         uint64_t off, uint64_t n, uint64_t k);
+/* A phase: reduce len bytes in pieces of `piece` bytes, a2_reduce_steps(P)
+ * steps per piece, accumulators in turn from acc_turn, reads from turn. */
+void a2_coll_reduce(a2_tiles *t, const a2_reduction *r, uint64_t len, uint64_t piece);
+
+/* Synchronisation phases (one step per notify or wait). */
 
 /* All-to-all barrier on the cells base + q*stride of signal `sig`: notify
  * every peer (atomic add 1 into its cell base + me*stride), then wait until
@@ -100,7 +144,31 @@ a2_code a2_coll_check_elems(const a2_coll_params *p, a2_err *err);       /* whol
  * dtype, seed); root is 0 for collectives without one. */
 void a2_coll_describe(a2_kernel *k, const char *algo, const a2_coll_params *p, uint32_t root);
 
-static inline uint64_t a2_min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+/* The m-th (0-based) of the P-1 peers of `me` in the order first, first+1,
+ * ... (mod P), me skipped. */
+static inline uint32_t a2_nth_peer(uint32_t me, uint32_t P, uint32_t first, uint64_t m) {
+  uint64_t d = (me + (uint64_t)P - first) % P; /* me's place in that order */
+  return (uint32_t)((first + m + (m >= d)) % P);
+}
+
+static inline uint64_t a2_min64(uint64_t a, uint64_t b) {
+  return a < b ? a : b;
+}
+
+/* A collective's generator (a2_gen_def a2_def_NAME), materialising
+ * generator (a2_gen_NAME) and card, by registry name. */
+#define A2_DECLARE_COLLECTIVE(name)                                          \
+  extern const a2_gen_def a2_def_##name;                                     \
+  a2_code a2_gen_##name(const a2_coll_params *p, a2_kernel *k, a2_err *err); \
+  void a2_card_##name(const a2_coll_params *p, a2_card *c)
+
+/* In the collective's file: its definition from a context type, a declare
+ * and a body (collective.h: a2_gen_def), and the materialising a2_gen_NAME. */
+#define A2_DEFINE_GENERATOR(name, ctx_type, declare, body)                    \
+  const a2_gen_def a2_def_##name = {sizeof(ctx_type), declare, body};         \
+  a2_code a2_gen_##name(const a2_coll_params *p, a2_kernel *k, a2_err *err) { \
+    return a2_gen_run(&a2_def_##name, p, k, 0, err);                          \
+  }
 
 #ifdef __cplusplus
 }

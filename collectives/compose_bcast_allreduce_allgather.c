@@ -10,39 +10,56 @@
 #include "collectives/allreduce.h"
 #include "collectives/generators.h"
 
-a2_code a2_gen_compose_bcast_allreduce_allgather(const a2_coll_params *p, a2_kernel *k,
-                                                 a2_err *err) {
+typedef struct {
+  uint32_t P, root;
+  uint64_t N, T;
+  uint16_t x, y, bc, ar, ag, bc_sig, ar_sig, ag_sig;
+  a2_opcode vop;
+  a2_tileset tiles;
+} ctx_t;
+
+static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, a2_err *err) {
+  ctx_t *c = ctx;
   uint32_t P = p->nranks;
-  uint64_t N = p->size_bytes, T = a2_min64(N, a2_coll_chunk_bytes(p->ub_bytes));
-  a2_tb tb;
-  if (a2_tb_begin(&tb, k, P, 1, err)) return tb.rc;
+  uint64_t N = p->size_bytes;
+  *c = (ctx_t){.P = P,
+               .root = p->root,
+               .N = N,
+               .T = a2_min64(N, a2_coll_chunk_bytes(p->ub_bytes)),
+               .vop = a2_reduce_opcode(p->op)};
+  if (a2_tb_begin(tb, k, P, 1, err)) return tb->rc;
   a2_coll_describe(k, "compose_bcast_allreduce_allgather", p, p->root);
   a2_dtype dt = p->dtype;
-  uint16_t x = a2_tb_buf(&tb, "x", A2_BUF_TENSOR, dt, N, A2_INIT_PATTERN);
-  uint16_t y = a2_tb_buf(&tb, "y", A2_BUF_TENSOR, dt, (uint64_t)P * N, A2_INIT_ZERO);
-  uint16_t bc = a2_tb_buf(&tb, "bc", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
-  uint16_t ar = a2_tb_buf(&tb, "ar", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
-  uint16_t ag = a2_tb_buf(&tb, "ag", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
-  uint16_t bc_sig = a2_tb_buf(&tb, "bc_ready", A2_BUF_SIGNAL, A2_INT32, 4, A2_INIT_ZERO);
-  uint16_t ar_sig = a2_tb_buf(&tb, "ar_signal", A2_BUF_SIGNAL, A2_INT32, 4ull * P, A2_INIT_ZERO);
-  uint16_t ag_sig = a2_tb_buf(&tb, "ag_signal", A2_BUF_SIGNAL, A2_INT32, 4ull * P, A2_INIT_ZERO);
-  a2_tiles t;
-  a2_tiles_declare(&t, &tb, dt, T, 1, 2);
-  k->golden = (a2_golden){A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER, p->op, x, y, N, p->root};
-  for (uint32_t me = 0; me < P; me++) {
-    a2_tb_at(&tb, me, 0);
-    t.turn = 0;
-    a2_phase_broadcast(&t, me, p->root, P, x, bc, bc_sig, a2_at_local(ar, 0), N, T);
-    a2_coll_barrier(&tb, me, P, ar_sig, 0);
-    a2_at reduced[2] = {a2_at_local(ag, 0), a2_at_local(y, (uint64_t)me * N)};
-    t.turn = 0;
-    a2_coll_reduce(&t, a2_reduce_opcode(p->op), a2_at_local(ar, 0), ar, 0, me, P, 0, reduced, 2,
-                   N, T);
-    a2_coll_barrier(&tb, me, P, ag_sig, 0);
-    a2_phase_gather(&t, me, P, ag, y, N, T);
-  }
-  return tb.rc;
+  c->x = a2_tb_buf(tb, "x", A2_BUF_TENSOR, dt, N, A2_INIT_PATTERN);
+  c->y = a2_tb_buf(tb, "y", A2_BUF_TENSOR, dt, (uint64_t)P * N, A2_INIT_ZERO);
+  c->bc = a2_tb_buf(tb, "bc", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
+  c->ar = a2_tb_buf(tb, "ar", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
+  c->ag = a2_tb_buf(tb, "ag", A2_BUF_WINDOW, dt, N, A2_INIT_ZERO);
+  c->bc_sig = a2_tb_buf(tb, "bc_ready", A2_BUF_SIGNAL, A2_INT32, 4, A2_INIT_ZERO);
+  c->ar_sig = a2_tb_buf(tb, "ar_signal", A2_BUF_SIGNAL, A2_INT32, 4ull * P, A2_INIT_ZERO);
+  c->ag_sig = a2_tb_buf(tb, "ag_signal", A2_BUF_SIGNAL, A2_INT32, 4ull * P, A2_INIT_ZERO);
+  a2_tiles_declare(&c->tiles, tb, dt, c->T, 1, 2);
+  k->golden = (a2_golden){A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER, p->op, c->x, c->y, N, p->root};
+  return tb->rc;
 }
+
+static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
+  const ctx_t *c = ctx;
+  (void)core;
+  uint32_t P = c->P;
+  uint64_t N = c->N, T = c->T;
+  a2_tiles t = a2_tiles_on(tb, &c->tiles);
+  a2_phase_broadcast(&t, me, c->root, P, c->x, c->bc, c->bc_sig, a2_at_local(c->ar, 0), N, T);
+  a2_coll_barrier(tb, me, P, c->ar_sig, 0);
+  a2_at reduced[2] = {a2_at_local(c->ag, 0), a2_at_local(c->y, (uint64_t)me * N)};
+  t.turn = 0;
+  a2_reduction r = {c->vop, a2_at_local(c->ar, 0), c->ar, 0, me, P, 0, reduced, 2};
+  a2_coll_reduce(&t, &r, N, T);
+  a2_coll_barrier(tb, me, P, c->ag_sig, 0);
+  a2_phase_gather(&t, me, P, c->ag, c->y, N, T);
+}
+
+A2_DEFINE_GENERATOR(compose_bcast_allreduce_allgather, ctx_t, declare, body)
 
 void a2_card_compose_bcast_allreduce_allgather(const a2_coll_params *p, a2_card *c) {
   a2_card parts[3];

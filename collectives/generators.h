@@ -5,11 +5,6 @@
 
 #include "collectives/common.h"
 
-/* Generators and cards, by registry name. */
-#define A2_DECLARE_COLLECTIVE(name)                                              \
-  a2_code a2_gen_##name(const a2_coll_params *p, a2_kernel *k, a2_err *err);     \
-  void a2_card_##name(const a2_coll_params *p, a2_card *c)
-
 A2_DECLARE_COLLECTIVE(broadcast);
 A2_DECLARE_COLLECTIVE(allgather);
 A2_DECLARE_COLLECTIVE(reduce_scatter);
@@ -25,11 +20,11 @@ A2_DECLARE_COLLECTIVE(compose_bcast_allreduce_allgather);
 void a2_phase_broadcast(a2_tiles *t, uint32_t me, uint32_t root, uint32_t P, uint16_t src,
                         uint16_t win, uint16_t sig, a2_at out, uint64_t N, uint64_t piece);
 
-/* Gather (allgather.c): once every rank's N-byte block is in its window
- * `win` at offset 0 (after a barrier), copy each peer's block, in the order
- * me+1, me+2, ... (mod P) so that no rank is everyone's first source, to
- * out[q*N]. The rank's own block is not copied. */
-void a2_phase_gather(a2_tiles *t, uint32_t me, uint32_t P, uint16_t win, uint16_t out,
-                     uint64_t N, uint64_t piece);
+/* Gather (allgather.c), one phase: once every rank's N-byte block is in its
+ * window `win` at offset 0 (after a barrier), copy each peer's block, in the
+ * order me+1, me+2, ... (mod P) so that no rank is everyone's first source,
+ * to out[q*N]. The rank's own block is not copied. */
+void a2_phase_gather(a2_tiles *t, uint32_t me, uint32_t P, uint16_t win, uint16_t out, uint64_t N,
+                     uint64_t piece);
 
 #endif

@@ -7,37 +7,53 @@
  * source. The result goes to y. */
 #include "collectives/generators.h"
 
-a2_code a2_gen_reduce_scatter(const a2_coll_params *p, a2_kernel *k, a2_err *err) {
+typedef struct {
+  uint32_t P;
+  uint64_t N, T;
+  uint16_t x, y, data, sig;
+  a2_opcode vop;
+  a2_tileset tiles;
+} ctx_t;
+
+static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, a2_err *err) {
+  ctx_t *c = ctx;
   uint32_t P = p->nranks;
-  uint64_t N = p->size_bytes, T = a2_min64(N, a2_coll_chunk_bytes(p->ub_bytes));
-  a2_tb tb;
-  if (a2_tb_begin(&tb, k, P, 1, err)) return tb.rc;
+  uint64_t N = p->size_bytes;
+  *c = (ctx_t){.P = P,
+               .N = N,
+               .T = a2_min64(N, a2_coll_chunk_bytes(p->ub_bytes)),
+               .vop = a2_reduce_opcode(p->op)};
+  if (a2_tb_begin(tb, k, P, 1, err)) return tb->rc;
   a2_coll_describe(k, "reduce_scatter", p, 0);
   a2_dtype dt = p->dtype;
-  uint16_t x = a2_tb_buf(&tb, "x", A2_BUF_TENSOR, dt, (uint64_t)P * N, A2_INIT_PATTERN);
-  uint16_t y = a2_tb_buf(&tb, "y", A2_BUF_TENSOR, dt, N, A2_INIT_ZERO);
-  uint16_t data = a2_tb_buf(&tb, "data", A2_BUF_WINDOW, dt, (uint64_t)P * N, A2_INIT_ZERO);
-  uint16_t sig = a2_tb_buf(&tb, "signal", A2_BUF_SIGNAL, A2_INT32, 4ull * P, A2_INIT_ZERO);
-  a2_tiles t;
-  a2_tiles_declare(&t, &tb, dt, T, 1, 2);
-  k->golden = (a2_golden){A2_GOLDEN_REDUCE_SCATTER, p->op, x, y, N, 0};
-  a2_at out = a2_at_local(y, 0);
-  for (uint32_t me = 0; me < P; me++) {
-    uint64_t mine = (uint64_t)me * N;
-    a2_tb_at(&tb, me, 0);
-    t.turn = 0;
-    for (uint32_t q = 0; q < P; q++) { /* stage-in of the blocks peers read */
-      if (q == me) continue;
-      a2_at dst = a2_at_local(data, (uint64_t)q * N);
-      a2_coll_copy(&t, a2_at_local(x, (uint64_t)q * N), &dst, 1, N, T);
-    }
-    a2_coll_barrier(&tb, me, P, sig, 0);
-    t.turn = 0;
-    a2_coll_reduce(&t, a2_reduce_opcode(p->op), a2_at_local(x, mine), data, mine, me, P,
-                   (me + 1) % P, &out, 1, N, T);
-  }
-  return tb.rc;
+  c->x = a2_tb_buf(tb, "x", A2_BUF_TENSOR, dt, (uint64_t)P * N, A2_INIT_PATTERN);
+  c->y = a2_tb_buf(tb, "y", A2_BUF_TENSOR, dt, N, A2_INIT_ZERO);
+  c->data = a2_tb_buf(tb, "data", A2_BUF_WINDOW, dt, (uint64_t)P * N, A2_INIT_ZERO);
+  c->sig = a2_tb_buf(tb, "signal", A2_BUF_SIGNAL, A2_INT32, 4ull * P, A2_INIT_ZERO);
+  a2_tiles_declare(&c->tiles, tb, dt, c->T, 1, 2);
+  k->golden = (a2_golden){A2_GOLDEN_REDUCE_SCATTER, p->op, c->x, c->y, N, 0};
+  return tb->rc;
 }
+
+static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
+  const ctx_t *c = ctx;
+  (void)core;
+  uint32_t P = c->P;
+  uint64_t N = c->N, T = c->T, mine = (uint64_t)me * N, np = a2_pieces(N, T);
+  a2_tiles t = a2_tiles_on(tb, &c->tiles);
+  /* stage-in of the blocks peers read (q = 0, 1, ... but me), one step per piece */
+  A2_STEPS(tb, s, (uint64_t)(P - 1) * np) {
+    uint64_t q = a2_nth_peer(me, P, 0, s / np) * N, off = s % np * T;
+    a2_at dst = a2_at_local(c->data, q);
+    a2_coll_copy_piece(&t, s, a2_at_local(c->x, q), &dst, 1, off, a2_min64(N - off, T));
+  }
+  a2_coll_barrier(tb, me, P, c->sig, 0);
+  a2_at out = a2_at_local(c->y, 0);
+  a2_reduction r = {c->vop, a2_at_local(c->x, mine), c->data, mine, me, P, (me + 1) % P, &out, 1};
+  a2_coll_reduce(&t, &r, N, T);
+}
+
+A2_DEFINE_GENERATOR(reduce_scatter, ctx_t, declare, body)
 
 void a2_card_reduce_scatter(const a2_coll_params *p, a2_card *c) {
   c->remote_read_bytes = (double)(p->nranks - 1) * (double)p->size_bytes;

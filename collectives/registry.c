@@ -58,7 +58,7 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
   return 0;
 }
 
-#define GEN_CARD(name) a2_gen_##name, a2_card_##name
+#define GEN_CARD(name) a2_gen_##name, &a2_def_##name, a2_card_##name
 
 static const a2_collective table[] = {
     {"allreduce_mesh",
