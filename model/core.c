@@ -15,6 +15,7 @@ static bool seq_done(const a2_core *c, uint64_t seq, uint64_t now) {
 }
 
 void a2_core_wake(a2_core *c, uint64_t t) {
+  if (c->running && t <= a2k_now_ps()) return; /* its loop sees the change */
   if (t < c->wake_ps) {
     c->wake_ps = t;
     a2k_wake_at(c->proc, t);
@@ -308,12 +309,32 @@ static bool retire(a2_core *c, uint64_t now) {
   return progress;
 }
 
+void a2_core_defer(void *ctx, a2_xfer *x, uint64_t t) {
+  (void)ctx;
+  a2_core *c = x->owner;
+  a2_pending_push(&c->pend, t, x);
+  a2_core_wake(c, t);
+}
+
+/* Reservation timing: carry out the transfer events due now. */
+static bool run_pending(a2_core *c, uint64_t now) {
+  bool progress = false;
+  a2_xfer *x;
+  while ((x = a2_pending_pop_due(&c->pend, now))) {
+    a2_xfer_finish(c->sim->net, x);
+    progress = true;
+  }
+  return progress;
+}
+
 static void core_run(void *ctx) {
   a2_core *c = ctx;
   uint64_t now = a2k_now_ps();
   c->wake_ps = UINT64_MAX;
+  c->running = true;
   for (;;) {
-    bool progress = retire(c, now);
+    bool progress = run_pending(c, now);
+    progress |= retire(c, now);
     progress |= start_pipes(c, now);
     progress |= dispatch(c);
     if (!progress) break;
@@ -325,6 +346,8 @@ static void core_run(void *ctx) {
     uint64_t t = c->win[s % A2_WIN].done_ps;
     if (t > now && t < next) next = t;
   }
+  if (a2_pending_next(&c->pend) < next) next = a2_pending_next(&c->pend);
+  c->running = false;
   if (next != UINT64_MAX) a2_core_wake(c, next);
 }
 

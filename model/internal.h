@@ -6,6 +6,7 @@
 
 #include "model/kernel/kernel.h"
 #include "model/observe.h"
+#include "model/pending.h"
 #include "model/race.h"
 #include "model/sim.h"
 #include "noc/net.h"
@@ -62,6 +63,8 @@ typedef struct a2_core {
   uint32_t mte_in, mte_out; /* stage ids */
   a2k_proc proc;
   uint64_t wake_ps;
+  bool running;        /* inside its own activation: wake-ups due now are not needed */
+  a2_pending pend;     /* reservation timing: transfer events this core carries out */
 } a2_core;
 
 struct a2_sim {
@@ -91,6 +94,8 @@ static inline uint8_t *a2_mem(const struct a2_sim *s, uint32_t rank, uint32_t bu
 /* core.c */
 a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, a2_err *err);
 void a2_core_wake(a2_core *c, uint64_t t_ps);
+/* Reservation timing: the network's defer hook (ctx = the sim). */
+void a2_core_defer(void *ctx, a2_xfer *x, uint64_t t_ps);
 /* A signal cell of `rank` changed: blocked cores there re-check. */
 void a2_signal_changed(struct a2_sim *s, uint32_t rank);
 bool a2_core_finished(const a2_core *c);

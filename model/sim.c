@@ -112,6 +112,7 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
 
   if ((rc = a2k_init(err))) return rc;
   if ((rc = a2_net_create(cfg->packet_bytes, &s->net, err))) return rc;
+  if (cfg->timing == A2_TIMING_RESERVATION) a2_net_set_reservation(s->net, a2_core_defer, s);
   if ((rc = a2_topo_build(cfg, cfg->ranks, s->net, &s->topo, err))) return rc;
   for (uint32_t r = 0; r < P; r++)
     if ((rc = a2_net_add_stage(s->net, A2_STAGE_HBM, cfg->hbm_bw, cfg->hbm_lat_ps, (int32_t)r, -1,
@@ -139,6 +140,7 @@ void a2_sim_free(a2_sim *s) {
       free(s->cores[i].tiles);
       free(s->cores[i].buf_w);
       free(s->cores[i].ub);
+      a2_pending_free(&s->cores[i].pend);
     }
   if (s->mem)
     for (size_t i = 0; i < (size_t)k->nranks * k->nbufs; i++) free(s->mem[i]);

@@ -1,6 +1,7 @@
 /* Stages, packets and transfers: see net.h for the queueing equations. */
 #include "noc/net.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,11 @@ typedef struct a2_pkt {
   struct a2_pkt *next;
 } a2_pkt;
 
+/* A reserved service interval [s, e) of a stage (reservation timing). */
+typedef struct {
+  uint64_t s, e;
+} a2_ival;
+
 typedef struct {
   a2_net *net;
   uint32_t id;
@@ -27,6 +33,10 @@ typedef struct {
   a2_pkt *head, *tail;
   a2k_proc proc;
   a2_stage_stats st;
+  /* reservation timing: future busy intervals, sorted and disjoint, live
+   * in iv[ihead, in) */
+  a2_ival *iv;
+  uint32_t ihead, in, icap;
 } a2_stage;
 
 #define SLAB 1024
@@ -41,6 +51,8 @@ struct a2_net {
   uint32_t nslabs, slab_cap;
   a2_net_observer observer;
   void *observer_ctx;
+  a2_net_defer_fn defer; /* non-NULL: reservation timing */
+  void *defer_ctx;
 };
 
 void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx) {
@@ -164,9 +176,120 @@ static void inject(a2_net *n, a2_xfer *x, uint64_t t) {
   stage_enqueue(n->stages[x->path[0]], p);
 }
 
+/* ---- reservation timing ---- */
+
+void a2_net_set_reservation(a2_net *n, a2_net_defer_fn defer, void *ctx) {
+  n->defer = defer;
+  n->defer_ctx = ctx;
+}
+
+int a2_net_reservation(const a2_net *n) { return n->defer != NULL; }
+
+/* Drop intervals that ended by `now`: nothing can be reserved before now. */
+static void ival_prune(a2_stage *st, uint64_t now) {
+  while (st->ihead < st->in && st->iv[st->ihead].e <= now) st->ihead++;
+  if (st->ihead == st->in) {
+    st->ihead = st->in = 0;
+  } else if (st->ihead >= 64 && st->ihead * 2 >= st->in) {
+    memmove(st->iv, st->iv + st->ihead, (st->in - st->ihead) * sizeof *st->iv);
+    st->in -= st->ihead;
+    st->ihead = 0;
+  }
+}
+
+/* Reserve d ps at the earliest start >= a that overlaps no reserved
+ * interval; returns the start. Intervals that touch are merged, so a
+ * stream at the stage's own rate stays one interval. */
+static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d) {
+  uint32_t lo = st->ihead, hi = st->in;
+  if (hi > lo && st->iv[hi - 1].e <= a) {
+    lo = hi; /* the common case: after everything reserved */
+  } else {
+    while (lo < hi) { /* first interval ending after a */
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (st->iv[mid].e <= a) lo = mid + 1;
+      else hi = mid;
+    }
+  }
+  uint64_t s = a;
+  uint32_t i = lo;
+  while (i < st->in && st->iv[i].s < s + d) {
+    if (st->iv[i].e > s) s = st->iv[i].e;
+    i++;
+  }
+  /* [s, s+d) goes between iv[i-1] (ends <= s) and iv[i] (starts >= s+d) */
+  bool join_prev = i > st->ihead && st->iv[i - 1].e == s;
+  bool join_next = i < st->in && st->iv[i].s == s + d;
+  if (join_prev && join_next) {
+    st->iv[i - 1].e = st->iv[i].e;
+    memmove(st->iv + i, st->iv + i + 1, (st->in - i - 1) * sizeof *st->iv);
+    st->in--;
+  } else if (join_prev) {
+    st->iv[i - 1].e = s + d;
+  } else if (join_next) {
+    st->iv[i].s = s;
+  } else {
+    if (st->in == st->icap) {
+      uint32_t cap = st->icap ? st->icap * 2 : 16;
+      a2_ival *v = realloc(st->iv, cap * sizeof *v);
+      if (!v) abort(); /* grows only with reservations in flight */
+      st->iv = v;
+      st->icap = cap;
+    }
+    memmove(st->iv + i + 1, st->iv + i, (st->in - i) * sizeof *st->iv);
+    st->iv[i] = (a2_ival){s, s + d};
+    st->in++;
+  }
+  return s;
+}
+
+/* Reservation timing: every packet of x through every hop, now. */
+static void reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
+  uint64_t now = a2k_now_ps(), ready = t0, done = 0, applied = 0;
+  for (uint16_t h = 0; h < x->nhops; h++) ival_prune(n->stages[x->path[h]], now);
+  while (x->injected < x->bytes) {
+    uint64_t left = x->bytes - x->injected;
+    uint32_t len = (uint32_t)(left < n->pkt_bytes ? left : n->pkt_bytes);
+    x->injected += len;
+    uint64_t a = ready;
+    for (uint16_t h = 0; h < x->nhops; h++) {
+      a2_stage *st = n->stages[x->path[h]];
+      uint64_t ser = a2_ser_ps(len, st->bw);
+      uint64_t s = ival_reserve(st, a, ser);
+      if (h == 0) ready = s; /* the next packet is injected when this one starts */
+      st->st.bytes += len;
+      st->st.busy_ps += ser;
+      st->st.packets++;
+      if (n->observer) n->observer(n->observer_ctx, st->id, s, s + ser, len);
+      if (h == x->apply_hop && s > applied) applied = s;
+      a = s + ser + st->lat_ps;
+    }
+    if (a > done) done = a;
+  }
+  x->done_bytes = x->bytes;
+  x->t_done = done;
+  /* A transfer that only applies (a notify) acts when its last packet is
+   * served at the apply hop, as with packet timing; one with a completion
+   * applies its payload then. */
+  n->defer(n->defer_ctx, x, x->on_done || x->apply_hop == A2_NO_HOP ? done : applied);
+}
+
+void a2_xfer_finish(a2_net *n, a2_xfer *x) {
+  if (x->apply_hop != A2_NO_HOP && x->on_apply)
+    for (uint64_t off = 0; off < x->bytes; off += 1u << 30) {
+      uint64_t left = x->bytes - off;
+      x->on_apply(x, off, (uint32_t)(left < (1u << 30) ? left : (1u << 30)));
+    }
+  if (x->on_done) x->on_done(x, x->t_done);
+  xfer_put(n, x);
+}
+
 void a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
   uint64_t now = a2k_now_ps();
-  inject(n, x, t_ps > now ? t_ps : now);
+  if (n->defer)
+    reserve_all(n, x, t_ps > now ? t_ps : now);
+  else
+    inject(n, x, t_ps > now ? t_ps : now);
 }
 
 static void stage_run(void *ctx) {
@@ -218,7 +341,10 @@ a2_code a2_net_create(uint32_t pkt_bytes, a2_net **out, a2_err *err) {
 
 void a2_net_free(a2_net *n) {
   if (!n) return;
-  for (uint32_t i = 0; i < n->nstages; i++) free(n->stages[i]);
+  for (uint32_t i = 0; i < n->nstages; i++) {
+    free(n->stages[i]->iv);
+    free(n->stages[i]);
+  }
   free(n->stages);
   for (uint32_t i = 0; i < n->nslabs; i++) free(n->slabs[i]);
   free(n->slabs);
@@ -247,10 +373,12 @@ a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t la
   s->bw = bw;
   s->lat_ps = lat_ps;
   s->wake_ps = UINT64_MAX;
-  a2_code rc = a2k_proc_create(kind_names[kind], stage_run, s, &s->proc, err);
-  if (rc) {
-    free(s);
-    return rc;
+  if (!n->defer) { /* reservation timing needs no process per stage */
+    a2_code rc = a2k_proc_create(kind_names[kind], stage_run, s, &s->proc, err);
+    if (rc) {
+      free(s);
+      return rc;
+    }
   }
   n->stages[n->nstages] = s;
   *id = n->nstages++;

@@ -49,6 +49,7 @@ struct a2_xfer {
   a2_xfer_apply_fn on_apply;
   a2_xfer_done_fn on_done;
   void *owner;                /* caller's context */
+  uint64_t t_done;            /* reservation timing: when the last packet leaves the path */
   uint64_t tag[6];            /* caller's data */
   uint64_t ext[8];            /* caller's data: room for a copy of a small struct */
   a2_xfer *next_free;
@@ -87,6 +88,24 @@ uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops);
 
 /* Start x: its first packet is ready at the first stage at t_ps (>= now). */
 void a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
+
+/* Reservation timing (config interconnect.timing: reservation). Call right
+ * after a2_net_create, before any stage is added: stages then get no kernel
+ * process. a2_xfer_start computes every packet's service at every stage of
+ * the path at once: each packet takes the earliest slot of each stage, at or
+ * after its arrival there, that is free in the stage's reserved future
+ * (earliest fit; the equations of the header hold whenever that slot is
+ * the stage's free time, i.e. without contention). Instead of events per
+ * packet, the network then calls defer(ctx, x, t) once: the caller must call
+ * a2_xfer_finish(n, x) when simulated time reaches t, which applies the
+ * whole payload (on_apply over [0, bytes)), calls on_done(x, x->t_done) and
+ * recycles x. t is x->t_done, except for a transfer with on_apply and no
+ * on_done (a notify): then it is when its last packet starts service at the
+ * apply hop, the moment packet timing applies it. */
+typedef void (*a2_net_defer_fn)(void *ctx, a2_xfer *x, uint64_t t_ps);
+void a2_net_set_reservation(a2_net *n, a2_net_defer_fn defer, void *ctx);
+int a2_net_reservation(const a2_net *n);
+void a2_xfer_finish(a2_net *n, a2_xfer *x);
 
 /* Optional observer of every packet service (timing traces): stage id,
  * start and end of service in ps, payload bytes. */
