@@ -117,10 +117,25 @@ static void push(a2_tb *tb, a2_instr in) {
                         "a program would have more than %u instructions", UINT32_MAX - 1);
     return;
   }
-  in.line = ++tb->line;
+  a2_instr v; /* field by field into zeroed bytes: no stray padding */
+  memset(&v, 0, sizeof v);
+  v.op = in.op;
+  v.mode = in.mode;
+  v.tile = in.tile;
+  v.tile_a = in.tile_a;
+  v.tile_b = in.tile_b;
+  v.buf = in.buf;
+  v.peer = in.peer;
+  v.value = in.value;
+  v.line = ++tb->line;
+  v.off = in.off;
+  v.len = in.len;
+  v.buf2 = in.buf2;
+  v.chunk = in.chunk;
+  v.off2 = in.off2;
   tb->total++;
   tb->batch++;
-  tb->rc = a2_program_push(tb->cur, &in, tb->err);
+  tb->rc = a2_program_push(tb->cur, &v, tb->err);
 }
 
 void a2_tb_load(a2_tb *tb, uint16_t tile, uint16_t buf, uint64_t off, uint64_t len) {

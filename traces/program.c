@@ -75,6 +75,6 @@ a2_code a2_program_push(a2_program *p, const a2_instr *in, a2_err *err) {
     p->v = v;
     p->cap = cap;
   }
-  p->v[p->n++] = *in;
+  memcpy(&p->v[p->n++], in, sizeof *in); /* padding too: programs compare with memcmp */
   return A2_OK;
 }
