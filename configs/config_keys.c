@@ -7,9 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 
-_Static_assert(sizeof(a2_topology) == 4, "topology is stored as a 4-byte field");
-
 #define FIELD(f) offsetof(a2_config, f), (unsigned)sizeof(((a2_config *)0)->f)
+/* A quantity: kind is an a2_unit_kind, bounds in its base unit. */
+#define KEY(path, kind, min, max, f, def) \
+  { path, kind, min, max, FIELD(f), def, NULL }
+/* An enumerated key: names is a NULL-terminated array indexed by the value. */
+#define NAMES_LAST(names) (sizeof names / sizeof names[0] - 2)
+#define ENUM_KEY(path, f, def, names) \
+  { path, A2_KEY_ENUM, 0, NAMES_LAST(names), FIELD(f), def, names }
 #define U32 4294967295ull
 #define ANY UINT64_MAX
 #define KIB 1024ull
@@ -19,41 +24,67 @@ _Static_assert(sizeof(a2_topology) == 4, "topology is stored as a 4-byte field")
 #define ONE_S 1000000000000ull
 #define ONE_THZ 1000000000000ull
 
+/* The names of each enumerated key, indexed by its enum. */
+static const char *const topology_names[] = {"full_mesh", "ring",  "switch",
+                                             "two_level", "torus", NULL};
+_Static_assert(NAMES_LAST(topology_names) == A2_TOPO_TORUS, "a name per a2_topology");
+_Static_assert(sizeof(a2_topology) == 4, "topology is stored as a 4-byte field");
+static const char *const timing_names[] = {"packet", "reservation", NULL};
+_Static_assert(NAMES_LAST(timing_names) == A2_TIMING_RESERVATION, "a name per a2_timing");
+_Static_assert(sizeof(a2_timing) == 4, "timing is stored as a 4-byte field");
+
 const a2_config_key a2_config_keys[] = {
-    {"chip.clock", A2_UNIT_FREQUENCY, 1, ONE_THZ, FIELD(clock_hz), "1.8GHz"},
-    {"chip.vector_cores", A2_UNIT_COUNT, 1, 1024, FIELD(vector_cores), "48"},
-    {"chip.ub_size", A2_UNIT_BYTES, KIB, ANY, FIELD(ub_bytes), "192KiB"},
-    {"chip.vector.bytes_per_cycle", A2_UNIT_COUNT, 1, U32, FIELD(vec_bytes_per_cycle), "121"},
-    {"chip.vector.startup_cycles", A2_UNIT_COUNT, 0, U32, FIELD(vec_startup_cycles), "24"},
-    {"chip.mte.gm_to_ub", A2_UNIT_BANDWIDTH, 1, ANY, FIELD(mte_in_bw), "230.4GB/s"},
-    {"chip.mte.ub_to_gm", A2_UNIT_BANDWIDTH, 1, ANY, FIELD(mte_out_bw), "188.5GiB/s"},
-    {"chip.mte.latency", A2_UNIT_TIME, 0, ONE_S, FIELD(mte_lat_ps), "0ns"},
-    {"chip.hbm.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, FIELD(hbm_bw), "1.6TB/s"},
-    {"chip.hbm.latency", A2_UNIT_TIME, 0, ONE_S, FIELD(hbm_lat_ps), "150ns"},
-    {"chip.window_size", A2_UNIT_BYTES, 4 * KIB, ANY, FIELD(window_bytes), "256MiB"},
-    {"interconnect.topology", A2_KEY_TOPOLOGY, 0, 4, FIELD(topology), "full_mesh"},
-    {"interconnect.ranks", A2_UNIT_COUNT, 1, 1048576, FIELD(ranks), "8"},
-    {"interconnect.link.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, FIELD(link_bw), "28GB/s"},
-    {"interconnect.link.latency", A2_UNIT_TIME, 0, ONE_S, FIELD(link_lat_ps), "500ns"},
-    {"interconnect.packet_size", A2_UNIT_BYTES, 32, 16 * MIB, FIELD(packet_bytes), "4KiB"},
-    {"interconnect.switch_latency", A2_UNIT_TIME, 0, ONE_S, FIELD(switch_lat_ps), "100ns"},
+    KEY("chip.clock", A2_UNIT_FREQUENCY, 1, ONE_THZ, clock_hz, "1.8GHz"),
+    KEY("chip.vector_cores", A2_UNIT_COUNT, 1, 1024, vector_cores, "48"),
+    KEY("chip.ub_size", A2_UNIT_BYTES, KIB, ANY, ub_bytes, "192KiB"),
+    KEY("chip.vector.bytes_per_cycle", A2_UNIT_COUNT, 1, U32, vec_bytes_per_cycle, "121"),
+    KEY("chip.vector.startup_cycles", A2_UNIT_COUNT, 0, U32, vec_startup_cycles, "24"),
+    KEY("chip.mte.gm_to_ub", A2_UNIT_BANDWIDTH, 1, ANY, mte_in_bw, "230.4GB/s"),
+    KEY("chip.mte.ub_to_gm", A2_UNIT_BANDWIDTH, 1, ANY, mte_out_bw, "188.5GiB/s"),
+    KEY("chip.mte.latency", A2_UNIT_TIME, 0, ONE_S, mte_lat_ps, "0ns"),
+    KEY("chip.hbm.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, hbm_bw, "1.6TB/s"),
+    KEY("chip.hbm.latency", A2_UNIT_TIME, 0, ONE_S, hbm_lat_ps, "150ns"),
+    KEY("chip.window_size", A2_UNIT_BYTES, 4 * KIB, ANY, window_bytes, "256MiB"),
+    ENUM_KEY("interconnect.topology", topology, "full_mesh", topology_names),
+    KEY("interconnect.ranks", A2_UNIT_COUNT, 1, 1048576, ranks, "8"),
+    KEY("interconnect.link.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, link_bw, "28GB/s"),
+    KEY("interconnect.link.latency", A2_UNIT_TIME, 0, ONE_S, link_lat_ps, "500ns"),
+    KEY("interconnect.packet_size", A2_UNIT_BYTES, 32, 16 * MIB, packet_bytes, "4KiB"),
+    KEY("interconnect.switch_latency", A2_UNIT_TIME, 0, ONE_S, switch_lat_ps, "100ns"),
     /* Upper bound packet_size is the cross-field check in a2_config_validate. */
-    {"interconnect.control_message_size", A2_UNIT_BYTES, 4, 16 * MIB, FIELD(ctrl_bytes), "64B"},
+    KEY("interconnect.control_message_size", A2_UNIT_BYTES, 4, 16 * MIB, ctrl_bytes, "64B"),
     /* two_level: servers of group_size NPUs, full mesh inside, one NIC per NPU
      * to a switch (REFERENCE.md: between servers RoCE 200 Gb/s per NPU, ~1.5 us) */
-    {"interconnect.group_size", A2_UNIT_COUNT, 1, 1048576, FIELD(group_size), "8"},
-    {"interconnect.nic.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, FIELD(nic_bw), "25GB/s"},
-    {"interconnect.nic.latency", A2_UNIT_TIME, 0, ONE_S, FIELD(nic_lat_ps), "1.5us"},
+    KEY("interconnect.group_size", A2_UNIT_COUNT, 1, 1048576, group_size, "8"),
+    KEY("interconnect.nic.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, nic_bw, "25GB/s"),
+    KEY("interconnect.nic.latency", A2_UNIT_TIME, 0, ONE_S, nic_lat_ps, "1.5us"),
     /* torus: torus_width x (ranks / torus_width) */
-    {"interconnect.torus_width", A2_UNIT_COUNT, 1, 1048576, FIELD(torus_width), "4"},
+    KEY("interconnect.torus_width", A2_UNIT_COUNT, 1, 1048576, torus_width, "4"),
+    /* How the network times packets: exact per-packet FIFO, or per-transfer
+     * reservations (docs/config.md, docs/timing-model.md). */
+    ENUM_KEY("interconnect.timing", timing, "packet", timing_names),
 };
 const unsigned a2_config_nkeys = sizeof a2_config_keys / sizeof a2_config_keys[0];
 _Static_assert(sizeof a2_config_keys / sizeof a2_config_keys[0] <= A2_CONFIG_MAX_KEYS,
                "raise A2_CONFIG_MAX_KEYS");
 
-/* Indexed by a2_topology. */
-static const char *const topo_names[] = {"full_mesh", "ring", "switch", "two_level", "torus"};
-#define TOPO_LIST "full_mesh, ring, switch, two_level, torus"
+typedef struct {
+  char *out;
+  size_t size, used;
+  int count;
+} list;
+
+static void list_add(list *l, const char *s, size_t n, const char *sep) {
+  if (l->used >= l->size) return;
+  int w = snprintf(l->out + l->used, l->size - l->used, "%s%.*s", l->count ? sep : "", (int)n, s);
+  if (w > 0) l->used += (size_t)w;
+  l->count++;
+}
+
+static const char *last_segment(const char *path) {
+  const char *dot = strrchr(path, '.');
+  return dot ? dot + 1 : path;
+}
 
 const a2_config_key *a2_config_key_find(const char *path) {
   for (unsigned i = 0; i < a2_config_nkeys; i++)
@@ -99,18 +130,31 @@ void a2_config_key_put(a2_config *cfg, const a2_config_key *k, uint64_t v) {
 }
 
 static void format_bound(const a2_config_key *k, uint64_t v, char *out, size_t n) {
-  if (k->kind == A2_KEY_TOPOLOGY)
+  if (k->kind == A2_KEY_ENUM)
     snprintf(out, n, "%llu", (unsigned long long)v);
   else
     a2_format_quantity(v, (a2_unit_kind)k->kind, out, n);
 }
 
+void a2_config_key_names(const a2_config_key *k, char *out, size_t out_size) {
+  list l = {out, out_size, 0, 0};
+  out[0] = 0;
+  if (k->kind != A2_KEY_ENUM) return;
+  for (const char *const *name = k->names; *name; name++) list_add(&l, *name, strlen(*name), ", ");
+}
+
+/* "unknown timing; expected one of packet, reservation": the noun is the
+ * last segment of the path. */
+static int unknown_name(const a2_config_key *k, char *why, size_t why_size) {
+  char names[192];
+  a2_config_key_names(k, names, sizeof names);
+  snprintf(why, why_size, "unknown %s; expected one of %s", last_segment(k->path), names);
+  return -1;
+}
+
 int a2_config_key_check(const a2_config_key *k, uint64_t v, char *why, size_t why_size) {
   if (v >= k->min && v <= k->max) return 0;
-  if (k->kind == A2_KEY_TOPOLOGY) {
-    snprintf(why, why_size, "unknown topology; expected one of " TOPO_LIST);
-    return -1;
-  }
+  if (k->kind == A2_KEY_ENUM) return unknown_name(k, why, why_size);
   char lo[48], hi[48];
   format_bound(k, k->min, lo, sizeof lo);
   format_bound(k, k->max, hi, sizeof hi);
@@ -135,18 +179,17 @@ static void trim(const char *s, const char **b, size_t *n) {
 int a2_config_key_parse(const a2_config_key *k, const char *text, uint64_t *v, char *why,
                         size_t why_size) {
   uint64_t x;
-  if (k->kind == A2_KEY_TOPOLOGY) {
+  if (k->kind == A2_KEY_ENUM) {
     const char *b;
     size_t n;
     trim(text, &b, &n);
-    for (unsigned t = 0; t < sizeof topo_names / sizeof topo_names[0]; t++) {
-      if (strlen(topo_names[t]) == n && memcmp(topo_names[t], b, n) == 0) {
+    for (uint64_t t = 0; k->names[t]; t++) {
+      if (strlen(k->names[t]) == n && memcmp(k->names[t], b, n) == 0) {
         *v = t;
         return 0;
       }
     }
-    snprintf(why, why_size, "unknown topology; expected one of " TOPO_LIST);
-    return -1;
+    return unknown_name(k, why, why_size);
   }
   if (a2_parse_quantity(text, (a2_unit_kind)k->kind, &x, why, why_size) != 0) return -1;
   if (a2_config_key_check(k, x, why, why_size) != 0) return -1;
@@ -155,8 +198,8 @@ int a2_config_key_parse(const a2_config_key *k, const char *text, uint64_t *v, c
 }
 
 void a2_config_key_format(const a2_config_key *k, uint64_t v, char *out, size_t out_size) {
-  if (k->kind == A2_KEY_TOPOLOGY && v < sizeof topo_names / sizeof topo_names[0])
-    snprintf(out, out_size, "%s", topo_names[v]);
+  if (k->kind == A2_KEY_ENUM && v <= k->max)
+    snprintf(out, out_size, "%s", k->names[v]);
   else
     format_bound(k, v, out, out_size);
 }
@@ -183,19 +226,6 @@ static void each_child(const char *prefix, void (*fn)(const char *, size_t, void
             memcmp(prev, seg, len) == 0;
     if (!dup) fn(seg, len, ctx);
   }
-}
-
-typedef struct {
-  char *out;
-  size_t size, used;
-  int count;
-} list;
-
-static void list_add(list *l, const char *s, size_t n, const char *sep) {
-  if (l->used >= l->size) return;
-  int w = snprintf(l->out + l->used, l->size - l->used, "%s%.*s", l->count ? sep : "", (int)n, s);
-  if (w > 0) l->used += (size_t)w;
-  l->count++;
 }
 
 static void add_child(const char *seg, size_t len, void *ctx) {
@@ -258,11 +288,6 @@ static void quote_into(list *l, const char *s, size_t n) {
 static void suggest_child(const char *seg, size_t len, void *ctx) {
   suggest_ctx *c = ctx;
   if (close_to(c->name, strlen(c->name), seg, len)) quote_into(&c->l, seg, len);
-}
-
-static const char *last_segment(const char *path) {
-  const char *dot = strrchr(path, '.');
-  return dot ? dot + 1 : path;
 }
 
 void a2_config_key_suggest(const char *prefix, const char *name, char *out, size_t out_size) {

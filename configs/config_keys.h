@@ -15,17 +15,22 @@
 extern "C" {
 #endif
 
-/* Kind of a row that is a name, not a quantity (a2_unit_kind otherwise). */
-#define A2_KEY_TOPOLOGY 100
+/* Kind of a row whose value is one of a few names, not a quantity
+ * (a2_unit_kind otherwise): the field holds the index of the name in the
+ * row's names, min is 0 and max the last index. Parsing, bounds, messages
+ * ("unknown timing; expected one of packet, reservation", the noun being
+ * the last segment of the path) and printing all come from names. */
+#define A2_KEY_ENUM 100
 
 typedef struct a2_config_key {
   const char *path; /* dotted YAML path, e.g. "interconnect.link.bandwidth" */
-  int kind;         /* a2_unit_kind or A2_KEY_TOPOLOGY */
+  int kind;         /* a2_unit_kind or A2_KEY_ENUM */
   uint64_t min;     /* inclusive bounds, in base units (bytes, ps, Hz, B/s) */
   uint64_t max;
-  size_t offset;   /* field in a2_config */
-  unsigned width;  /* field size in bytes: 4 or 8 */
-  const char *def; /* default, spelt as in configs/a2-8p-hccs.yaml */
+  size_t offset;            /* field in a2_config */
+  unsigned width;           /* field size in bytes: 4 or 8 */
+  const char *def;          /* default, spelt as in configs/a2-8p-hccs.yaml */
+  const char *const *names; /* A2_KEY_ENUM: NULL-terminated, indexed by value; else NULL */
 } a2_config_key;
 
 /* Upper bound on the number of rows (checked at compile time), so the
@@ -52,6 +57,8 @@ int a2_config_key_parse(const a2_config_key *k, const char *text, uint64_t *v, c
 int a2_config_key_check(const a2_config_key *k, uint64_t v, char *why, size_t why_size);
 /* The value as the YAML file would spell it ("28 GB/s", "full_mesh"). */
 void a2_config_key_format(const a2_config_key *k, uint64_t v, char *out, size_t out_size);
+/* An A2_KEY_ENUM row's names, comma-separated ("packet, reservation"); "" otherwise. */
+void a2_config_key_names(const a2_config_key *k, char *out, size_t out_size);
 
 /* "clock, vector_cores, ..." : the names directly under prefix ("" = top). */
 void a2_config_key_children(const char *prefix, char *out, size_t out_size);

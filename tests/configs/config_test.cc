@@ -23,7 +23,8 @@ const std::string kDefaultFile = std::string(A2_SOURCE_DIR) + "/configs/a2-8p-hc
 #define A2_FOR_EACH_FIELD(X)                                                                    \
   X(clock_hz) X(vector_cores) X(ub_bytes) X(vec_bytes_per_cycle) X(vec_startup_cycles)          \
   X(mte_in_bw) X(mte_out_bw) X(mte_lat_ps) X(hbm_bw) X(hbm_lat_ps) X(window_bytes) X(topology) \
-  X(ranks) X(link_bw) X(link_lat_ps) X(packet_bytes) X(switch_lat_ps) X(ctrl_bytes)
+  X(ranks) X(link_bw) X(link_lat_ps) X(packet_bytes) X(switch_lat_ps) X(ctrl_bytes)          \
+  X(group_size) X(nic_bw) X(nic_lat_ps) X(torus_width) X(timing)
 // clang-format on
 
 void ExpectSameConfig(const a2_config &a, const a2_config &b) {
@@ -91,6 +92,11 @@ TEST(ConfigTest, DefaultHasTheReferenceFigures) {
   EXPECT_EQ(c.packet_bytes, 4096u);
   EXPECT_EQ(c.switch_lat_ps, 100000u);
   EXPECT_EQ(c.ctrl_bytes, 64u);
+  EXPECT_EQ(c.group_size, 8u);
+  EXPECT_EQ(c.nic_bw, 25000000000u);
+  EXPECT_EQ(c.nic_lat_ps, 1500000u);
+  EXPECT_EQ(c.torus_width, 4u);
+  EXPECT_EQ(c.timing, A2_TIMING_PACKET);
   a2_err e{};
   EXPECT_EQ(a2_config_validate(&c, "default", &e), A2_OK) << e.msg;
 }
@@ -540,7 +546,8 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
             "  nic:\n"
             "    bandwidth: 25 GB/s\n"
             "    latency: 1.5 us\n"
-            "  torus_width: 4\n");
+            "  torus_width: 4\n"
+            "  timing: packet\n");
 }
 
 TEST(ConfigPrintTest, PrintedConfigLoadsBackIdentical) {
@@ -560,7 +567,8 @@ TEST(ConfigPrintTest, PrintedConfigLoadsBackIdentical) {
                            {"interconnect.link.bandwidth", "18446744073709551615B/s"},
                            {"interconnect.packet_size", "12352"},
                            {"interconnect.control_message_size", "33"},
-                           {"interconnect.switch_latency", "1s"}};
+                           {"interconnect.switch_latency", "1s"},
+                           {"interconnect.timing", "reservation"}};
   for (auto &kv : sets) ASSERT_EQ(a2_config_set(&c, kv[0], kv[1], &e), A2_OK) << kv[0] << e.msg;
   std::string text = Print(c);
   ExpectSameConfig(LoadOk(text.c_str()), c);
