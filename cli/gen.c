@@ -22,6 +22,12 @@ int a2_cli_gen(int argc, char **argv) {
   }
   if ((exit_code = a2_load_run_config(&o, &cfg))) goto out;
   if ((exit_code = a2_build_kernel(&o, &cfg, &k, &d))) goto out;
+  /* A built-in comes as a program source; the file needs whole programs. */
+  if (a2_coll_materialise(&k, &e)) {
+    a2_cli_error(&e);
+    exit_code = a2_err_exit_code(e.code);
+    goto out;
+  }
   /* Refuse here what run would refuse, rather than write a file that fails. */
   if (a2_kernel_validate(&k, cfg.ub_bytes, cfg.vector_cores, o.algo, &e)) {
     a2_cli_error(&e);

@@ -43,7 +43,9 @@ static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a
                       .op = o->op, .dtype = o->dtype, .ub_bytes = cfg->ub_bytes, .seed = o->seed,
                       .root = o->root, .max_cores = cfg->vector_cores};
   a2_err e = {0};
-  if ((c->check && c->check(&p, &e)) || c->gen(&p, k, &e)) {
+  /* Programs produced on demand (k->source): memory does not grow with the
+   * instruction count. `gen` makes them whole (a2_coll_materialise). */
+  if ((c->check && c->check(&p, &e)) || a2_coll_generate(c, &p, k, 1, &e)) {
     a2_cli_error(&e);
     return a2_err_exit_code(e.code);
   }

@@ -49,6 +49,15 @@ void a2_tb_at(a2_tb *tb, uint32_t rank, uint32_t core) {
   tb->line = tb->cur->n;
 }
 
+a2_code a2_tb_too_many(a2_err *err) {
+  return a2_err_set(err, A2_E_INPUT, "--size", 0, 0,
+                    "the kernel would have more than %u instructions (%u MiB of program) to hold "
+                    "in memory; use fewer ranks or a smaller size (`run` produces built-in "
+                    "kernels on demand, without this limit; `gen` writes them whole)",
+                    A2_TB_MAX_INSTRS,
+                    (unsigned)(((uint64_t)A2_TB_MAX_INSTRS * sizeof(a2_instr)) >> 20));
+}
+
 /* ---- walks of a body, phases and steps ---- */
 
 void a2_tb_walk(a2_tb *tb, a2_program *out, const a2_tb_resume *at, uint32_t limit) {
@@ -104,12 +113,7 @@ static void push(a2_tb *tb, a2_instr in) {
     return;
   }
   if (!tb->lazy && tb->total >= A2_TB_MAX_INSTRS) { /* refuse before memory runs out */
-    tb->rc = a2_err_set(tb->err, A2_E_INPUT, "--size", 0, 0,
-                        "the kernel would have more than %u instructions (%u MiB of program) to "
-                        "hold in memory; use fewer ranks or a smaller size (`run` produces "
-                        "built-in kernels on demand without this limit; `gen` writes them whole)",
-                        A2_TB_MAX_INSTRS,
-                        (unsigned)(((uint64_t)A2_TB_MAX_INSTRS * sizeof(a2_instr)) >> 20));
+    tb->rc = a2_tb_too_many(tb->err);
     return;
   }
   if (tb->line == UINT32_MAX) {

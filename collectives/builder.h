@@ -36,6 +36,8 @@ extern "C" {
  * policy: the programs are held in memory, 56 bytes an instruction). Kernels
  * produced on demand (a program source) have no such limit. */
 #define A2_TB_MAX_INSTRS (1u << 25)
+/* The refusal of a kernel over A2_TB_MAX_INSTRS (names --size). */
+a2_code a2_tb_too_many(a2_err *err);
 
 /* Where the walk of one (rank, core) body resumes: phase and step, and how
  * many instructions the program has so far (the next one's line - 1). */

@@ -87,6 +87,10 @@ a2_code a2_coll_generate_batched(const a2_collective *c, const a2_coll_params *p
 /* The same from a generator definition (lazy: batch > 0). */
 a2_code a2_gen_run(const a2_gen_def *def, const a2_coll_params *p, a2_kernel *k, uint32_t batch,
                    a2_err *err);
+/* Make a lazy kernel (k->source) whole: drain every program into
+ * k->progs, then free the source. At most A2_TB_MAX_INSTRS instructions in
+ * all (a2_tb_too_many), as for lazy = 0. Nothing to do without a source. */
+a2_code a2_coll_materialise(a2_kernel *k, a2_err *err);
 /* The program source of a lazy kernel, for tests and reports: bytes it
  * holds (context and resume states). */
 size_t a2_coll_source_bytes(const a2_source *src);

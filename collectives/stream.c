@@ -80,6 +80,27 @@ a2_code a2_gen_run(const a2_gen_def *def, const a2_coll_params *p, a2_kernel *k,
   return A2_OK;
 }
 
+a2_code a2_coll_materialise(a2_kernel *k, a2_err *err) {
+  a2_source *src = k->source;
+  if (!src) return A2_OK;
+  uint64_t total = 0;
+  for (uint32_t r = 0; r < k->nranks; r++)
+    for (uint32_t c = 0; c < k->ncores; c++) {
+      a2_program *p = a2_kernel_prog(k, r, c);
+      for (;;) {
+        uint32_t before = p->n;
+        a2_code rc = src->fill(src, r, c, p, err);
+        if (rc) return rc;
+        if (p->n == before) break;
+        total += p->n - before;
+        if (total > A2_TB_MAX_INSTRS) return a2_tb_too_many(err);
+      }
+    }
+  k->source = NULL;
+  if (src->free) src->free(src);
+  return A2_OK;
+}
+
 a2_code a2_coll_generate_batched(const a2_collective *c, const a2_coll_params *p, a2_kernel *k,
                                  uint32_t batch, a2_err *err) {
   if (batch == 0) batch = 1;

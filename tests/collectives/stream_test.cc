@@ -184,6 +184,20 @@ TEST_P(LazyEqualsMaterialised, DrainedSourcesGiveTheSamePrograms) {
     EXPECT_EQ(a2_kernel_validate(&lazy.k, 192 * 1024, 48, "lazy", &e), A2_OK) << e.msg;
     DrainAndCompare(&lazy.k, whole.k, A2_COLL_BATCH, true);
   }
+  {  // made whole again (what `gen` does): the materialised kernel
+    Kernel lazy;
+    ASSERT_EQ(a2_coll_generate(coll, &p, &lazy.k, 1, &e), A2_OK) << e.msg;
+    ASSERT_EQ(a2_coll_materialise(&lazy.k, &e), A2_OK) << e.msg;
+    EXPECT_EQ(lazy.k.source, nullptr);
+    for (uint32_t i = 0; i < whole.k.nranks * whole.k.ncores; i++) {
+      ASSERT_EQ(lazy.k.progs[i].n, whole.k.progs[i].n) << "program " << i;
+      if (whole.k.progs[i].n == 0) continue;
+      EXPECT_EQ(
+          std::memcmp(lazy.k.progs[i].v, whole.k.progs[i].v, whole.k.progs[i].n * sizeof(a2_instr)),
+          0)
+          << "program " << i;
+    }
+  }
   // small batches resume at nearly every step; one program after another
   for (uint32_t batch : {1u, 5u}) {
     SCOPED_TRACE("batch " + std::to_string(batch));
