@@ -369,10 +369,10 @@ TEST(SimSignalTest, UnsatisfiableWaitEndsInDeadlockAndIsReported) {
   Kernel K(2, 1);
   uint16_t sig = a2_tb_buf(&K.tb, "sig", A2_BUF_SIGNAL, A2_INT32, 16, A2_INIT_ZERO);
   a2_tb_at(&K.tb, 0, 0);
-  a2_tb_notify(&K.tb, sig, 1, 2, A2_MODE_ADD, 5);  // step 1
+  a2_tb_notify(&K.tb, sig, 1, 2, A2_MODE_ADD, 5);  // rank 0, step 1
   a2_tb_at(&K.tb, 1, 0);
-  a2_tb_wait(&K.tb, sig, 2, A2_MODE_GE, 4);  // step 2: 5 >= 4
-  a2_tb_wait(&K.tb, sig, 2, A2_MODE_EQ, 4);  // step 3: 5 != 4, forever
+  a2_tb_wait(&K.tb, sig, 2, A2_MODE_GE, 4);  // rank 1, step 1: 5 >= 4
+  a2_tb_wait(&K.tb, sig, 2, A2_MODE_EQ, 4);  // rank 1, step 2: 5 != 4, forever
   ASSERT_TRUE(K.Built());
 
   SimBase res;
@@ -386,7 +386,7 @@ TEST(SimSignalTest, UnsatisfiableWaitEndsInDeadlockAndIsReported) {
   ASSERT_TRUE(Ran(res, A2_RUN_DEADLOCK));
   std::string report = res.report;
   EXPECT_NE(report.find("rank 1 core 0"), std::string::npos) << report;
-  EXPECT_NE(report.find("step 3"), std::string::npos) << report;
+  EXPECT_NE(report.find("step 2"), std::string::npos) << report;
   EXPECT_NE(report.find("sig[2]"), std::string::npos) << report;
   EXPECT_NE(report.find("eq 4"), std::string::npos) << report;
   EXPECT_NE(report.find("cell value is 5"), std::string::npos) << report;
@@ -592,7 +592,8 @@ enum class Defect {
 };
 
 // A valid two-rank kernel (5 instructions), plus one defect; the defective
-// instruction, when there is one, is step 6.
+// instruction, when there is one, is step 5 of rank 0 (steps count within
+// each program).
 void BuildWithDefect(Kernel &K, const a2_config &cfg, Defect d) {
   a2_tb *tb = &K.tb;
   uint16_t in = a2_tb_buf(tb, "in", A2_BUF_TENSOR, A2_FP32, 1024, A2_INIT_PATTERN);
@@ -673,23 +674,23 @@ TEST(SimValidationTest, TilesLargerThanTheUnifiedBufferAreRejected) {
 
 TEST(SimValidationTest, RegionOutsideTheBufferIsRejected) {
   ExpectRejected({Defect::kRegionOutOfBounds,
-                  "elements [255, 257) are outside 'in' (256 elements; bytes [1020, 1028)", 6});
+                  "elements [255, 257) are outside 'in' (256 elements; bytes [1020, 1028)", 5});
 }
 
 TEST(SimValidationTest, PeerOutOfRangeIsRejected) {
-  ExpectRejected({Defect::kPeerOutOfRange, "peer 2 outside 0..1", 6});
+  ExpectRejected({Defect::kPeerOutOfRange, "peer 2 outside 0..1", 5});
 }
 
 TEST(SimValidationTest, VaddElementTypeMismatchIsRejected) {
-  ExpectRejected({Defect::kVaddTypeMismatch, "element type mismatch", 6});
+  ExpectRejected({Defect::kVaddTypeMismatch, "element type mismatch", 5});
 }
 
 TEST(SimValidationTest, WaitOnANonSignalBufferIsRejected) {
-  ExpectRejected({Defect::kWaitOnNonSignal, "'win' is not a signal", 6});
+  ExpectRejected({Defect::kWaitOnNonSignal, "'win' is not a signal", 5});
 }
 
 TEST(SimValidationTest, NotifyCellOutOfRangeIsRejected) {
-  ExpectRejected({Defect::kNotifyCellOutOfRange, "outside signal 'sig'", 6});
+  ExpectRejected({Defect::kNotifyCellOutOfRange, "outside signal 'sig'", 5});
 }
 
 TEST(SimValidationTest, BadDeviceListsAreRejected) {
