@@ -44,8 +44,8 @@ TEST(Registry, EveryRowIsCompleteAndFoundByName) {
     EXPECT_TRUE(names.insert(t[i].name).second) << "duplicate name";
     EXPECT_GT(std::strlen(t[i].summary), 0u);
     EXPECT_GT(std::strlen(t[i].card_formula), 0u);
-    EXPECT_TRUE(t[i].size_factor && t[i].busbw_factor && t[i].check && t[i].gen && t[i].card &&
-                t[i].closed_form_ps);
+    EXPECT_TRUE(t[i].size_factor && t[i].busbw_factor && t[i].check && t[i].gen && t[i].def &&
+                t[i].card && t[i].closed_form_ps);
     EXPECT_EQ(a2_collective_find(t[i].name), &t[i]);
   }
   EXPECT_EQ(a2_collective_find("allreduce_tree"), nullptr);
