@@ -311,7 +311,7 @@ static bool retire(a2_core *c, uint64_t now) {
 
 void a2_core_defer(void *ctx, a2_xfer *x, uint64_t t) {
   (void)ctx;
-  a2_core *c = x->owner;
+  a2_core *c = x->runner ? x->runner : x->owner;
   a2_pending_push(&c->pend, t, x);
   a2_core_wake(c, t);
 }

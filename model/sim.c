@@ -206,6 +206,7 @@ a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *er
     rc = s->run_rc;
   }
   if (s->obs) {
+    a2_net_flush_observer(s->net);
     a2_err terr;
     a2_code trc = a2_obs_finish(s->obs, rc ? &terr : err);
     s->obs = NULL;

@@ -119,12 +119,10 @@ static void local_write(a2_core *c, const a2_instr *in, uint64_t seq) {
 void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq) { local_read(c, in, seq); }
 void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq) { local_write(c, in, seq); }
 
-/* The request has reached the peer at t: the data comes back from there. */
-static void rload_request_done(a2_xfer *req, uint64_t t) {
-  a2_core *c = req->owner;
-  const a2_instr *in = instr_of(req);
+/* The data leg of a remote load: peer HBM -> route -> MTE-in, from t. */
+static void rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
-  a2_xfer *x = xfer_new(c, in, req->tag[0], in->len);
+  a2_xfer *x = xfer_new(c, in, seq, in->len);
   uint32_t *p = a2_xfer_path(x, (uint16_t)(route_len(c, peer, c->rank) + 2));
   if (!p) abort();
   p[0] = c->sim->hbm[peer];
@@ -137,6 +135,11 @@ static void rload_request_done(a2_xfer *req, uint64_t t) {
   a2_xfer_start(c->sim->net, x, t);
 }
 
+/* The request has reached the peer at t: the data comes back from there. */
+static void rload_request_done(a2_xfer *req, uint64_t t) {
+  rload_data(req->owner, instr_of(req), req->tag[0], t);
+}
+
 void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq) {
   uint32_t peer = (uint32_t)in->peer;
   if (peer == c->rank) {
@@ -147,6 +150,10 @@ void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq) {
   uint32_t *p = a2_xfer_path(x, route_len(c, c->rank, peer));
   if (!p) abort();
   add_route(c, p, 0, c->rank, peer);
+  if (a2_net_reservation(c->sim->net)) { /* the reply is reserved at once */
+    rload_data(c, in, seq, a2_xfer_reserve(c->sim->net, x, 0));
+    return;
+  }
   x->on_done = rload_request_done;
   a2_xfer_start(c->sim->net, x, 0);
 }
@@ -207,6 +214,7 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq) {
   memcpy(x->ext, in, sizeof *in);
   x->tag[1] = (uint64_t)(uintptr_t)x->ext;
   x->tag[3] = (uint64_t)(uintptr_t)c->win[seq % A2_WIN].snap; /* handed to the cell on landing */
+  x->runner = &c->sim->cores[peer * c->sim->k->ncores]; /* lands there: its core acts */
   x->tag[4] = c->win[seq % A2_WIN].start_ps;
   x->tag[5] = c->win[seq % A2_WIN].lane;
   a2_xfer_start(c->sim->net, x, 0);

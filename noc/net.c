@@ -28,6 +28,7 @@ typedef struct {
   a2_stage_kind kind;
   int32_t a, b;
   uint64_t bw, lat_ps;
+  uint64_t ser_full; /* service time of a full packet */
   uint64_t free_ps; /* end of current service */
   uint64_t wake_ps; /* pending wake-up, UINT64_MAX when none */
   a2_pkt *head, *tail;
@@ -53,7 +54,59 @@ struct a2_net {
   void *observer_ctx;
   a2_net_defer_fn defer; /* non-NULL: reservation timing */
   void *defer_ctx;
+  /* reservation timing with an observer: packet services are reserved out
+   * of time order, so they are held here and shown in order of start */
+  struct obs_rec *orec;
+  uint32_t norec, orec_cap;
+  uint64_t oseq;
 };
+
+typedef struct obs_rec {
+  uint64_t start, end, seq;
+  uint32_t stage, bytes;
+} obs_rec;
+
+static bool orec_before(const obs_rec *a, const obs_rec *b) {
+  return a->start < b->start || (a->start == b->start && a->seq < b->seq);
+}
+
+static void orec_push(a2_net *n, uint32_t stage, uint64_t start, uint64_t end, uint32_t bytes) {
+  if (n->norec == n->orec_cap) {
+    uint32_t cap = n->orec_cap ? n->orec_cap * 2 : 256;
+    obs_rec *v = realloc(n->orec, cap * sizeof *v);
+    if (!v) abort();
+    n->orec = v;
+    n->orec_cap = cap;
+  }
+  obs_rec e = {start, end, n->oseq++, stage, bytes};
+  uint32_t i = n->norec++;
+  while (i && orec_before(&e, &n->orec[(i - 1) / 2])) {
+    n->orec[i] = n->orec[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  n->orec[i] = e;
+}
+
+/* Show every held service that starts before `upto`: nothing reserved from
+ * now on can start earlier than now. */
+static void orec_flush(a2_net *n, uint64_t upto) {
+  while (n->norec && n->orec[0].start < upto) {
+    obs_rec top = n->orec[0], last = n->orec[--n->norec];
+    uint32_t i = 0;
+    for (;;) {
+      uint32_t c = 2 * i + 1;
+      if (c >= n->norec) break;
+      if (c + 1 < n->norec && orec_before(&n->orec[c + 1], &n->orec[c])) c++;
+      if (!orec_before(&n->orec[c], &last)) break;
+      n->orec[i] = n->orec[c];
+      i = c;
+    }
+    if (n->norec) n->orec[i] = last;
+    if (n->observer) n->observer(n->observer_ctx, top.stage, top.start, top.end, top.bytes);
+  }
+}
+
+void a2_net_flush_observer(a2_net *n) { orec_flush(n, UINT64_MAX); }
 
 void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx) {
   n->observer = fn;
@@ -243,31 +296,73 @@ static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d) {
   return s;
 }
 
-/* Reservation timing: every packet of x through every hop, now. */
+/* Append [s, s+d) after everything reserved at st (s >= the last end). */
+static void ival_append(a2_stage *st, uint64_t s, uint64_t d) {
+  if (st->in > st->ihead && st->iv[st->in - 1].e == s) {
+    st->iv[st->in - 1].e = s + d;
+    return;
+  }
+  if (st->in == st->icap) {
+    uint32_t cap = st->icap ? st->icap * 2 : 16;
+    a2_ival *v = realloc(st->iv, cap * sizeof *v);
+    if (!v) abort();
+    st->iv = v;
+    st->icap = cap;
+  }
+  st->iv[st->in++] = (a2_ival){s, s + d};
+}
+
+#define BLOCK 64 /* packets reserved hop by hop together */
+
+/* Reservation timing: every packet of x through every hop, now. Packets go
+ * in blocks, hop by hop: a block's arrivals at a stage are known once the
+ * previous hop is done, and a block arriving after everything reserved at a
+ * stage (the uncontended case) is appended without searching. */
 static void reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
   uint64_t now = a2k_now_ps(), ready = t0, done = 0, applied = 0;
+  uint64_t a[BLOCK];
+  uint32_t len[BLOCK];
   for (uint16_t h = 0; h < x->nhops; h++) ival_prune(n->stages[x->path[h]], now);
+  if (n->norec) orec_flush(n, now);
   while (x->injected < x->bytes) {
-    uint64_t left = x->bytes - x->injected;
-    uint32_t len = (uint32_t)(left < n->pkt_bytes ? left : n->pkt_bytes);
-    x->injected += len;
-    uint64_t a = ready;
+    uint32_t k = 0;
+    for (; k < BLOCK && x->injected < x->bytes; k++) {
+      uint64_t left = x->bytes - x->injected;
+      len[k] = (uint32_t)(left < n->pkt_bytes ? left : n->pkt_bytes);
+      x->injected += len[k];
+    }
     for (uint16_t h = 0; h < x->nhops; h++) {
       a2_stage *st = n->stages[x->path[h]];
-      uint64_t ser = a2_ser_ps(len, st->bw);
-      uint64_t s = ival_reserve(st, a, ser);
-      if (h == 0) ready = s; /* the next packet is injected when this one starts */
-      st->st.bytes += len;
-      st->st.busy_ps += ser;
-      st->st.packets++;
-      if (n->observer) n->observer(n->observer_ctx, st->id, s, s + ser, len);
-      if (h == x->apply_hop && s > applied) applied = s;
-      a = s + ser + st->lat_ps;
+      uint64_t last_e = st->in > st->ihead ? st->iv[st->in - 1].e : 0;
+      /* hop 0: packet j+1 is injected when packet j starts service */
+      bool fast = h == 0 ? last_e <= ready : last_e <= a[0];
+      uint64_t free_ps = last_e;
+      for (uint32_t j = 0; j < k; j++) {
+        uint64_t arr = h == 0 ? ready : a[j];
+        uint64_t ser = len[j] == n->pkt_bytes ? st->ser_full : a2_ser_ps(len[j], st->bw);
+        uint64_t s;
+        if (fast) { /* nothing reserved after free_ps */
+          s = arr > free_ps ? arr : free_ps;
+          ival_append(st, s, ser);
+          free_ps = s + ser;
+        } else {
+          s = ival_reserve(st, arr, ser);
+        }
+        if (h == 0) ready = s;
+        st->st.bytes += len[j];
+        st->st.busy_ps += ser;
+        if (n->observer) orec_push(n, st->id, s, s + ser, len[j]);
+        if (h == x->apply_hop && s > applied) applied = s;
+        a[j] = s + ser + st->lat_ps;
+      }
+      st->st.packets += k;
     }
-    if (a > done) done = a;
+    for (uint32_t j = 0; j < k; j++)
+      if (a[j] > done) done = a[j];
   }
   x->done_bytes = x->bytes;
   x->t_done = done;
+  if (!x->on_done && (x->apply_hop == A2_NO_HOP || !x->on_apply)) return; /* timing only */
   /* A transfer that only applies (a notify) acts when its last packet is
    * served at the apply hop, as with packet timing; one with a completion
    * applies its payload then. */
@@ -282,6 +377,14 @@ void a2_xfer_finish(a2_net *n, a2_xfer *x) {
     }
   if (x->on_done) x->on_done(x, x->t_done);
   xfer_put(n, x);
+}
+
+uint64_t a2_xfer_reserve(a2_net *n, a2_xfer *x, uint64_t t_ps) {
+  uint64_t now = a2k_now_ps();
+  reserve_all(n, x, t_ps > now ? t_ps : now);
+  uint64_t t = x->t_done;
+  xfer_put(n, x);
+  return t;
 }
 
 void a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
@@ -346,6 +449,7 @@ void a2_net_free(a2_net *n) {
     free(n->stages[i]);
   }
   free(n->stages);
+  free(n->orec);
   for (uint32_t i = 0; i < n->nslabs; i++) free(n->slabs[i]);
   free(n->slabs);
   free(n);
@@ -372,6 +476,7 @@ a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t la
   s->b = b;
   s->bw = bw;
   s->lat_ps = lat_ps;
+  s->ser_full = a2_ser_ps(n->pkt_bytes, bw);
   s->wake_ps = UINT64_MAX;
   if (!n->defer) { /* reservation timing needs no process per stage */
     a2_code rc = a2k_proc_create(kind_names[kind], stage_run, s, &s->proc, err);

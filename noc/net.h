@@ -49,6 +49,7 @@ struct a2_xfer {
   a2_xfer_apply_fn on_apply;
   a2_xfer_done_fn on_done;
   void *owner;                /* caller's context */
+  void *runner;               /* reservation timing: who carries out its event (caller's) */
   uint64_t t_done;            /* reservation timing: when the last packet leaves the path */
   uint64_t tag[6];            /* caller's data */
   uint64_t ext[8];            /* caller's data: room for a copy of a small struct */
@@ -106,12 +107,20 @@ typedef void (*a2_net_defer_fn)(void *ctx, a2_xfer *x, uint64_t t_ps);
 void a2_net_set_reservation(a2_net *n, a2_net_defer_fn defer, void *ctx);
 int a2_net_reservation(const a2_net *n);
 void a2_xfer_finish(a2_net *n, a2_xfer *x);
+/* Reservation timing: reserve x's path from t_ps (>= now) for timing only
+ * (x has no on_apply / on_done), recycle it, and return when its last
+ * packet leaves the path - e.g. a request whose reply can then be started
+ * at once, without an event in between. */
+uint64_t a2_xfer_reserve(a2_net *n, a2_xfer *x, uint64_t t_ps);
 
 /* Optional observer of every packet service (timing traces): stage id,
  * start and end of service in ps, payload bytes. */
 typedef void (*a2_net_observer)(void *ctx, uint32_t stage, uint64_t start_ps, uint64_t end_ps,
                                 uint32_t bytes);
 void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx);
+/* Reservation timing shows packets to the observer in order of start as
+ * time passes; this shows the rest (call before removing the observer). */
+void a2_net_flush_observer(a2_net *n);
 
 /* Service time of len bytes at bw bytes/s, in ps, rounded up. */
 uint64_t a2_ser_ps(uint64_t len, uint64_t bw_bytes_per_s);
