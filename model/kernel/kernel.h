@@ -6,9 +6,13 @@
  *     engine, link port), created with sc_spawn before the run starts;
  *   - each process is sensitive only to its own sc_event and never
  *     initialised automatically: it runs when someone calls a2k_wake_at;
- *   - sc_event::notify keeps the earliest pending notification, so
- *     a2k_wake_at(p, t) means "run p no later than t"; a process recomputes
- *     its own next wake-up every time it runs;
+ *   - a2k_wake_at(p, t) means "run p no later than t" (earliest pending
+ *     wake-up wins, as with sc_event::notify); a process recomputes its own
+ *     next wake-up every time it runs;
+ *   - pending wake-ups are kept by the shim, in the same order SystemC's
+ *     timed queue would keep them; SystemC holds one timed notification per
+ *     distinct wake-up time, for a dispatcher method that notifies the due
+ *     processes' events immediately, in that order (kernel.cc);
  *   - no SC_THREAD, no sc_event_queue, nothing per message or packet.
  * The shim itself only counts activations and translates errors: every
  * SystemC exception (sc_report) is caught at the C boundary and returned as

@@ -311,6 +311,113 @@ TEST(KernelTest, ActivationCountIncrementsOncePerRun) {
   EXPECT_EQ(res.act2, static_cast<uint64_t>(res.p.runs + res.q.runs));
 }
 
+// --- order scenario (begin) ---
+// A pseudo-random model-like wake pattern: many processes sharing few
+// distinct times, wake-ups for now (delta), the past, the near future and
+// later, moved earlier, repeated, self-wakes; bounded runs (some ending
+// exactly at an event time) with wake-ups between them. The hash covers
+// every activation's (time, process) in order and each run's result: it
+// was computed with the first shim, which notified each process's own
+// sc_event (SystemC's timed queue decided same-time order). The shim must
+// keep that order exactly: the model's results depend on it.
+namespace order {
+uint64_t rng, hash, acts;
+int64_t budget;
+a2k_proc procs[40];
+constexpr unsigned kProcs = 40, kSpread = 5;
+uint64_t Rnd() {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+void Mix(uint64_t v) {
+  for (int i = 0; i < 8; i++) {
+    hash ^= (v >> (8 * i)) & 0xff;
+    hash *= 1099511628211ull;
+  }
+}
+void WakeRandom(uint64_t now) {
+  a2k_proc q = procs[Rnd() % kProcs];
+  uint64_t r = Rnd() % 100, t;
+  if (r < 15)
+    t = now;
+  else if (r < 20)
+    t = now > 5 ? now - Rnd() % 5 : 0;
+  else if (r < 60)
+    t = now + 1 + Rnd() % kSpread;
+  else if (r < 90)
+    t = now + Rnd() % (kSpread * 8);
+  else
+    t = now + Rnd() % 3;
+  a2k_wake_at(q, t);
+}
+void Run(void *ctx) {
+  uint64_t now = a2k_now_ps();
+  uintptr_t id = reinterpret_cast<uintptr_t>(ctx);
+  Mix(now);
+  Mix(id);
+  acts++;
+  if (budget <= 0) return;
+  budget--;
+  int k = static_cast<int>(Rnd() % 4);
+  if (Rnd() % 3 == 0) k = 1;
+  for (int i = 0; i < k; i++) WakeRandom(now);
+  if (Rnd() % 4 == 0) a2k_wake_at(procs[id], now + 1 + Rnd() % kSpread);
+}
+// Returns false on a kernel error.
+bool Scenario() {
+  rng = 88172645463325252ull;
+  hash = 1469598103934665603ull;
+  acts = 0;
+  budget = 30000;
+  a2_err e{};
+  if (a2k_init(&e)) return false;
+  for (uintptr_t i = 0; i < kProcs; i++)
+    if (a2k_proc_create("o", Run, reinterpret_cast<void *>(i), &procs[i], &e)) return false;
+  for (unsigned i = 0; i < kProcs; i++)
+    if (Rnd() % 2) a2k_wake_at(procs[i], Rnd() % 20);
+  a2k_stop why;
+  for (int run = 0; run < 300; run++) {
+    uint64_t now = a2k_now_ps();
+    uint64_t until = now + Rnd() % (kSpread * 4);
+    if (Rnd() % 5 == 0) until = now;
+    if (a2k_run(until, &why, &e)) return false;
+    Mix(a2k_now_ps());
+    Mix(why);
+    Mix(acts);
+    int k = static_cast<int>(Rnd() % 4);
+    for (int i = 0; i < k; i++) WakeRandom(a2k_now_ps());
+    if (why == A2K_IDLE && Rnd() % 2) budget += 10;
+  }
+  if (a2k_run(UINT64_MAX, &why, &e)) return false;
+  Mix(a2k_now_ps());
+  Mix(why);
+  Mix(a2k_activations());
+  return true;
+}
+}  // namespace order
+// --- order scenario (end) ---
+
+TEST(KernelTest, SameTimeOrderIsSystemCTimedQueueOrder) {
+  struct Result {
+    bool ok;
+    uint64_t hash, acts, now;
+  } res;
+  ASSERT_TRUE(a2test::RunForked(&res, [] {
+    Result r{};
+    r.ok = order::Scenario();
+    r.hash = order::hash;
+    r.acts = order::acts;
+    r.now = a2k_now_ps();
+    return r;
+  }));
+  ASSERT_TRUE(res.ok);
+  EXPECT_EQ(res.acts, 30020u);
+  EXPECT_EQ(res.now, 4867u);
+  EXPECT_EQ(res.hash, 0x8856468098b37f71ull);
+}
+
 TEST(KernelTest, ProcessCreationBeforeInitIsRefused) {
   struct Result {
     a2_code rc;
