@@ -34,6 +34,7 @@ static void check_same(const a2_config *a, const a2_config *b, const char *text)
   SAME(nic_bw);
   SAME(nic_lat_ps);
   SAME(torus_width);
+  SAME(timing);
 #undef SAME
 }
 
