@@ -116,13 +116,12 @@ static void track_tiles(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t se
    * to it (PyPTO inserts that pipe sync; ordering between cores and ranks is
    * the program's job: notify/wait). Local writes share one path (MTE-out,
    * HBM), so they land in program order without a dependency. */
-  bool local = in->op <= A2_OP_RSTORE &&
-               (in->op <= A2_OP_STORE || (uint32_t)in->peer == c->rank);
+  bool local = in->op <= A2_OP_RSTORE && (in->op <= A2_OP_STORE || (uint32_t)in->peer == c->rank);
   bool mem_write = in->op == A2_OP_STORE || in->op == A2_OP_RSTORE;
   if (local && !mem_write) add_dep(sl, c->buf_w[in->buf]);
   if (local && mem_write) c->buf_w[in->buf] = seq + 1;
   if (in->op == A2_OP_PUT) add_dep(sl, c->buf_w[in->buf2]); /* reads a local buffer */
-  if (in->op == A2_OP_GET) {                                  /* writes a local buffer */
+  if (in->op == A2_OP_GET) {                                /* writes a local buffer */
     add_dep(sl, c->buf_w[in->buf]);
     c->buf_w[in->buf] = seq + 1;
   }
@@ -301,8 +300,7 @@ static bool retire(a2_core *c, uint64_t now) {
     if (sl->done_ps > now) break;
     if (sl->done_ps > c->end_ps) c->end_ps = sl->done_ps;
     if (c->sim->obs && sl->pipe != PIPE_SCALAR) /* a notify's slice ends when it lands */
-      a2_obs_done(c->sim->obs, c, sl->pipe, sl->lane, sl->start_ps, sl->done_ps,
-                  &sl->in);
+      a2_obs_done(c->sim->obs, c, sl->pipe, sl->lane, sl->start_ps, sl->done_ps, &sl->in);
     c->seq_oldest++;
     progress = true;
   }
@@ -312,16 +310,16 @@ static bool retire(a2_core *c, uint64_t now) {
 void a2_core_defer(void *ctx, a2_xfer *x, uint64_t t) {
   (void)ctx;
   a2_core *c = x->runner ? x->runner : x->owner;
-  a2_pending_push(&c->pend, t, x);
+  a2_tq_push(&c->pend, t, (uint64_t)(uintptr_t)x, 0);
   a2_core_wake(c, t);
 }
 
 /* Reservation timing: carry out the transfer events due now. */
 static bool run_pending(a2_core *c, uint64_t now) {
   bool progress = false;
-  a2_xfer *x;
-  while ((x = a2_pending_pop_due(&c->pend, now))) {
-    a2_xfer_finish(c->sim->net, x);
+  a2_tq_item it;
+  while (a2_tq_pop_due(&c->pend, now, &it)) {
+    a2_xfer_finish(c->sim->net, (a2_xfer *)(uintptr_t)it.a);
     progress = true;
   }
   return progress;
@@ -346,7 +344,7 @@ static void core_run(void *ctx) {
     uint64_t t = c->win[s % A2_WIN].done_ps;
     if (t > now && t < next) next = t;
   }
-  if (a2_pending_next(&c->pend) < next) next = a2_pending_next(&c->pend);
+  if (a2_tq_next(&c->pend) < next) next = a2_tq_next(&c->pend);
   c->running = false;
   if (next != UINT64_MAX) a2_core_wake(c, next);
 }

@@ -4,9 +4,9 @@
 
 #include <stdbool.h>
 
+#include "common/tq.h"
 #include "model/kernel/kernel.h"
 #include "model/observe.h"
-#include "model/pending.h"
 #include "model/race.h"
 #include "model/sim.h"
 #include "noc/net.h"
@@ -25,35 +25,35 @@ typedef struct {
   uint64_t done_ps; /* UINT64_MAX until the completion time is known */
   uint8_t ndeps;
   uint8_t pipe;
-  uint8_t inflight;   /* put/get: chunks in flight */
-  uint64_t next_off;  /* put/get: first byte not yet started */
-  uint32_t *snap;     /* notify: vector-clock snapshot for the race detector */
-  uint64_t start_ps;  /* when the pipe started it (timing trace) */
-  uint8_t lane;       /* its lane in the timing trace */
+  uint8_t inflight;          /* put/get: chunks in flight */
+  uint64_t next_off;         /* put/get: first byte not yet started */
+  uint32_t *snap;            /* notify: vector-clock snapshot for the race detector */
+  uint64_t start_ps;         /* when the pipe started it (timing trace) */
+  uint8_t lane;              /* its lane in the timing trace */
   uint64_t deps[A2_MAXDEPS]; /* sequence numbers this one must see complete */
 } a2_slot;
 
 typedef struct {
-  uint64_t w;             /* seq + 1 of the last writer dispatched; 0 = none */
-  uint64_t r[NPIPES];     /* seq + 1 of the last reader per pipe */
+  uint64_t w;         /* seq + 1 of the last writer dispatched; 0 = none */
+  uint64_t r[NPIPES]; /* seq + 1 of the last reader per pipe */
 } a2_tile_state;
 
 typedef struct a2_core {
   struct a2_sim *sim;
   uint32_t rank, idx;
-  a2_program *prog;    /* materialised: the whole program; streamed: a window */
-  uint64_t pc;         /* index in the program of the next instruction to dispatch */
-  uint64_t base;       /* index in the program of prog->v[0] */
-  bool prog_done;      /* nothing left beyond the window */
-  bool failed;         /* the program source failed: the core stops (sim->run_err) */
+  a2_program *prog; /* materialised: the whole program; streamed: a window */
+  uint64_t pc;      /* index in the program of the next instruction to dispatch */
+  uint64_t base;    /* index in the program of prog->v[0] */
+  bool prog_done;   /* nothing left beyond the window */
+  bool failed;      /* the program source failed: the core stops (sim->run_err) */
   a2_slot win[A2_WIN];
-  uint64_t seq_next;   /* next sequence number to dispatch */
-  uint64_t seq_oldest; /* oldest not yet retired */
+  uint64_t seq_next;           /* next sequence number to dispatch */
+  uint64_t seq_oldest;         /* oldest not yet retired */
   uint64_t pq[NPIPES][A2_WIN]; /* per-pipe FIFO of seqs not yet started */
   uint32_t pq_head[NPIPES], pq_n[NPIPES];
   a2_tile_state *tiles;
-  uint64_t *buf_w;     /* per buffer: seq + 1 of this core's last local write */
-  uint8_t *ub;         /* tile storage */
+  uint64_t *buf_w; /* per buffer: seq + 1 of this core's last local write */
+  uint8_t *ub;     /* tile storage */
   uint64_t vec_free_ps;
   uint64_t end_ps;
   bool blocked;        /* waiting on a signal at dispatch */
@@ -63,8 +63,9 @@ typedef struct a2_core {
   uint32_t mte_in, mte_out; /* stage ids */
   a2k_proc proc;
   uint64_t wake_ps;
-  bool running;        /* inside its own activation: wake-ups due now are not needed */
-  a2_pending pend;     /* reservation timing: transfer events this core carries out */
+  bool running; /* inside its own activation: wake-ups due now are not needed */
+  a2_tq pend;   /* reservation timing: transfer events this core carries out
+                   (item.a = the a2_xfer) */
 } a2_core;
 
 struct a2_sim {

@@ -28,9 +28,10 @@ static a2_code check_devices(const a2_config *cfg, const a2_kernel *k, const uin
                              a2_err *err) {
   const char *name = dev ? "-d" : "--ranks"; /* the flag that chose the ranks */
   if (k->nranks > cfg->ranks)
-    return a2_err_set(err, A2_E_INPUT, name, 0, 0,
-                      "%u ranks requested but the config's interconnect has %u (interconnect.ranks)",
-                      k->nranks, cfg->ranks);
+    return a2_err_set(
+        err, A2_E_INPUT, name, 0, 0,
+        "%u ranks requested but the config's interconnect has %u (interconnect.ranks)", k->nranks,
+        cfg->ranks);
   for (uint32_t r = 0; dev && r < k->nranks; r++) {
     if (dev[r] >= cfg->ranks)
       return a2_err_set(err, A2_E_INPUT, name, 0, 0, "device %u outside 0..%u", dev[r],
@@ -47,7 +48,9 @@ a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *
   return a2_sim_create_mode(cfg, k, devices, name, 0, 0, out, err);
 }
 
-int a2_sim_no_data(const a2_sim *s) { return s->no_data; }
+int a2_sim_no_data(const a2_sim *s) {
+  return s->no_data;
+}
 
 /* Payload bytes a run allocates, saturating at UINT64_MAX. */
 static uint64_t payload_bytes(const a2_kernel *k, int no_data) {
@@ -140,7 +143,7 @@ void a2_sim_free(a2_sim *s) {
       free(s->cores[i].tiles);
       free(s->cores[i].buf_w);
       free(s->cores[i].ub);
-      a2_pending_free(&s->cores[i].pend);
+      a2_tq_free(&s->cores[i].pend);
     }
   if (s->mem)
     for (size_t i = 0; i < (size_t)k->nranks * k->nbufs; i++) free(s->mem[i]);
@@ -190,7 +193,9 @@ int a2_sim_race_abandoned(const a2_sim *s, uint64_t *budget) {
   return s->race && a2_race_abandoned(s->race, budget);
 }
 
-uint64_t a2_sim_races(const a2_sim *s) { return s->race ? a2_race_count(s->race) : 0; }
+uint64_t a2_sim_races(const a2_sim *s) {
+  return s->race ? a2_race_count(s->race) : 0;
+}
 
 void a2_sim_report_races(const a2_sim *s, FILE *out) {
   if (s->race) a2_race_report(s->race, out);
@@ -229,7 +234,9 @@ a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *er
   return A2_OK;
 }
 
-const a2_rank_stats *a2_sim_rank_stats(const a2_sim *s, uint32_t rank) { return &s->stats[rank]; }
+const a2_rank_stats *a2_sim_rank_stats(const a2_sim *s, uint32_t rank) {
+  return &s->stats[rank];
+}
 
 uint64_t a2_sim_end_ps(const a2_sim *s) {
   uint64_t t = 0;
@@ -260,8 +267,7 @@ void a2_sim_report_blocked(const a2_sim *s, FILE *out) {
       const a2_instr *in = &c->prog->v[c->pc - c->base];
       int32_t v;
       memcpy(&v, a2_mem(s, c->rank, in->buf) + in->off, 4);
-      fprintf(out,
-              "rank %u core %u: blocked at %s %u (wait %s[%llu] %s %d): cell value is %d\n",
+      fprintf(out, "rank %u core %u: blocked at %s %u (wait %s[%llu] %s %d): cell value is %d\n",
               c->rank, c->idx, a2_line_word(s->k), in->line, s->k->bufs[in->buf].name,
               (unsigned long long)(in->off / 4), in->mode == A2_MODE_EQ ? "eq" : "ge", in->value,
               v);
@@ -279,7 +285,9 @@ void a2_sim_report_blocked(const a2_sim *s, FILE *out) {
   }
 }
 
-uint32_t a2_sim_stage_count(const a2_sim *s) { return a2_net_stage_count(s->net); }
+uint32_t a2_sim_stage_count(const a2_sim *s) {
+  return a2_net_stage_count(s->net);
+}
 
 void a2_sim_stage_info(const a2_sim *s, uint32_t id, a2_stage_info *out) {
   static const char *const kinds[] = {"link", "hbm", "mte_in", "mte_out"};

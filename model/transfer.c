@@ -27,7 +27,9 @@ static const a2_instr *instr_of(const a2_xfer *x) {
   return (const a2_instr *)(uintptr_t)x->tag[1];
 }
 
-static void on_done(a2_xfer *x, uint64_t t) { a2_core_complete(x->owner, x->tag[0], t); }
+static void on_done(a2_xfer *x, uint64_t t) {
+  a2_core_complete(x->owner, x->tag[0], t);
+}
 
 static uint8_t *tile_ptr(const a2_core *c, uint16_t tile) {
   return c->ub + c->sim->ub_off[tile];
@@ -116,8 +118,12 @@ static void local_write(a2_core *c, const a2_instr *in, uint64_t seq) {
   a2_xfer_start(c->sim->net, x, 0);
 }
 
-void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq) { local_read(c, in, seq); }
-void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq) { local_write(c, in, seq); }
+void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq) {
+  local_read(c, in, seq);
+}
+void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq) {
+  local_write(c, in, seq);
+}
 
 /* The data leg of a remote load: peer HBM -> route -> MTE-in, from t. */
 static void rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
@@ -214,7 +220,7 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq) {
   memcpy(x->ext, in, sizeof *in);
   x->tag[1] = (uint64_t)(uintptr_t)x->ext;
   x->tag[3] = (uint64_t)(uintptr_t)c->win[seq % A2_WIN].snap; /* handed to the cell on landing */
-  x->runner = &c->sim->cores[peer * c->sim->k->ncores]; /* lands there: its core acts */
+  x->runner = &c->sim->cores[peer * c->sim->k->ncores];       /* lands there: its core acts */
   x->tag[4] = c->win[seq % A2_WIN].start_ps;
   x->tag[5] = c->win[seq % A2_WIN].lane;
   a2_xfer_start(c->sim->net, x, 0);
@@ -231,11 +237,11 @@ static void dma_apply(a2_xfer *x, uint64_t off, uint32_t len) {
   uint32_t peer = (uint32_t)in->peer;
   uint64_t o = x->tag[3] + off;
   if (in->op == A2_OP_PUT)
-    memcpy(a2_mem(c->sim, peer, in->buf) + in->off + o, a2_mem(c->sim, c->rank, in->buf2) + in->off2 + o,
-           len);
+    memcpy(a2_mem(c->sim, peer, in->buf) + in->off + o,
+           a2_mem(c->sim, c->rank, in->buf2) + in->off2 + o, len);
   else
-    memcpy(a2_mem(c->sim, c->rank, in->buf) + in->off + o, a2_mem(c->sim, peer, in->buf2) + in->off2 + o,
-           len);
+    memcpy(a2_mem(c->sim, c->rank, in->buf) + in->off + o,
+           a2_mem(c->sim, peer, in->buf2) + in->off2 + o, len);
 }
 
 static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/tq.h"
 #include "model/kernel/kernel.h"
 
 typedef struct a2_pkt {
@@ -29,8 +30,8 @@ typedef struct {
   int32_t a, b;
   uint64_t bw, lat_ps;
   uint64_t ser_full; /* service time of a full packet */
-  uint64_t free_ps; /* end of current service */
-  uint64_t wake_ps; /* pending wake-up, UINT64_MAX when none */
+  uint64_t free_ps;  /* end of current service */
+  uint64_t wake_ps;  /* pending wake-up, UINT64_MAX when none */
   a2_pkt *head, *tail;
   a2k_proc proc;
   a2_stage_stats st;
@@ -55,58 +56,23 @@ struct a2_net {
   a2_net_defer_fn defer; /* non-NULL: reservation timing */
   void *defer_ctx;
   /* reservation timing with an observer: packet services are reserved out
-   * of time order, so they are held here and shown in order of start */
-  struct obs_rec *orec;
-  uint32_t norec, orec_cap;
-  uint64_t oseq;
+   * of time order, so they are held here (a = end, b = stage << 32 | bytes)
+   * and shown in order of start */
+  a2_tq held;
 };
 
-typedef struct obs_rec {
-  uint64_t start, end, seq;
-  uint32_t stage, bytes;
-} obs_rec;
-
-static bool orec_before(const obs_rec *a, const obs_rec *b) {
-  return a->start < b->start || (a->start == b->start && a->seq < b->seq);
+/* Show every held service that starts by `upto`: nothing reserved from now
+ * on can start earlier than now. */
+static void held_flush(a2_net *n, uint64_t upto) {
+  a2_tq_item it;
+  while (a2_tq_pop_due(&n->held, upto, &it))
+    if (n->observer)
+      n->observer(n->observer_ctx, (uint32_t)(it.b >> 32), it.t_ps, it.a, (uint32_t)it.b);
 }
 
-static void orec_push(a2_net *n, uint32_t stage, uint64_t start, uint64_t end, uint32_t bytes) {
-  if (n->norec == n->orec_cap) {
-    uint32_t cap = n->orec_cap ? n->orec_cap * 2 : 256;
-    obs_rec *v = realloc(n->orec, cap * sizeof *v);
-    if (!v) abort();
-    n->orec = v;
-    n->orec_cap = cap;
-  }
-  obs_rec e = {start, end, n->oseq++, stage, bytes};
-  uint32_t i = n->norec++;
-  while (i && orec_before(&e, &n->orec[(i - 1) / 2])) {
-    n->orec[i] = n->orec[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  n->orec[i] = e;
+void a2_net_flush_observer(a2_net *n) {
+  held_flush(n, UINT64_MAX);
 }
-
-/* Show every held service that starts before `upto`: nothing reserved from
- * now on can start earlier than now. */
-static void orec_flush(a2_net *n, uint64_t upto) {
-  while (n->norec && n->orec[0].start < upto) {
-    obs_rec top = n->orec[0], last = n->orec[--n->norec];
-    uint32_t i = 0;
-    for (;;) {
-      uint32_t c = 2 * i + 1;
-      if (c >= n->norec) break;
-      if (c + 1 < n->norec && orec_before(&n->orec[c + 1], &n->orec[c])) c++;
-      if (!orec_before(&n->orec[c], &last)) break;
-      n->orec[i] = n->orec[c];
-      i = c;
-    }
-    if (n->norec) n->orec[i] = last;
-    if (n->observer) n->observer(n->observer_ctx, top.stage, top.start, top.end, top.bytes);
-  }
-}
-
-void a2_net_flush_observer(a2_net *n) { orec_flush(n, UINT64_MAX); }
 
 void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx) {
   n->observer = fn;
@@ -236,7 +202,9 @@ void a2_net_set_reservation(a2_net *n, a2_net_defer_fn defer, void *ctx) {
   n->defer_ctx = ctx;
 }
 
-int a2_net_reservation(const a2_net *n) { return n->defer != NULL; }
+int a2_net_reservation(const a2_net *n) {
+  return n->defer != NULL;
+}
 
 /* Drop intervals that ended by `now`: nothing can be reserved before now. */
 static void ival_prune(a2_stage *st, uint64_t now) {
@@ -260,8 +228,10 @@ static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d) {
   } else {
     while (lo < hi) { /* first interval ending after a */
       uint32_t mid = lo + (hi - lo) / 2;
-      if (st->iv[mid].e <= a) lo = mid + 1;
-      else hi = mid;
+      if (st->iv[mid].e <= a)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
   }
   uint64_t s = a;
@@ -323,7 +293,7 @@ static void reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
   uint64_t a[BLOCK];
   uint32_t len[BLOCK];
   for (uint16_t h = 0; h < x->nhops; h++) ival_prune(n->stages[x->path[h]], now);
-  if (n->norec) orec_flush(n, now);
+  if (n->held.n && now) held_flush(n, now - 1);
   while (x->injected < x->bytes) {
     uint32_t k = 0;
     for (; k < BLOCK && x->injected < x->bytes; k++) {
@@ -351,7 +321,7 @@ static void reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
         if (h == 0) ready = s;
         st->st.bytes += len[j];
         st->st.busy_ps += ser;
-        if (n->observer) orec_push(n, st->id, s, s + ser, len[j]);
+        if (n->observer) a2_tq_push(&n->held, s, s + ser, (uint64_t)st->id << 32 | len[j]);
         if (h == x->apply_hop && s > applied) applied = s;
         a[j] = s + ser + st->lat_ps;
       }
@@ -449,7 +419,7 @@ void a2_net_free(a2_net *n) {
     free(n->stages[i]);
   }
   free(n->stages);
-  free(n->orec);
+  a2_tq_free(&n->held);
   for (uint32_t i = 0; i < n->nslabs; i++) free(n->slabs[i]);
   free(n->slabs);
   free(n);
@@ -490,7 +460,9 @@ a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t la
   return A2_OK;
 }
 
-uint32_t a2_net_stage_count(const a2_net *n) { return n->nstages; }
+uint32_t a2_net_stage_count(const a2_net *n) {
+  return n->nstages;
+}
 
 a2_stage_kind a2_net_stage_kind(const a2_net *n, uint32_t id, int32_t *a, int32_t *b) {
   if (a) *a = n->stages[id]->a;

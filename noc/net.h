@@ -40,19 +40,19 @@ typedef void (*a2_xfer_apply_fn)(a2_xfer *x, uint64_t off, uint32_t len);
 typedef void (*a2_xfer_done_fn)(a2_xfer *x, uint64_t t_done_ps);
 
 struct a2_xfer {
-  uint32_t *path;             /* stage ids; set with a2_xfer_set_path */
+  uint32_t *path; /* stage ids; set with a2_xfer_set_path */
   uint16_t nhops;
-  uint16_t apply_hop;         /* A2_NO_HOP for none */
-  uint64_t bytes;             /* total payload, > 0 */
-  uint64_t injected;          /* bytes already turned into packets */
-  uint64_t done_bytes;        /* bytes through the last hop */
+  uint16_t apply_hop;  /* A2_NO_HOP for none */
+  uint64_t bytes;      /* total payload, > 0 */
+  uint64_t injected;   /* bytes already turned into packets */
+  uint64_t done_bytes; /* bytes through the last hop */
   a2_xfer_apply_fn on_apply;
   a2_xfer_done_fn on_done;
-  void *owner;                /* caller's context */
-  void *runner;               /* reservation timing: who carries out its event (caller's) */
-  uint64_t t_done;            /* reservation timing: when the last packet leaves the path */
-  uint64_t tag[6];            /* caller's data */
-  uint64_t ext[8];            /* caller's data: room for a copy of a small struct */
+  void *owner;     /* caller's context */
+  void *runner;    /* reservation timing: who carries out its event (caller's) */
+  uint64_t t_done; /* reservation timing: when the last packet leaves the path */
+  uint64_t tag[6]; /* caller's data */
+  uint64_t ext[8]; /* caller's data: room for a copy of a small struct */
   a2_xfer *next_free;
   uint32_t path_inline[A2_INLINE_HOPS];
   uint32_t path_cap;

@@ -1,0 +1,32 @@
+/* A time queue: a binary min-heap of items ordered by time, then by order
+ * of insertion (so equal times come out first in, first out and runs stay
+ * deterministic). Each item carries two words of the caller's data. */
+#ifndef A2_TQ_H
+#define A2_TQ_H
+
+#include <stdint.h>
+
+typedef struct {
+  uint64_t t_ps, seq;
+  uint64_t a, b; /* caller's data */
+} a2_tq_item;
+
+typedef struct {
+  a2_tq_item *v;
+  uint32_t n, cap;
+  uint64_t seq;
+} a2_tq; /* zero-initialised = empty */
+
+/* Add an item at t_ps. Aborts when out of memory: callers' queues only grow
+ * with work in flight. */
+void a2_tq_push(a2_tq *q, uint64_t t_ps, uint64_t a, uint64_t b);
+/* Remove the earliest item into *out if its time is <= t_max; 1 if one was
+ * removed, 0 otherwise. */
+int a2_tq_pop_due(a2_tq *q, uint64_t t_max, a2_tq_item *out);
+/* Time of the earliest item, UINT64_MAX when empty. */
+static inline uint64_t a2_tq_next(const a2_tq *q) {
+  return q->n ? q->v[0].t_ps : UINT64_MAX;
+}
+void a2_tq_free(a2_tq *q);
+
+#endif
