@@ -11,7 +11,8 @@
  * queued when the previous starts service), so transfers sharing a stage
  * interleave packet by packet and share its bandwidth fairly.
  *
- * Each stage is one kernel process; packets and transfers come from pools
+ * Under packet timing each stage is one kernel process (under reservation
+ * timing, below, stages have none); packets and transfers come from pools
  * (no heap allocation per packet once warm). */
 #ifndef A2_NET_H
 #define A2_NET_H
