@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
 # Fixed workloads for docs/benchmarks.md: builds Release into build-bench/ and
-# prints one markdown row per workload (wall time, kernel activations = events,
-# events/s, peak RSS), measured by the simulator itself (--profile).
-# Usage: bash bench/run.sh            (about a minute on 2 cores)
+# prints one markdown row per run: simulated time, wall time, kernel
+# activations (= events), events/s and peak RSS, all measured by the simulator
+# itself (--profile; simulated time from its report).
+#
+# Usage: bash bench/run.sh [quick|full]
+#   quick (default): everything that takes seconds (about 3 minutes on 2 cores)
+#   full:            also the long runs (ring P=4096, packet timing at P=1024
+#                    and mesh P=256 with packet timing; about 30 minutes)
+# Wall times need an idle machine: other jobs on the cores inflate them.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+mode=${1:-quick}
+case $mode in
+quick | full) ;;
+*)
+  echo "usage: bash bench/run.sh [quick|full]" >&2
+  exit 2
+  ;;
+esac
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DA2_TESTS=OFF >/dev/null
 cmake --build build-bench -j"$(nproc)" >/dev/null
 sim=./build-bench/a2a3sim
@@ -14,33 +28,77 @@ trap 'rm -rf "$tmp"' EXIT
 row() { # row NAME ARGS...: run a2a3sim with --profile, print a table row
   local name=$1
   shift
-  local prof
-  prof=$("$sim" run "$@" --profile 2>&1 >/dev/null | grep '^profile:')
+  "$sim" run "$@" --profile >"$tmp/out" 2>"$tmp/err" || true
+  local prof simt
+  prof=$(grep '^profile:' "$tmp/err" || echo "profile: failed")
+  simt=$(sed -nE 's/^time ([0-9.]+) us.*/\1/p' "$tmp/out")
   local wall events eps rss
   wall=$(sed -E 's/.*wall_s=([0-9.]+).*/\1/' <<<"$prof")
   events=$(sed -E 's/.*events=([0-9]+) .*/\1/' <<<"$prof")
   eps=$(sed -E 's/.*events_per_s=([0-9]+).*/\1/' <<<"$prof")
   rss=$(sed -E 's/.*peak_rss_kb=([0-9]+).*/\1/' <<<"$prof")
   local cmd="$*"
-  printf '| %s | `a2a3sim run %s` | %s | %s | %s | %s |\n' "$name" "${cmd//$tmp\//}" "$wall" \
-    "$events" "$eps" "$((rss / 1024))"
+  printf '| %s | `a2a3sim run %s` | %s | %s | %s | %s | %s |\n' "$name" "${cmd//$tmp\//}" \
+    "${simt:-?}" "$wall" "$events" "$eps" "$((${rss:-0} / 1024))"
+}
+
+header() {
+  echo
+  echo "$1"
+  echo
+  echo "| workload | command | simulated us | wall s | events | events/s | peak RSS MiB |"
+  echo "|---|---|---|---|---|---|---|"
+}
+
+cluster() { # cluster P: the a2-cluster config sized for P ranks, timing-only
+  echo --config configs/a2-cluster.yaml --set interconnect.ranks="$1" --ranks "$1" --no-data \
+    --no-race-check
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"\
-  "$(free -g | awk '/Mem:/{print $2}') GiB; $(date -u +%Y-%m-%d)"
-echo
-echo "| workload | command | wall s | events | events/s | peak RSS MiB |"
-echo "|---|---|---|---|---|---|"
-row "two-phase 1 MiB P=8, with data (seed case)" --algo allreduce_two_phase --ranks 8 --size 1MiB
-row "mesh 1 MiB P=8, with data" --algo allreduce_mesh --ranks 8 --size 1MiB
-row "ring 1 MiB P=8, with data" --algo allreduce_ring --ranks 8 --size 1MiB
-row "mesh 16 MiB P=8, 1 KiB packets, no trace" --algo allreduce_mesh --ranks 8 --size 16MiB \
-  --set interconnect.packet_size=1KiB --no-race-check
-row "same, with --trace (millions of events)" --algo allreduce_mesh --ranks 8 --size 16MiB \
+  "$(free -g | awk '/Mem:/{print $2}') GiB; $(date -u +%Y-%m-%d); mode $mode;"\
+  "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+
+header "Seed case (functional, with data)"
+for t in packet reservation; do
+  row "two-phase 1 MiB P=8, $t" --algo allreduce_two_phase --ranks 8 --size 1MiB \
+    --set interconnect.timing=$t
+done
+
+header "Ring all-reduce 16 MiB, timing-only, configs/a2-cluster.yaml"
+for p in 64 256 1024 4096; do
+  for t in reservation packet; do
+    if [ "$mode" = quick ] && { [ "$p" = 4096 ] || { [ "$p" = 1024 ] && [ $t = packet ]; }; }; then
+      continue
+    fi
+    [ "$p" = 4096 ] && [ $t = packet ] && continue # hours: see docs/benchmarks.md
+    # shellcheck disable=SC2046
+    row "ring P=$p, $t" --algo allreduce_ring --size 16MiB $(cluster "$p") \
+      --set interconnect.timing=$t
+  done
+done
+
+header "Mesh all-reduce 1 MiB, timing-only, configs/a2-cluster.yaml: packet size"
+for p in 64 256; do
+  for t in reservation packet; do
+    [ "$mode" = quick ] && [ "$p" = 256 ] && [ $t = packet ] && continue
+    for k in 4KiB 16KiB 64KiB; do
+      # shellcheck disable=SC2046
+      row "mesh P=$p, $t, $k packets" --algo allreduce_mesh --size 1MiB $(cluster "$p") \
+        --set interconnect.timing=$t --set interconnect.packet_size=$k
+    done
+  done
+done
+
+header "Timing trace cost (mesh 16 MiB P=8, 1 KiB packets, packet timing)"
+row "no trace" --algo allreduce_mesh --ranks 8 --size 16MiB --set interconnect.packet_size=1KiB \
+  --no-race-check
+row "with --trace" --algo allreduce_mesh --ranks 8 --size 16MiB \
   --set interconnect.packet_size=1KiB --no-race-check --trace "$tmp/t.json"
 echo
 echo "trace written: $(stat -c %s "$tmp/t.json") bytes, $(grep -o '"ph":"' "$tmp/t.json" | wc -l) events"
 echo
-echo "kernel alone (bench/kernel_bench.c):"
+echo "Kernel alone (bench/kernel_bench.c: every process re-wakes itself 1-7 ps later):"
+echo
 ./build-bench/kernel_bench 1000 10000000
 ./build-bench/kernel_bench 16000 10000000
