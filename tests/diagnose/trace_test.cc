@@ -6,7 +6,8 @@
 // per-packet slices that add up to the `links`/`hbm` figures of --json.
 // Then the trace as a side effect: it leaves --json unchanged, is
 // deterministic, is written for a deadlocked run too, and a path in a
-// missing directory is a usage error.
+// missing directory is a usage error. Everything is checked for both
+// timing modes (interconnect.timing: packet and reservation).
 #include <gtest/gtest.h>
 #include <yajl/yajl_tree.h>
 
@@ -73,29 +74,39 @@ struct Slice {
   yajl_val args;
 };
 
-// ---- the traced run, shared by the tests of one process ----
+// ---- the traced run, shared by the tests of one process (one per mode) ----
 
-class TimingTrace : public ::testing::Test {
+// The timing mode (interconnect.timing) a run uses, as --set flags.
+std::vector<std::string> TimingFlags(const std::string &mode) {
+  return {"--set", "interconnect.timing=" + mode};
+}
+
+struct TracedRun {
+  CliResult run;
+  std::string text;
+  JsonDoc trace, json;
+};
+
+class TimingTrace : public ::testing::TestWithParam<const char *> {
  protected:
-  static void SetUpTestSuite() {
-    TempDir dir;
-    path_ = new std::string(dir.path() + "/two_phase.json");
-    run_ = new CliResult(RunCli({"run", "--algo", "allreduce_two_phase", "--ranks",
-                                 std::to_string(kRanks), "--size", "64KiB", "--trace", *path_,
-                                 "--json"}));
-    text_ = new std::string(diag::ReadFile(*path_));
-    trace_ = new JsonDoc(JsonDoc::Parse(*text_));
-    json_ = new JsonDoc(JsonDoc::Parse(run_->out));
-  }
-  static void TearDownTestSuite() {
-    delete path_;
-    delete run_;
-    delete text_;
-    delete trace_;
-    delete json_;
-  }
-
   void SetUp() override {
+    static std::map<std::string, TracedRun *> runs;
+    TracedRun *&t = runs[GetParam()];
+    if (!t) {
+      TempDir dir;
+      const std::string path = dir.path() + "/two_phase.json";
+      t = new TracedRun;
+      t->run = RunCli(Args({"run", "--algo", "allreduce_two_phase", "--ranks",
+                            std::to_string(kRanks), "--size", "64KiB", "--trace", path, "--json"},
+                           TimingFlags(GetParam())));
+      t->text = diag::ReadFile(path);
+      t->trace = JsonDoc::Parse(t->text);
+      t->json = JsonDoc::Parse(t->run.out);
+    }
+    run_ = &t->run;
+    text_ = &t->text;
+    trace_ = &t->trace;
+    json_ = &t->json;
     ASSERT_EQ(run_->exit_code, 0) << *run_;
     ASSERT_TRUE(run_->err.empty()) << *run_;
     ASSERT_TRUE(json_->ok()) << json_->error() << *run_;
@@ -107,11 +118,11 @@ class TimingTrace : public ::testing::Test {
     ASSERT_GT(ev->u.array.len, 0u);
   }
 
-  static std::vector<yajl_val> Events() {
+  std::vector<yajl_val> Events() const {
     yajl_val ev = Key(trace_->root().raw(), "traceEvents");
     return std::vector<yajl_val>(ev->u.array.values, ev->u.array.values + ev->u.array.len);
   }
-  static std::vector<yajl_val> Events(const char *ph) {
+  std::vector<yajl_val> Events(const char *ph) const {
     std::vector<yajl_val> v;
     for (yajl_val e : Events())
       if (Str(Key(e, "ph")) == ph) v.push_back(e);
@@ -120,7 +131,7 @@ class TimingTrace : public ::testing::Test {
   static Track TrackOf(yajl_val e) {
     return {YAJL_GET_INTEGER(Key(e, "pid")), YAJL_GET_INTEGER(Key(e, "tid"))};
   }
-  static std::vector<Slice> Slices() {
+  std::vector<Slice> Slices() const {
     std::vector<Slice> v;
     for (yajl_val e : Events("X")) {
       yajl_val a = Key(e, "args");
@@ -130,29 +141,30 @@ class TimingTrace : public ::testing::Test {
     return v;
   }
   // thread_name metadata: (pid, tid) -> name
-  static std::map<Track, std::string> ThreadNames() {
+  std::map<Track, std::string> ThreadNames() const {
     std::map<Track, std::string> m;
     for (yajl_val e : Events("M"))
       if (Str(Key(e, "name")) == "thread_name") m[TrackOf(e)] = Str(Key(Key(e, "args"), "name"));
     return m;
   }
   // The track of `pid` called `name`; (-1, -1) if there is none.
-  static Track Named(long long pid, const std::string &name) {
+  Track Named(long long pid, const std::string &name) const {
     for (const auto &kv : ThreadNames())
       if (kv.first.first == pid && kv.second == name) return kv.first;
     return {-1, -1};
   }
 
-  static std::string *path_, *text_;
-  static CliResult *run_;
-  static JsonDoc *trace_, *json_;
+  const std::string *text_ = nullptr;
+  const CliResult *run_ = nullptr;
+  const JsonDoc *trace_ = nullptr, *json_ = nullptr;
 };
 
-std::string *TimingTrace::path_, *TimingTrace::text_;
-CliResult *TimingTrace::run_;
-JsonDoc *TimingTrace::trace_, *TimingTrace::json_;
+INSTANTIATE_TEST_SUITE_P(Modes, TimingTrace, ::testing::Values("packet", "reservation"),
+                         [](const ::testing::TestParamInfo<const char *> &i) {
+                           return std::string(i.param);
+                         });
 
-TEST_F(TimingTrace, EveryEventHasPhasePidAndTid) {
+TEST_P(TimingTrace, EveryEventHasPhasePidAndTid) {
   int bad = 0;
   for (yajl_val e : Events()) {
     bool ok = YAJL_IS_OBJECT(e) && !Str(Key(e, "ph")).empty() && IsInt(Key(e, "pid")) &&
@@ -162,7 +174,7 @@ TEST_F(TimingTrace, EveryEventHasPhasePidAndTid) {
   EXPECT_EQ(bad, 0);
 }
 
-TEST_F(TimingTrace, CompleteSlicesCarryTimesInUsAndIntegerPicoseconds) {
+TEST_P(TimingTrace, CompleteSlicesCarryTimesInUsAndIntegerPicoseconds) {
   std::vector<yajl_val> xs = Events("X");
   ASSERT_GT(xs.size(), 0u);
   int bad = 0;
@@ -179,7 +191,7 @@ TEST_F(TimingTrace, CompleteSlicesCarryTimesInUsAndIntegerPicoseconds) {
   EXPECT_EQ(bad, 0) << "of " << xs.size() << " slices";
 }
 
-TEST_F(TimingTrace, SlicesOnOneTrackNeverOverlap) {
+TEST_P(TimingTrace, SlicesOnOneTrackNeverOverlap) {
   std::map<Track, std::vector<std::pair<int64_t, int64_t>>> by_track;
   for (const Slice &s : Slices()) by_track[s.track].push_back({s.ts_ps, s.dur_ps});
   ASSERT_GT(by_track.size(), 1u);
@@ -198,7 +210,7 @@ TEST_F(TimingTrace, SlicesOnOneTrackNeverOverlap) {
   EXPECT_EQ(overlaps, 0);
 }
 
-TEST_F(TimingTrace, EveryFlowHasOneStartAndOneFinishAndEveryRankTakesPart) {
+TEST_P(TimingTrace, EveryFlowHasOneStartAndOneFinishAndEveryRankTakesPart) {
   struct Ends {
     int s = 0, f = 0;
     int64_t s_ps = 0, f_ps = 0;
@@ -238,7 +250,7 @@ TEST_F(TimingTrace, EveryFlowHasOneStartAndOneFinishAndEveryRankTakesPart) {
 // "Flow arrows join the notify that made a wait pass to that wait": a start
 // lies inside a notify slice on its track whose peer is the finishing rank,
 // and a finish is where a wait slice on its track ends.
-TEST_F(TimingTrace, FlowsJoinANotifyToTheWaitItReleasedOnThePeer) {
+TEST_P(TimingTrace, FlowsJoinANotifyToTheWaitItReleasedOnThePeer) {
   std::map<Track, std::vector<Slice>> by_track;
   for (const Slice &s : Slices()) by_track[s.track].push_back(s);
   std::map<std::string, yajl_val> starts, finishes;
@@ -272,7 +284,7 @@ TEST_F(TimingTrace, FlowsJoinANotifyToTheWaitItReleasedOnThePeer) {
   EXPECT_EQ(bad, 0);
 }
 
-TEST_F(TimingTrace, EveryRankAndEveryUsedTrackIsNamed) {
+TEST_P(TimingTrace, EveryRankAndEveryUsedTrackIsNamed) {
   std::map<long long, std::string> procs;
   for (yajl_val e : Events("M"))
     if (Str(Key(e, "name")) == "process_name") procs[TrackOf(e).first] = Str(Key(Key(e, "args"), "name"));
@@ -286,7 +298,7 @@ TEST_F(TimingTrace, EveryRankAndEveryUsedTrackIsNamed) {
     ADD_FAILURE() << "X slices on pid " << t.first << " tid " << t.second << " without thread_name";
 }
 
-TEST_F(TimingTrace, TracksCoverLinkPortsHbmMteEnginesAndCorePipes) {
+TEST_P(TimingTrace, TracksCoverLinkPortsHbmMteEnginesAndCorePipes) {
   std::map<Track, std::string> names = ThreadNames();
   std::set<Track> used;
   for (const Slice &s : Slices()) used.insert(s.track);
@@ -309,7 +321,7 @@ TEST_F(TimingTrace, TracksCoverLinkPortsHbmMteEnginesAndCorePipes) {
 
 // Per-packet slices on a link or HBM track add up to that port's bytes and
 // busy time in --json.
-TEST_F(TimingTrace, PacketSlicesAddUpToJsonLinkAndHbmFigures) {
+TEST_P(TimingTrace, PacketSlicesAddUpToJsonLinkAndHbmFigures) {
   std::map<Track, std::pair<long long, long long>> sum;  // bytes, busy
   for (const Slice &s : Slices()) {
     yajl_val b = Key(s.args, "bytes");
@@ -338,7 +350,7 @@ TEST_F(TimingTrace, PacketSlicesAddUpToJsonLinkAndHbmFigures) {
 
 // Counters `util ...` give utilisation per 1 us window: each value is in
 // [0, 1] and the step function integrates to the port's busy time.
-TEST_F(TimingTrace, UtilisationCountersIntegrateToBusyTime) {
+TEST_P(TimingTrace, UtilisationCountersIntegrateToBusyTime) {
   std::map<std::pair<long long, std::string>, std::vector<std::pair<int64_t, double>>> series;
   for (yajl_val e : Events("C")) {
     const std::string name = Str(Key(e, "name"));
@@ -377,22 +389,32 @@ TEST_F(TimingTrace, UtilisationCountersIntegrateToBusyTime) {
 
 // ---- the trace as a side effect ----
 
-const std::vector<std::string> kTwoPhase = {"run",    "--algo", "allreduce_two_phase", "--ranks",
-                                            "4",      "--size", "64KiB"};
+class TraceOutput : public ::testing::TestWithParam<const char *> {
+ protected:
+  std::vector<std::string> TwoPhase() const {
+    return Args({"run", "--algo", "allreduce_two_phase", "--ranks", "4", "--size", "64KiB"},
+                TimingFlags(GetParam()));
+  }
+};
 
-TEST(TraceOutput, AddingTraceLeavesJsonByteIdentical) {
+INSTANTIATE_TEST_SUITE_P(Modes, TraceOutput, ::testing::Values("packet", "reservation"),
+                         [](const ::testing::TestParamInfo<const char *> &i) {
+                           return std::string(i.param);
+                         });
+
+TEST_P(TraceOutput, AddingTraceLeavesJsonByteIdentical) {
   TempDir dir;
   JsonDoc plain, traced;
   CliResult a, b;
-  ASSERT_TRUE(RunJson(kTwoPhase, &plain, &a));
-  ASSERT_TRUE(RunJson(Args(kTwoPhase, {"--trace", dir.path() + "/t.json"}), &traced, &b));
+  ASSERT_TRUE(RunJson(TwoPhase(), &plain, &a));
+  ASSERT_TRUE(RunJson(Args(TwoPhase(), {"--trace", dir.path() + "/t.json"}), &traced, &b));
   EXPECT_EQ(a.out, b.out);
 }
 
-TEST(TraceOutput, TwoRunsWriteByteIdenticalTraces) {
+TEST_P(TraceOutput, TwoRunsWriteByteIdenticalTraces) {
   TempDir dir;
   for (const char *name : {"/one.json", "/two.json"}) {
-    CliResult r = RunCli(Args(kTwoPhase, {"--trace", dir.path() + name}));
+    CliResult r = RunCli(Args(TwoPhase(), {"--trace", dir.path() + name}));
     ASSERT_EQ(r.exit_code, 0) << r;
   }
   std::string one = diag::ReadFile(dir.path() + "/one.json");
@@ -402,17 +424,18 @@ TEST(TraceOutput, TwoRunsWriteByteIdenticalTraces) {
                           << " bytes)";
 }
 
-TEST(TraceOutput, PathInAMissingDirectoryIsAUsageErrorNamingIt) {
+TEST_P(TraceOutput, PathInAMissingDirectoryIsAUsageErrorNamingIt) {
   TempDir dir;
   const std::string path = dir.path() + "/no/such/dir/t.json";
-  EXPECT_TRUE(RunFailsWithUsage(Args(kTwoPhase, {"--trace", path}), {path}));
+  EXPECT_TRUE(RunFailsWithUsage(Args(TwoPhase(), {"--trace", path}), {path}));
 }
 
-TEST(TraceOutput, DeadlockedRunStillWritesACompleteTrace) {
+TEST_P(TraceOutput, DeadlockedRunStillWritesACompleteTrace) {
   TempDir dir;
   const std::string path = dir.path() + "/deadlock.json";
-  CliResult r = RunCli({"run", "--trace-file", diag::Pitfall("wait_ge1_on_notify_0"), "--ranks",
-                        "2", "--trace", path});
+  CliResult r = RunCli(Args({"run", "--trace-file", diag::Pitfall("wait_ge1_on_notify_0"),
+                             "--ranks", "2", "--trace", path},
+                            TimingFlags(GetParam())));
   EXPECT_EQ(r.exit_code, 1) << r;
   JsonDoc doc = JsonDoc::Parse(diag::ReadFile(path));
   ASSERT_TRUE(doc.ok()) << doc.error();

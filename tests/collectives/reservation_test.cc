@@ -1,0 +1,258 @@
+// End-to-end: `--set interconnect.timing=reservation` (docs/config.md,
+// noc/net.h). Every built-in collective still passes its golden check with
+// its card; where nothing contends the simulated time (and every other
+// figure of --json but the kernel's activation count) is exactly that of
+// packet timing; under contention the two stay within 10 %; reservation
+// runs are deterministic, traces included; timing-only runs take the same
+// times as runs that move the data.
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ladder.h"
+#include "tests/cli/run_cli.h"
+
+namespace a2test {
+namespace {
+
+const std::vector<std::string> kReservation = {"--set", "interconnect.timing=reservation"};
+const std::vector<std::string> kPacket = {"--set", "interconnect.timing=packet"};
+
+std::string ReadAll(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ADD_FAILURE() << "cannot read " << path;
+    return "";
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Every number and boolean of --json except the event kernel's activation
+// count (reservation timing has no process per stage: fewer activations).
+std::map<std::string, std::string> Figures(const JsonDoc &d) {
+  std::map<std::string, std::string> m = JsonScalars(d.root());
+  m.erase("$.kernel_activations");
+  return m;
+}
+
+// ---- every built-in collective, P = 8, with data ----
+
+class ReservationCollective : public ::testing::TestWithParam<Ladder> {};
+
+TEST_P(ReservationCollective, PassesItsGoldenCheckWithItsCardAtP8) {
+  const Ladder &l = GetParam();
+  const uint32_t P = 8;
+  const uint64_t N = 64 * 1024;
+  ASSERT_TRUE(Divisible(l, P, N));
+  JsonDoc d;
+  CliResult r;
+  ASSERT_TRUE(RunJson(RunArgs(l.algo, P, N, kReservation), &d, &r));
+  EXPECT_EQ(r.exit_code, 0) << r;
+  EXPECT_TRUE(d["ok"].Bool()) << r;
+  EXPECT_EQ(d["status"].Str(), "OK") << r;
+  EXPECT_EQ(d["mode"].Str(), "functional");
+  EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
+  EXPECT_EQ(d["race_check"]["races"].Int(), 0);
+  EXPECT_GT(d["time_ps"].Int(), 0);
+  ASSERT_EQ(d["per_rank"].Size(), (size_t)P);
+  for (uint32_t rank = 0; rank < P; rank++) {
+    SCOPED_TRACE("rank " + std::to_string(rank));
+    EXPECT_EQ((uint64_t)d["per_rank"][rank]["remote_read_bytes"].Int(), l.read(P, N, rank, 0));
+    EXPECT_EQ((uint64_t)d["per_rank"][rank]["remote_write_bytes"].Int(), l.write(P, N, rank, 0));
+  }
+  EXPECT_EQ((uint64_t)d["measured"]["barrier_rounds"].Int(), l.rounds(P));
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ReservationCollective, ::testing::ValuesIn(AllCollectives()),
+                         [](const ::testing::TestParamInfo<Ladder> &i) {
+                           return std::string(i.param.algo);
+                         });
+
+// The ring and the two-phase all-reduce over 16 ranks of the two-level
+// cluster (two servers behind NICs and a switch).
+class ReservationCluster : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(ReservationCluster, PassesItsGoldenCheckAtP16OnTheCluster) {
+  JsonDoc d;
+  CliResult r;
+  ASSERT_TRUE(RunJson(
+      Args(RunArgs(GetParam(), 16, 1 << 20, kReservation), {"--config", "configs/a2-cluster.yaml"}),
+      &d, &r));
+  EXPECT_EQ(r.exit_code, 0) << r;
+  EXPECT_TRUE(d["ok"].Bool()) << r;
+  EXPECT_EQ(d["topology"].Str(), "two_level");
+  EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
+  EXPECT_EQ(d["ranks"].Int(), 16);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllReduce, ReservationCluster,
+                         ::testing::Values("allreduce_ring", "allreduce_two_phase"));
+
+// ---- no contention: the same numbers as packet timing ----
+
+struct Uncontended {
+  const char *algo;
+  uint64_t N;
+};
+
+class ReservationUncontended : public ::testing::TestWithParam<Uncontended> {};
+
+// Two ranks with every resource but the links effectively free (the
+// closed-form configuration of tests/cli): each link carries one flow at a
+// time, so nothing ever waits for anything and both modes must agree to
+// the picosecond, and with the closed form.
+TEST_P(ReservationUncontended, TwoRanksGiveTheSameFiguresAsPacketTiming) {
+  const Uncontended &c = GetParam();
+  JsonDoc pk, rs;
+  ASSERT_TRUE(RunJson(Args(RunArgs(c.algo, 2, c.N, UncontendedFlags()), kPacket), &pk));
+  ASSERT_TRUE(RunJson(Args(RunArgs(c.algo, 2, c.N, UncontendedFlags()), kReservation), &rs));
+  EXPECT_TRUE(rs["ok"].Bool());
+  EXPECT_EQ(rs["time_ps"].Int(), pk["time_ps"].Int());
+  EXPECT_EQ(Figures(rs), Figures(pk));
+  const long long analytic = rs["analytic"]["time_ps"].Int();
+  ASSERT_GT(analytic, 0);
+  EXPECT_LE(std::fabs((double)rs["time_ps"].Int() / (double)analytic - 1), 0.001);
+}
+
+INSTANTIATE_TEST_SUITE_P(P2, ReservationUncontended,
+                         ::testing::Values(Uncontended{"allreduce_mesh", 256},
+                                           Uncontended{"allreduce_mesh", 4096},
+                                           Uncontended{"allreduce_mesh", 65536},
+                                           Uncontended{"allreduce_two_phase", 256},
+                                           Uncontended{"allreduce_two_phase", 65536}),
+                         [](const ::testing::TestParamInfo<Uncontended> &i) {
+                           return std::string(i.param.algo) + "_" + std::to_string(i.param.N);
+                         });
+
+// One primitive alone on the default config (rank 0 acts, rank 1 waits if
+// at all): remote_load, remote_store, notify -> wait, put, get.
+struct Primitive {
+  const char *name;
+  const char *program;  // rank 0's instructions (rank 1's when it says so)
+};
+
+class ReservationPrimitive : public ::testing::TestWithParam<Primitive> {};
+
+TEST_P(ReservationPrimitive, AloneTakesTheSameTimeAsWithPacketTiming) {
+  const Primitive &p = GetParam();
+  TempDir dir;
+  const std::string file = dir.Write("one.a2t", std::string("tensor x fp32[16384] = pattern\n"
+                                                            "window data fp32[16384]\n"
+                                                            "signal sig[2]\n"
+                                                            "tile t fp32[16384]\n") +
+                                                    p.program);
+  const std::vector<std::string> args = {"run", "--trace-file", file, "--ranks", "2"};
+  JsonDoc pk, rs;
+  ASSERT_TRUE(RunJson(Args(args, kPacket), &pk));
+  ASSERT_TRUE(RunJson(Args(args, kReservation), &rs));
+  EXPECT_GT(rs["time_ps"].Int(), 0);
+  EXPECT_EQ(rs["time_ps"].Int(), pk["time_ps"].Int());
+  EXPECT_EQ(Figures(rs), Figures(pk));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DefaultConfig, ReservationPrimitive,
+    ::testing::Values(
+        Primitive{"RemoteLoad", "program rank 0\n  remote_load t, data@1[0:16384]\nend\n"},
+        Primitive{"RemoteStore",
+                  "program rank 0\n  load t, x[0:16384]\n  remote_store t, data@1[0:16384]\nend\n"},
+        Primitive{"NotifyWait",
+                  "program rank 0\n  notify sig@1[0] add 1\nend\n"
+                  "program rank 1\n  wait sig[0] ge 1\nend\n"},
+        Primitive{"Put", "program rank 0\n  put data@1[0:16384], x[0] chunk 4096\nend\n"},
+        Primitive{"Get", "program rank 0\n  get x[0:16384], data@1[0] chunk 4096\nend\n"}),
+    [](const ::testing::TestParamInfo<Primitive> &i) { return std::string(i.param.name); });
+
+// A lone remote_load of 64 KiB matches the closed form exactly:
+//   ctrl + T_pipe(n; hbm, link, mte_in), ctrl = S_link(64) + lat_link.
+TEST(ReservationPrimitiveClosedForm, LoneRemoteLoadIsCtrlPlusTPipe) {
+  TempDir dir;
+  const std::string file = dir.Write("rl.a2t",
+                                     "window data fp32[16384]\n"
+                                     "tile t fp32[16384]\n"
+                                     "program rank 0\n  remote_load t, data@1[0:16384]\nend\n");
+  JsonDoc d;
+  ASSERT_TRUE(RunJson(Args({"run", "--trace-file", file, "--ranks", "2"}, kReservation), &d));
+  auto ser = [](uint64_t n, double bw) { return (uint64_t)std::ceil(n * 1e12 / bw - 1e-9); };
+  const double hbm = 1.6e12, link = 28e9, mte_in = 230.4e9;
+  const uint64_t ctrl = ser(64, link) + 500000;
+  const uint64_t pipe =
+      ser(4096, hbm) + 150000 + ser(4096, link) + 500000 + ser(4096, mte_in) + 15 * ser(4096, link);
+  EXPECT_EQ((uint64_t)d["time_ps"].Int(), ctrl + pipe);
+}
+
+// ---- contention: close to packet timing ----
+
+class ReservationContended : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(ReservationContended, WithinTenPercentOfPacketTimingAtP8With1MiB) {
+  JsonDoc pk, rs;
+  ASSERT_TRUE(RunJson(RunArgs(GetParam(), 8, 1 << 20, kPacket), &pk));
+  ASSERT_TRUE(RunJson(RunArgs(GetParam(), 8, 1 << 20, kReservation), &rs));
+  EXPECT_TRUE(rs["ok"].Bool());
+  const double p = (double)pk["time_ps"].Int(), r = (double)rs["time_ps"].Int();
+  std::cout << GetParam() << " P=8 1 MiB: packet " << (long long)p << " ps, reservation "
+            << (long long)r << " ps (" << (r / p - 1) * 100 << " %)\n";
+  RecordProperty("packet_ps", std::to_string((long long)p));
+  RecordProperty("reservation_ps", std::to_string((long long)r));
+  ASSERT_GT(p, 0);
+  EXPECT_LE(std::fabs(r / p - 1), 0.10);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllReduce, ReservationContended,
+                         ::testing::Values("allreduce_mesh", "allreduce_two_phase",
+                                           "allreduce_ring"));
+
+// ---- determinism and timing-only runs ----
+
+class ReservationRepeat : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(ReservationRepeat, TwoRunsPrintIdenticalJsonAndWriteIdenticalTraces) {
+  TempDir dir;
+  std::vector<CliResult> runs;
+  for (const char *name : {"/one.json", "/two.json"}) {
+    runs.push_back(RunCli(Args(RunArgs(GetParam(), 8, 64 * 1024, kReservation),
+                               {"--json", "--trace", dir.path() + name})));
+    ASSERT_EQ(runs.back().exit_code, 0) << runs.back();
+  }
+  EXPECT_EQ(runs[0].out, runs[1].out);
+  EXPECT_EQ(runs[0].err, runs[1].err);
+  const std::string one = ReadAll(dir.path() + "/one.json");
+  const std::string two = ReadAll(dir.path() + "/two.json");
+  ASSERT_FALSE(one.empty());
+  EXPECT_TRUE(one == two) << "the traces differ (" << one.size() << " and " << two.size()
+                          << " bytes)";
+  CliResult text1 = RunCli(RunArgs(GetParam(), 8, 64 * 1024, kReservation));
+  CliResult text2 = RunCli(RunArgs(GetParam(), 8, 64 * 1024, kReservation));
+  ASSERT_EQ(text1.exit_code, 0) << text1;
+  EXPECT_EQ(text1.out, text2.out);
+}
+
+TEST_P(ReservationRepeat, NoDataGivesTheSameTimesAsWithData) {
+  JsonDoc data, nodata;
+  ASSERT_TRUE(RunJson(RunArgs(GetParam(), 8, 64 * 1024, kReservation), &data));
+  ASSERT_TRUE(
+      RunJson(Args(RunArgs(GetParam(), 8, 64 * 1024, kReservation), {"--no-data"}), &nodata));
+  EXPECT_EQ(nodata["mode"].Str(), "timing-only");
+  EXPECT_EQ(nodata["time_ps"].Int(), data["time_ps"].Int());
+  std::map<std::string, std::string> a = Figures(data), b = Figures(nodata);
+  for (auto *m : {&a, &b})
+    for (auto it = m->begin(); it != m->end();)
+      it = it->first.rfind("$.check.", 0) == 0 ? m->erase(it) : std::next(it);
+  EXPECT_EQ(a, b);
+}
+
+INSTANTIATE_TEST_SUITE_P(Algos, ReservationRepeat,
+                         ::testing::Values("allreduce_mesh", "allreduce_two_phase",
+                                           "allreduce_ring", "all_to_all", "broadcast"));
+
+}  // namespace
+}  // namespace a2test
