@@ -288,7 +288,16 @@ static void ival_append(a2_stage *st, uint64_t s, uint64_t d) {
  * in blocks, hop by hop: a block's arrivals at a stage are known once the
  * previous hop is done, and a block arriving after everything reserved at a
  * stage (the uncontended case) is appended without searching. */
-static void reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
+/* on_apply over the whole payload, in pieces that fit its uint32 length. */
+static void apply_all(a2_xfer *x) {
+  for (uint64_t off = 0; off < x->bytes; off += 1u << 30) {
+    uint64_t left = x->bytes - off;
+    x->on_apply(x, off, (uint32_t)(left < (1u << 30) ? left : (1u << 30)));
+  }
+}
+
+/* Returns whether x was handed to the defer hook (else the caller recycles it). */
+static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
   uint64_t now = a2k_now_ps(), ready = t0, done = 0, applied = 0;
   uint64_t a[BLOCK];
   uint32_t len[BLOCK];
@@ -332,19 +341,23 @@ static void reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
   }
   x->done_bytes = x->bytes;
   x->t_done = done;
-  if (!x->on_done && (x->apply_hop == A2_NO_HOP || !x->on_apply)) return; /* timing only */
+  /* A read at its first stage (a load's source) takes its bytes now, as
+   * packet timing does when that stage serves them: a later write to the
+   * source, which program order puts after it, must not be seen. */
+  if (x->apply_hop == 0 && x->on_apply) {
+    apply_all(x);
+    x->apply_hop = A2_NO_HOP;
+  }
+  if (!x->on_done && (x->apply_hop == A2_NO_HOP || !x->on_apply)) return false; /* timing only */
   /* A transfer that only applies (a notify) acts when its last packet is
    * served at the apply hop, as with packet timing; one with a completion
    * applies its payload then. */
   n->defer(n->defer_ctx, x, x->on_done || x->apply_hop == A2_NO_HOP ? done : applied);
+  return true;
 }
 
 void a2_xfer_finish(a2_net *n, a2_xfer *x) {
-  if (x->apply_hop != A2_NO_HOP && x->on_apply)
-    for (uint64_t off = 0; off < x->bytes; off += 1u << 30) {
-      uint64_t left = x->bytes - off;
-      x->on_apply(x, off, (uint32_t)(left < (1u << 30) ? left : (1u << 30)));
-    }
+  if (x->apply_hop != A2_NO_HOP && x->on_apply) apply_all(x);
   if (x->on_done) x->on_done(x, x->t_done);
   xfer_put(n, x);
 }
@@ -359,9 +372,9 @@ uint64_t a2_xfer_reserve(a2_net *n, a2_xfer *x, uint64_t t_ps) {
 
 void a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
   uint64_t now = a2k_now_ps();
-  if (n->defer)
-    reserve_all(n, x, t_ps > now ? t_ps : now);
-  else
+  if (n->defer) {
+    if (!reserve_all(n, x, t_ps > now ? t_ps : now)) xfer_put(n, x); /* nothing left to do */
+  } else
     inject(n, x, t_ps > now ? t_ps : now);
 }
 

@@ -103,7 +103,10 @@ void a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
  * whole payload (on_apply over [0, bytes)), calls on_done(x, x->t_done) and
  * recycles x. t is x->t_done, except for a transfer with on_apply and no
  * on_done (a notify): then it is when its last packet starts service at the
- * apply hop, the moment packet timing applies it. */
+ * apply hop, the moment packet timing applies it. A transfer whose apply hop
+ * is its first (a read at its source) applies when it is reserved instead, so
+ * that it never sees a write that program order puts after it; one with
+ * nothing left to do is not deferred. */
 typedef void (*a2_net_defer_fn)(void *ctx, a2_xfer *x, uint64_t t_ps);
 void a2_net_set_reservation(a2_net *n, a2_net_defer_fn defer, void *ctx);
 int a2_net_reservation(const a2_net *n);

@@ -48,7 +48,11 @@ TEST_P(ReservationRace, PitfallIsStillReportedAsARaceNamingBothLines) {
   ASSERT_EQ(r.exit_code, 1) << r;
   JsonDoc doc = JsonDoc::Parse(r.out);
   ASSERT_TRUE(doc.ok()) << doc.error() << r;
-  EXPECT_EQ(doc["status"].Str(), "RACE") << r;
+  // The racy reads may also get wrong data (reservation timing reads a
+  // source when the load is reserved): then the status is FAIL, and the
+  // race is reported all the same.
+  const std::string status = doc["status"].Str();
+  EXPECT_TRUE(status == "RACE" || status == "FAIL") << r;
   EXPECT_FALSE(doc["ok"].Bool());
   EXPECT_EQ(doc["race_check"]["races"].Int(), (long long)c.P * (c.P - 1));
   diag::RaceReport rep = ParseRaces(r.err);

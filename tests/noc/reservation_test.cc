@@ -350,14 +350,16 @@ TEST_P(ReservationAlone, CompletionAndStatsEqualPacketTimingAndTheEquations) {
     EXPECT_EQ(rs.done_ps[0], TPipe(c.bytes, pkt, stages, c.t0)) << "reservation vs T_pipe";
   }
 
-  // Reservation: one deferral, at the completion, carried out then.
+  // Reservation: one deferral, at the completion, carried out then; the
+  // payload (apply hop 0: a read at its source) is taken when reserved.
   EXPECT_EQ(rs.ndefer[0], 1u);
   EXPECT_EQ(rs.defer_ps[0], want);
   EXPECT_EQ(rs.defer_now_ps[0], 0u) << "reserved when started, before the run";
   EXPECT_EQ(rs.done_now_ps[0], want) << "on_done runs when the caller finishes x";
   EXPECT_EQ(rs.applied[0], c.bytes);
   EXPECT_TRUE(rs.apply_in_order[0]);
-  EXPECT_EQ(rs.last_apply_ps[0], want) << "the payload is applied at the completion";
+  EXPECT_EQ(rs.last_apply_ps[0], 0u)
+      << "a read at the first stage is applied when reserved (at the start, before the run)";
   EXPECT_EQ(pk.ndefer[0], 0u) << "packet timing never defers";
 
   const uint64_t k = Sizes(c.bytes, pkt).size();
