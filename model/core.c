@@ -10,10 +10,6 @@
 #include "model/internal.h"
 #include "traces/validate.h"
 
-static bool seq_done(const a2_core *c, uint64_t seq, uint64_t now) {
-  return seq < c->seq_oldest || c->win[seq % A2_WIN].done_ps <= now;
-}
-
 void a2_core_wake(a2_core *c, uint64_t t) {
   if (c->running && t <= a2k_now_ps()) return; /* its loop sees the change */
   if (t < c->wake_ps) {
@@ -230,16 +226,26 @@ static bool dispatch(a2_core *c) {
   return progress;
 }
 
-/* notify drains: every earlier non-notify instruction must have completed. */
-static bool drained(const a2_core *c, uint64_t seq, uint64_t now) {
-  for (uint64_t s = c->seq_oldest; s < seq; s++) {
-    const a2_slot *sl = &c->win[s % A2_WIN];
-    if (sl->pipe != PIPE_SCALAR && sl->done_ps > now) return false;
-  }
-  return true;
+/* When instruction seq may start: the latest completion among its
+ * dependencies (for a notify, which drains, every earlier non-notify
+ * instruction), 0 when all are retired, UINT64_MAX while one is unknown. */
+static uint64_t ready_at(const a2_core *c, const a2_slot *sl, uint64_t seq) {
+  uint64_t t = 0;
+  for (int i = 0; i < sl->ndeps; i++)
+    if (sl->deps[i] >= c->seq_oldest) {
+      uint64_t d = c->win[sl->deps[i] % A2_WIN].done_ps;
+      if (d > t) t = d;
+    }
+  if (sl->pipe == PIPE_SCALAR)
+    for (uint64_t s = c->seq_oldest; s < seq; s++) {
+      const a2_slot *e = &c->win[s % A2_WIN];
+      if (e->pipe != PIPE_SCALAR && e->done_ps > t) t = e->done_ps;
+    }
+  return t;
 }
 
 static void start_vector(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t now) {
+  /* now: when it may start (later than the present when started ahead) */
   const a2_config *cfg = c->sim->cfg;
   uint64_t cycles;
   if (in->op == A2_OP_COMPUTE)
@@ -251,42 +257,47 @@ static void start_vector(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t n
   c->vec_free_ps = start + cycles * c->sim->cycle_ps;
   if (in->op != A2_OP_COMPUTE && !c->sim->no_data) a2_vector_apply(c, in);
   sl->done_ps = c->vec_free_ps;
-  a2_core_wake(c, sl->done_ps);
+  if (!c->ahead) a2_core_wake(c, sl->done_ps);
 }
 
-/* Start pipe heads whose dependencies are met; returns true on progress. */
+/* Start pipe heads whose dependencies are met; returns true on progress.
+ * Under reservation timing (c->ahead) every completion time is known when
+ * its instruction starts, so a head whose dependencies have known times is
+ * started at once for the moment they complete (in order within its pipe):
+ * the core sleeps until something it cannot know (a signal, a DMA chunk). */
 static bool start_pipes(a2_core *c, uint64_t now) {
   bool progress = false;
   for (int p = 0; p < NPIPES; p++) {
     while (c->pq_n[p]) {
       uint64_t seq = c->pq[p][c->pq_head[p]];
       a2_slot *sl = &c->win[seq % A2_WIN];
-      bool ready = true;
-      for (int i = 0; i < sl->ndeps && ready; i++) ready = seq_done(c, sl->deps[i], now);
-      if (ready && p == PIPE_SCALAR) ready = drained(c, seq, now);
-      if (!ready) break;
+      uint64_t t = ready_at(c, sl, seq);
+      if (c->ahead ? t == UINT64_MAX : t > now) break;
+      if (t < now) t = now;
+      if (c->ahead && t < c->pipe_start[p]) t = c->pipe_start[p];
+      c->pipe_start[p] = t;
       c->pq_head[p] = (c->pq_head[p] + 1) % A2_WIN;
       c->pq_n[p]--;
       progress = true;
-      sl->start_ps = now;
-      if (c->sim->obs) sl->lane = a2_obs_start(c->sim->obs, c, p);
+      sl->start_ps = t;
+      if (c->sim->obs) sl->lane = a2_obs_start(c->sim->obs, c, p, t);
       const a2_instr *in = &sl->in;
       switch (in->op) {
-      case A2_OP_LOAD: a2_issue_load(c, in, seq); break;
-      case A2_OP_STORE: a2_issue_store(c, in, seq); break;
-      case A2_OP_RLOAD: a2_issue_rload(c, in, seq); break;
-      case A2_OP_RSTORE: a2_issue_rstore(c, in, seq); break;
+      case A2_OP_LOAD: a2_issue_load(c, in, seq, t); break;
+      case A2_OP_STORE: a2_issue_store(c, in, seq, t); break;
+      case A2_OP_RLOAD: a2_issue_rload(c, in, seq, t); break;
+      case A2_OP_RSTORE: a2_issue_rstore(c, in, seq, t); break;
       case A2_OP_NOTIFY:
-        a2_issue_notify(c, in, seq);
-        sl->done_ps = now;
+        a2_issue_notify(c, in, seq, t);
+        sl->done_ps = t;
         break;
       case A2_OP_PUT:
       case A2_OP_GET:
         sl->next_off = 0;
         sl->inflight = 0;
-        a2_issue_dma(c, in, seq);
+        a2_issue_dma(c, in, seq, t);
         break;
-      default: start_vector(c, in, sl, now); break;
+      default: start_vector(c, in, sl, t); break;
       }
     }
   }
@@ -338,11 +349,22 @@ static void core_run(void *ctx) {
     if (!progress) break;
   }
   /* Sleep until the next known completion (transfers in flight call
-   * a2_core_complete, signals call a2_signal_changed). */
+   * a2_core_complete, signals call a2_signal_changed). Started ahead, the
+   * core needs a completion only to free its window or to finish. */
   uint64_t next = UINT64_MAX;
-  for (uint64_t s = c->seq_oldest; s < c->seq_next; s++) {
-    uint64_t t = c->win[s % A2_WIN].done_ps;
+  if (!c->ahead) {
+    for (uint64_t s = c->seq_oldest; s < c->seq_next; s++) {
+      uint64_t t = c->win[s % A2_WIN].done_ps;
+      if (t > now && t < next) next = t;
+    }
+  } else if (c->seq_next - c->seq_oldest == A2_WIN) {
+    uint64_t t = c->win[c->seq_oldest % A2_WIN].done_ps;
     if (t > now && t < next) next = t;
+  } else if (c->seq_oldest < c->seq_next && !a2_core_next(c)) { /* nothing left to dispatch */
+    uint64_t last = 0;
+    for (uint64_t s = c->seq_oldest; s < c->seq_next; s++)
+      if (c->win[s % A2_WIN].done_ps > last) last = c->win[s % A2_WIN].done_ps;
+    if (last > now && last != UINT64_MAX) next = last;
   }
   if (a2_tq_next(&c->pend) < next) next = a2_tq_next(&c->pend);
   c->running = false;
@@ -356,6 +378,7 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->idx = idx;
   c->prog = &k->progs[rank * k->ncores + idx];
   c->prog_done = k->source == NULL;
+  c->ahead = a2_net_reservation(s->net);
   c->wake_ps = UINT64_MAX;
   c->tiles = calloc(k->ntiles ? k->ntiles : 1, sizeof *c->tiles);
   c->buf_w = calloc(k->nbufs ? k->nbufs : 1, sizeof *c->buf_w);

@@ -55,6 +55,8 @@ typedef struct a2_core {
   uint64_t *buf_w; /* per buffer: seq + 1 of this core's last local write */
   uint8_t *ub;     /* tile storage */
   uint64_t vec_free_ps;
+  uint64_t pipe_start[NPIPES]; /* reservation timing: start of each pipe's last instruction */
+  bool ahead;                  /* reservation timing: instructions start in advance */
   uint64_t end_ps;
   bool blocked;        /* waiting on a signal at dispatch */
   uint64_t wait_since; /* when the current wait blocked (timing trace) */
@@ -104,13 +106,17 @@ bool a2_core_finished(const a2_core *c);
  * when the program is finished or its source failed. */
 const a2_instr *a2_core_next(a2_core *c);
 
-/* xfer.c: start the timed transfers for one instruction. */
-void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq);
-void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq);
-void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq);
-void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq);
-void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq);
-void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq); /* put, get */
+/* transfer.c: start the timed transfers for one instruction at t_ps (>= now;
+ * later than now only under reservation timing, where an instruction whose
+ * dependencies have known completion times is started in advance). Under
+ * reservation timing, load/store/remote_load/remote_store set the slot's
+ * done_ps at once. */
+void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
+void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
+void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
+void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
+void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
+void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps); /* put, get */
 /* Completion of the transfer(s) of instruction seq at t. */
 void a2_core_complete(a2_core *c, uint64_t seq, uint64_t t_ps);
 

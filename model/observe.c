@@ -9,17 +9,17 @@
 
 #define LANES 64
 #define WINDOW_PS 1000000ull /* utilisation counter window: 1 us */
-#define TID_CORE(core, pipe, lane) (1000u + (core) * 1000u + (pipe) * 100u + (lane))
-#define TID_WAIT(core) (1000u + (core) * 1000u + 900u)
+#define TID_CORE(core, pipe, lane) (1000u + (core)*1000u + (pipe)*100u + (lane))
+#define TID_WAIT(core) (1000u + (core)*1000u + 900u)
 #define TID_STAGE(id) (1000000u + (id))
 
 static const char *const pipe_names[NPIPES] = {"mte_in", "mte_out", "vector", "scalar", "dma"};
 
 typedef struct {
-  uint64_t window;  /* index of the window being accumulated */
-  uint64_t busy;    /* busy ps in it */
+  uint64_t window; /* index of the window being accumulated */
+  uint64_t busy;   /* busy ps in it */
   uint32_t pid;
-  char name[48];    /* counter series name; "" = no counter (MTE engines) */
+  char name[48]; /* counter series name; "" = no counter (MTE engines) */
   char track[48];
   uint8_t named;
 } stage_obs;
@@ -33,16 +33,18 @@ typedef struct {
 struct a2_observer {
   a2_sim *s;
   a2_timeline *tl;
-  uint64_t *lane_free;   /* [core gid][pipe][lane] */
-  uint8_t *lane_named;   /* same shape */
-  uint8_t *wait_named;   /* [core gid] */
+  uint64_t *lane_free; /* [core gid][pipe][lane] */
+  uint8_t *lane_named; /* same shape */
+  uint8_t *wait_named; /* [core gid] */
   stage_obs *st;
   cell_src *cells;
   uint64_t ncells, cells_cap;
   uint64_t flow_id;
 };
 
-static uint32_t gid_of(const a2_core *c) { return c->rank * c->sim->k->ncores + c->idx; }
+static uint32_t gid_of(const a2_core *c) {
+  return c->rank * c->sim->k->ncores + c->idx;
+}
 
 static void name_stage(a2_observer *o, uint32_t id) {
   stage_obs *so = &o->st[id];
@@ -104,8 +106,7 @@ a2_code a2_obs_create(a2_sim *s, const char *path, a2_observer **out, a2_err *er
   return A2_OK;
 }
 
-uint8_t a2_obs_start(a2_observer *o, a2_core *c, int pipe) {
-  uint64_t now = a2k_now_ps();
+uint8_t a2_obs_start(a2_observer *o, a2_core *c, int pipe, uint64_t now) {
   uint64_t *free_at = o->lane_free + ((size_t)gid_of(c) * NPIPES + pipe) * LANES;
   uint8_t lane = 0;
   while (lane + 1 < LANES && free_at[lane] > now) lane++;
@@ -191,8 +192,8 @@ void a2_obs_wait(a2_observer *o, a2_core *c, uint64_t since_ps, const void *inst
     a2_tl_thread(o->tl, c->rank, tid, name, tid);
     o->wait_named[gid_of(c)] = 1;
   }
-  a2_tl_arg args[3] = {{"step", in->line, NULL}, {"cell", (int64_t)(in->off / 4), NULL},
-                       {"value", in->value, NULL}};
+  a2_tl_arg args[3] = {
+      {"step", in->line, NULL}, {"cell", (int64_t)(in->off / 4), NULL}, {"value", in->value, NULL}};
   a2_tl_slice(o->tl, c->rank, tid, "wait", "sync", since_ps, now - since_ps, args, 3);
   cell_src *cs = cell_at(o, cell_key(o, c->rank, in->buf, in->off), 0);
   if (cs->key)

@@ -20,8 +20,8 @@ a2_code a2_obs_create(struct a2_sim *s, const char *path, a2_observer **out, a2_
 /* Flush counters, close the file, free. */
 a2_code a2_obs_finish(a2_observer *o, a2_err *err);
 
-/* An instruction started in `pipe` at now: returns its lane. */
-uint8_t a2_obs_start(a2_observer *o, struct a2_core *c, int pipe);
+/* An instruction starts in `pipe` at start_ps (>= now): returns its lane. */
+uint8_t a2_obs_start(a2_observer *o, struct a2_core *c, int pipe, uint64_t start_ps);
 /* It completed: its slice [start, done] on (pipe, lane). */
 void a2_obs_done(a2_observer *o, struct a2_core *c, int pipe, uint8_t lane, uint64_t start_ps,
                  uint64_t done_ps, const void *instr);

@@ -31,6 +31,20 @@ static void on_done(a2_xfer *x, uint64_t t) {
   a2_core_complete(x->owner, x->tag[0], t);
 }
 
+/* Start the transfer that completes instruction seq, at t. Under
+ * reservation timing its completion time is known at once: the slot gets
+ * it now and no event follows. */
+static void launch(a2_core *c, a2_xfer *x, uint64_t seq, uint64_t t) {
+  a2_net *n = c->sim->net;
+  if (a2_net_reservation(n)) {
+    x->known = 1;
+    x->on_done = NULL;
+    c->win[seq % A2_WIN].done_ps = a2_xfer_start(n, x, t);
+  } else {
+    a2_xfer_start(n, x, t);
+  }
+}
+
 static uint8_t *tile_ptr(const a2_core *c, uint16_t tile) {
   return c->ub + c->sim->ub_off[tile];
 }
@@ -94,7 +108,7 @@ static uint16_t route_len(a2_core *c, uint32_t src, uint32_t dst) {
   return a2_topo_route_len(c->sim->topo, c->sim->dev[src], c->sim->dev[dst]);
 }
 
-static void local_read(a2_core *c, const a2_instr *in, uint64_t seq) {
+static void local_read(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   a2_xfer *x = xfer_new(c, in, seq, in->len);
   uint32_t *p = a2_xfer_path(x, 2);
   p[0] = c->sim->hbm[c->rank];
@@ -103,10 +117,10 @@ static void local_read(a2_core *c, const a2_instr *in, uint64_t seq) {
   x->on_apply = apply_read;
   x->on_done = on_done;
   x->tag[2] = c->rank;
-  a2_xfer_start(c->sim->net, x, 0);
+  launch(c, x, seq, t);
 }
 
-static void local_write(a2_core *c, const a2_instr *in, uint64_t seq) {
+static void local_write(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   a2_xfer *x = xfer_new(c, in, seq, in->len);
   uint32_t *p = a2_xfer_path(x, 2);
   p[0] = c->mte_out;
@@ -115,14 +129,14 @@ static void local_write(a2_core *c, const a2_instr *in, uint64_t seq) {
   x->on_apply = apply_write;
   x->on_done = on_done;
   x->tag[2] = c->rank;
-  a2_xfer_start(c->sim->net, x, 0);
+  launch(c, x, seq, t);
 }
 
-void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq) {
-  local_read(c, in, seq);
+void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
+  local_read(c, in, seq, t);
 }
-void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq) {
-  local_write(c, in, seq);
+void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
+  local_write(c, in, seq, t);
 }
 
 /* The data leg of a remote load: peer HBM -> route -> MTE-in, from t. */
@@ -138,7 +152,7 @@ static void rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t)
   x->on_apply = apply_read;
   x->on_done = on_done;
   x->tag[2] = peer;
-  a2_xfer_start(c->sim->net, x, t);
+  launch(c, x, seq, t);
 }
 
 /* The request has reached the peer at t: the data comes back from there. */
@@ -146,10 +160,10 @@ static void rload_request_done(a2_xfer *req, uint64_t t) {
   rload_data(req->owner, instr_of(req), req->tag[0], t);
 }
 
-void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq) {
+void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
   if (peer == c->rank) {
-    local_read(c, in, seq);
+    local_read(c, in, seq, t);
     return;
   }
   a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes);
@@ -157,17 +171,17 @@ void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq) {
   if (!p) abort();
   add_route(c, p, 0, c->rank, peer);
   if (a2_net_reservation(c->sim->net)) { /* the reply is reserved at once */
-    rload_data(c, in, seq, a2_xfer_reserve(c->sim->net, x, 0));
+    rload_data(c, in, seq, a2_xfer_reserve(c->sim->net, x, t));
     return;
   }
   x->on_done = rload_request_done;
-  a2_xfer_start(c->sim->net, x, 0);
+  a2_xfer_start(c->sim->net, x, t);
 }
 
-void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq) {
+void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
   if (peer == c->rank) {
-    local_write(c, in, seq);
+    local_write(c, in, seq, t);
     return;
   }
   a2_xfer *x = xfer_new(c, in, seq, in->len);
@@ -181,7 +195,7 @@ void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq) {
   x->on_apply = apply_write;
   x->on_done = on_done;
   x->tag[2] = peer;
-  a2_xfer_start(c->sim->net, x, 0);
+  launch(c, x, seq, t);
 }
 
 static void apply_notify(a2_xfer *x, uint64_t off, uint32_t len) {
@@ -203,7 +217,7 @@ static void apply_notify(a2_xfer *x, uint64_t off, uint32_t len) {
   a2_signal_changed(c->sim, peer);
 }
 
-void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq) {
+void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
   a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes);
   uint16_t len = (uint16_t)(route_len(c, c->rank, peer) + 1);
@@ -223,7 +237,7 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq) {
   x->runner = &c->sim->cores[peer * c->sim->k->ncores];       /* lands there: its core acts */
   x->tag[4] = c->win[seq % A2_WIN].start_ps;
   x->tag[5] = c->win[seq % A2_WIN].lane;
-  a2_xfer_start(c->sim->net, x, 0);
+  a2_xfer_start(c->sim->net, x, t);
 }
 
 /* ---- put / get: DMA-engine copies between a local buffer and a peer's
@@ -302,8 +316,8 @@ static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64
   }
 }
 
-void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq) {
-  uint64_t now = a2k_now_ps();
+void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
+  uint64_t now = t;
   int depth = in->chunk && in->mode == A2_MODE_PIPELINE ? 2 : 1;
   for (int i = 0; i < depth && c->win[seq % A2_WIN].next_off < in->len; i++)
     dma_start_chunk(c, in, seq, now);

@@ -24,21 +24,23 @@ typedef struct {
 } a2_ival;
 
 typedef struct {
-  a2_net *net;
+  /* first cache line: what reserving a packet reads and writes */
+  uint64_t last_e; /* reservation: end of the last interval, 0 when none */
+  a2_ival *iv;     /* reservation: future busy intervals, sorted and disjoint, in
+                      iv[ihead, in) */
+  uint32_t ihead, in, icap;
   uint32_t id;
-  a2_stage_kind kind;
-  int32_t a, b;
-  uint64_t bw, lat_ps;
   uint64_t ser_full; /* service time of a full packet */
-  uint64_t free_ps;  /* end of current service */
-  uint64_t wake_ps;  /* pending wake-up, UINT64_MAX when none */
+  uint64_t bw, lat_ps;
+  a2_stage_stats st;
+  /* packet timing */
+  uint64_t free_ps; /* end of current service */
+  uint64_t wake_ps; /* pending wake-up, UINT64_MAX when none */
   a2_pkt *head, *tail;
   a2k_proc proc;
-  a2_stage_stats st;
-  /* reservation timing: future busy intervals, sorted and disjoint, live
-   * in iv[ihead, in) */
-  a2_ival *iv;
-  uint32_t ihead, in, icap;
+  a2_stage_kind kind;
+  int32_t a, b;
+  a2_net *net;
 } a2_stage;
 
 #define SLAB 1024
@@ -206,8 +208,16 @@ int a2_net_reservation(const a2_net *n) {
   return n->defer != NULL;
 }
 
-/* Drop intervals that ended by `now`: nothing can be reserved before now. */
+/* Drop intervals that ended by `now`: nothing can be reserved before now.
+ * Past intervals left in place are harmless (searches skip them), so a
+ * short list is not scanned: that would cost a cache miss per stage. */
 static void ival_prune(a2_stage *st, uint64_t now) {
+  if (st->last_e <= now) { /* all past: the usual case, without touching iv */
+    st->ihead = st->in = 0;
+    st->last_e = 0;
+    return;
+  }
+  if (st->in - st->ihead < 32) return;
   while (st->ihead < st->in && st->iv[st->ihead].e <= now) st->ihead++;
   if (st->ihead == st->in) {
     st->ihead = st->in = 0;
@@ -263,12 +273,15 @@ static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d) {
     st->iv[i] = (a2_ival){s, s + d};
     st->in++;
   }
+  st->last_e = st->iv[st->in - 1].e;
   return s;
 }
 
 /* Append [s, s+d) after everything reserved at st (s >= the last end). */
 static void ival_append(a2_stage *st, uint64_t s, uint64_t d) {
-  if (st->in > st->ihead && st->iv[st->in - 1].e == s) {
+  uint64_t prev = st->last_e;
+  st->last_e = s + d;
+  if (st->in > st->ihead && prev == s) { /* touching: extend, a store only */
     st->iv[st->in - 1].e = s + d;
     return;
   }
@@ -312,7 +325,7 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
     }
     for (uint16_t h = 0; h < x->nhops; h++) {
       a2_stage *st = n->stages[x->path[h]];
-      uint64_t last_e = st->in > st->ihead ? st->iv[st->in - 1].e : 0;
+      uint64_t last_e = st->last_e;
       /* hop 0: packet j+1 is injected when packet j starts service */
       bool fast = h == 0 ? last_e <= ready : last_e <= a[0];
       uint64_t free_ps = last_e;
@@ -341,6 +354,10 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
   }
   x->done_bytes = x->bytes;
   x->t_done = done;
+  if (x->known) { /* the caller has the completion time: nothing happens later */
+    if (x->apply_hop != A2_NO_HOP && x->on_apply) apply_all(x);
+    return false;
+  }
   /* A read at its first stage (a load's source) takes its bytes now, as
    * packet timing does when that stage serves them: a later write to the
    * source, which program order puts after it, must not be seen. */
@@ -370,12 +387,17 @@ uint64_t a2_xfer_reserve(a2_net *n, a2_xfer *x, uint64_t t_ps) {
   return t;
 }
 
-void a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
+uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
   uint64_t now = a2k_now_ps();
   if (n->defer) {
-    if (!reserve_all(n, x, t_ps > now ? t_ps : now)) xfer_put(n, x); /* nothing left to do */
-  } else
+    bool deferred = reserve_all(n, x, t_ps > now ? t_ps : now);
+    uint64_t t = x->t_done;
+    if (!deferred) xfer_put(n, x); /* nothing left to do */
+    return t;
+  } else {
     inject(n, x, t_ps > now ? t_ps : now);
+    return UINT64_MAX;
+  }
 }
 
 static void stage_run(void *ctx) {
@@ -450,7 +472,9 @@ a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t la
     n->stages = v;
     n->cap = cap;
   }
-  a2_stage *s = calloc(1, sizeof *s);
+  /* cache-line aligned, so that a reservation touches one line of it */
+  a2_stage *s = aligned_alloc(64, (sizeof *s + 63) / 64 * 64);
+  if (s) memset(s, 0, sizeof *s);
   if (!s) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for a stage");
   s->net = n;
   s->id = n->nstages;

@@ -44,6 +44,8 @@ struct a2_xfer {
   uint32_t *path; /* stage ids; set with a2_xfer_set_path */
   uint16_t nhops;
   uint16_t apply_hop;  /* A2_NO_HOP for none */
+  uint8_t known;       /* reservation timing: the caller takes the completion time from
+                          a2_xfer_start; the payload is applied when reserved, no event */
   uint64_t bytes;      /* total payload, > 0 */
   uint64_t injected;   /* bytes already turned into packets */
   uint64_t done_bytes; /* bytes through the last hop */
@@ -88,8 +90,10 @@ a2_xfer *a2_xfer_alloc(a2_net *n);
  * x->path or NULL when out of memory. */
 uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops);
 
-/* Start x: its first packet is ready at the first stage at t_ps (>= now). */
-void a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
+/* Start x: its first packet is ready at the first stage at t_ps (>= now).
+ * Returns, under reservation timing, when its last packet leaves the path
+ * (UINT64_MAX under packet timing: not known yet). */
+uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
 
 /* Reservation timing (config interconnect.timing: reservation). Call right
  * after a2_net_create, before any stage is added: stages then get no kernel
