@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -90,12 +91,13 @@ struct TracedRun {
 class TimingTrace : public ::testing::TestWithParam<const char *> {
  protected:
   void SetUp() override {
-    static std::map<std::string, TracedRun *> runs;
-    TracedRun *&t = runs[GetParam()];
+    // Owned by the map (freed at exit: LeakSanitizer runs this suite).
+    static std::map<std::string, std::unique_ptr<TracedRun>> runs;
+    std::unique_ptr<TracedRun> &t = runs[GetParam()];
     if (!t) {
       TempDir dir;
       const std::string path = dir.path() + "/two_phase.json";
-      t = new TracedRun;
+      t = std::make_unique<TracedRun>();
       t->run = RunCli(Args({"run", "--algo", "allreduce_two_phase", "--ranks",
                             std::to_string(kRanks), "--size", "64KiB", "--trace", path, "--json"},
                            TimingFlags(GetParam())));
