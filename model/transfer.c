@@ -171,7 +171,7 @@ void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   if (!p) abort();
   add_route(c, p, 0, c->rank, peer);
   if (a2_net_reservation(c->sim->net)) { /* the reply is reserved at once */
-    rload_data(c, in, seq, a2_xfer_reserve(c->sim->net, x, t));
+    rload_data(c, in, seq, a2_xfer_start(c->sim->net, x, t));
     return;
   }
   x->on_done = rload_request_done;

@@ -354,22 +354,21 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
   }
   x->done_bytes = x->bytes;
   x->t_done = done;
-  if (x->known) { /* the caller has the completion time: nothing happens later */
-    if (x->apply_hop != A2_NO_HOP && x->on_apply) apply_all(x);
-    return false;
-  }
-  /* A read at its first stage (a load's source) takes its bytes now, as
-   * packet timing does when that stage serves them: a later write to the
-   * source, which program order puts after it, must not be seen. */
-  if (x->apply_hop == 0 && x->on_apply) {
+  /* Bytes move now when the caller has taken the completion time (x->known),
+   * or when x reads at its first stage (a load's source), as packet timing
+   * reads when that stage serves them: a later write to the source, which
+   * program order puts after it, must not be seen. */
+  bool applies = x->on_apply && x->apply_hop != A2_NO_HOP;
+  if (applies && (x->known || x->apply_hop == 0)) {
     apply_all(x);
+    applies = false;
     x->apply_hop = A2_NO_HOP;
   }
-  if (!x->on_done && (x->apply_hop == A2_NO_HOP || !x->on_apply)) return false; /* timing only */
+  if (!x->on_done && !applies) return false; /* nothing happens later */
   /* A transfer that only applies (a notify) acts when its last packet is
    * served at the apply hop, as with packet timing; one with a completion
    * applies its payload then. */
-  n->defer(n->defer_ctx, x, x->on_done || x->apply_hop == A2_NO_HOP ? done : applied);
+  n->defer(n->defer_ctx, x, x->on_done ? done : applied);
   return true;
 }
 
@@ -379,25 +378,16 @@ void a2_xfer_finish(a2_net *n, a2_xfer *x) {
   xfer_put(n, x);
 }
 
-uint64_t a2_xfer_reserve(a2_net *n, a2_xfer *x, uint64_t t_ps) {
-  uint64_t now = a2k_now_ps();
-  reserve_all(n, x, t_ps > now ? t_ps : now);
-  uint64_t t = x->t_done;
-  xfer_put(n, x);
-  return t;
-}
-
 uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
-  uint64_t now = a2k_now_ps();
-  if (n->defer) {
-    bool deferred = reserve_all(n, x, t_ps > now ? t_ps : now);
-    uint64_t t = x->t_done;
-    if (!deferred) xfer_put(n, x); /* nothing left to do */
-    return t;
-  } else {
-    inject(n, x, t_ps > now ? t_ps : now);
+  uint64_t now = a2k_now_ps(), t0 = t_ps > now ? t_ps : now;
+  if (!n->defer) {
+    inject(n, x, t0);
     return UINT64_MAX;
   }
+  bool deferred = reserve_all(n, x, t0);
+  uint64_t t = x->t_done;
+  if (!deferred) xfer_put(n, x); /* nothing left to do */
+  return t;
 }
 
 static void stage_run(void *ctx) {

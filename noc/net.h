@@ -92,7 +92,9 @@ uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops);
 
 /* Start x: its first packet is ready at the first stage at t_ps (>= now).
  * Returns, under reservation timing, when its last packet leaves the path
- * (UINT64_MAX under packet timing: not known yet). */
+ * (UINT64_MAX under packet timing: not known yet); a transfer with nothing
+ * to do later (no on_done, nothing left to apply - e.g. a request whose
+ * reply can then be started at once) is recycled before it returns. */
 uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
 
 /* Reservation timing (config interconnect.timing: reservation). Call right
@@ -115,11 +117,6 @@ typedef void (*a2_net_defer_fn)(void *ctx, a2_xfer *x, uint64_t t_ps);
 void a2_net_set_reservation(a2_net *n, a2_net_defer_fn defer, void *ctx);
 int a2_net_reservation(const a2_net *n);
 void a2_xfer_finish(a2_net *n, a2_xfer *x);
-/* Reservation timing: reserve x's path from t_ps (>= now) for timing only
- * (x has no on_apply / on_done), recycle it, and return when its last
- * packet leaves the path - e.g. a request whose reply can then be started
- * at once, without an event in between. */
-uint64_t a2_xfer_reserve(a2_net *n, a2_xfer *x, uint64_t t_ps);
 
 /* Optional observer of every packet service (timing traces): stage id,
  * start and end of service in ps, payload bytes. */

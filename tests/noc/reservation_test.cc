@@ -3,7 +3,7 @@
 // each stage's reserved future, and the network calls a defer hook once per
 // transfer instead of running a process per stage. Without contention the
 // times must be exactly those of packet timing (the same equations); the
-// earliest fit, a2_xfer_reserve, the notify-like deferral and the order in
+// earliest fit, a2_xfer_start of a timing-only transfer, the notify-like deferral and the order in
 // which the observer sees packets are checked against hand-computed values.
 // Every simulation runs in a forked child (tests/model/fork_run.h).
 #include <gtest/gtest.h>
@@ -485,7 +485,7 @@ TEST(ReservationEarliestFit, GapsAtLaterHopsAreUsedToo) {
   EXPECT_EQ(r.st[0].busy_ps, 1000u);
 }
 
-// ---- a2_xfer_reserve ----
+// ---- a2_xfer_start of a timing-only transfer ----
 
 TEST(ReservationReserve, ReturnsTheCompletionWithoutAnyEvent) {
   struct Result {
@@ -515,14 +515,14 @@ TEST(ReservationReserve, ReturnsTheCompletionWithoutAnyEvent) {
     p[0] = ids[0];
     p[1] = ids[1];
     x->bytes = bytes;
-    r.t = a2_xfer_reserve(net, x, 5000);
+    r.t = a2_xfer_start(net, x, 5000);
     // a second one on the same path queues behind the first
     a2_xfer *y = a2_xfer_alloc(net);
     p = a2_xfer_path(y, 2);
     p[0] = ids[0];
     p[1] = ids[1];
     y->bytes = pkt;
-    r.t_late = a2_xfer_reserve(net, y, 5000);
+    r.t_late = a2_xfer_start(net, y, 5000);
     if ((r.rc = a2k_run(UINT64_MAX, &r.why, &e))) return r;
     r.activations = a2k_activations();
     r.defers = defers;
@@ -539,16 +539,15 @@ TEST(ReservationReserve, ReturnsTheCompletionWithoutAnyEvent) {
   EXPECT_EQ(res.t_late,
             std::max(a_free + Ser(pkt, kA.bw) + kA.lat_ps, b_free) + Ser(pkt, kB.bw) + kB.lat_ps);
   EXPECT_EQ(res.why, A2K_IDLE);
-  EXPECT_EQ(res.activations, 0u) << "a2_xfer_reserve needs no kernel event";
+  EXPECT_EQ(res.activations, 0u) << "a2_xfer_start of a timing-only transfer needs no kernel event";
   EXPECT_EQ(res.defers, 0u) << "a timing-only transfer is not deferred";
   EXPECT_EQ(res.st[0].packets, 9u);
   EXPECT_EQ(res.st[1].bytes, bytes + pkt);
 }
 
-// A transfer with no callbacks started with a2_xfer_start is timing only
-// too: it must be recycled as with packet timing (and as a2_xfer_reserve
-// does), not lost from the pool. One at a time, 3000 of them: with
-// recycling, the pool never needs more than a couple of transfers.
+// A transfer with no callbacks is timing only: it must be recycled, under
+// reservation timing as under packet timing, not lost from the pool. One at a time, 3000 of them:
+// with recycling, the pool never needs more than a couple of transfers.
 TEST(ReservationReserve, TimingOnlyTransfersStartedNormallyAreRecycled) {
   uint32_t distinct[2] = {0, 0};
   for (int m = 0; m < 2; m++) {
