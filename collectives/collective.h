@@ -79,7 +79,10 @@ const a2_collective *a2_collective_find(const char *name);
  * called here. */
 a2_code a2_coll_generate(const a2_collective *c, const a2_coll_params *p, a2_kernel *k, int lazy,
                          a2_err *err);
-#define A2_COLL_BATCH 512
+/* Small: a batch is written at one fill and read back over the next few
+ * steps, while thousands of other cores run in between; 8 instructions (a
+ * cache line each) stay in cache where 512 did not (docs/benchmarks.md). */
+#define A2_COLL_BATCH 8
 /* As lazy a2_coll_generate with batches of `batch` (>= 1) instructions
  * (tests; tuning). */
 a2_code a2_coll_generate_batched(const a2_collective *c, const a2_coll_params *p, a2_kernel *k,

@@ -19,7 +19,7 @@ void a2_core_wake(a2_core *c, uint64_t t) {
 }
 
 void a2_core_complete(a2_core *c, uint64_t seq, uint64_t t) {
-  c->win[seq % A2_WIN].done_ps = t;
+  c->done[seq % A2_WIN] = t;
   a2_core_wake(c, t);
 }
 
@@ -61,7 +61,7 @@ void a2_signal_changed(struct a2_sim *s, uint32_t rank) {
   }
 }
 
-static int pipe_of(uint8_t op) {
+static inline int pipe_of(uint8_t op) {
   switch (op) {
   case A2_OP_LOAD:
   case A2_OP_RLOAD: return PIPE_MTE_IN;
@@ -74,12 +74,16 @@ static int pipe_of(uint8_t op) {
   }
 }
 
-static void add_dep(a2_slot *sl, uint64_t seq_plus1) {
-  if (!seq_plus1) return;
-  uint64_t d = seq_plus1 - 1;
-  for (int i = 0; i < sl->ndeps; i++)
-    if (sl->deps[i] == d) return;
-  sl->deps[sl->ndeps++] = d; /* at most 2 reads + 1 writer + NPIPES readers + 1 buffer */
+/* Record that instruction seq depends on seq_plus1 - 1 (0: none), unless
+ * that one has retired (it is complete). */
+static void add_dep(const a2_core *c, a2_slot *sl, uint64_t seq, uint64_t seq_plus1) {
+  if (seq_plus1 <= c->seq_oldest) return;
+  uint8_t dist = (uint8_t)(seq - (seq_plus1 - 1)); /* in the window: 1..A2_WIN-1 */
+  int i = 0;
+  for (; i < A2_MAXDEPS && sl->dep[i]; i++)
+    if (sl->dep[i] == dist) return;
+  if (i == A2_MAXDEPS) abort(); /* cannot happen: see A2_MAXDEPS */
+  sl->dep[i] = dist;
 }
 
 /* Record dependencies of a new instruction on earlier ones touching the same
@@ -102,11 +106,11 @@ static void track_tiles(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t se
     break;
   default: break;
   }
-  for (int i = 0; i < nr; i++) add_dep(sl, c->tiles[rd[i]].w);
+  for (int i = 0; i < nr; i++) add_dep(c, sl, seq, c->tiles[rd[i]].w);
   if (wr >= 0) {
     a2_tile_state *t = &c->tiles[wr];
-    add_dep(sl, t->w);
-    for (int p = 0; p < NPIPES; p++) add_dep(sl, t->r[p]);
+    add_dep(c, sl, seq, t->w);
+    for (int p = 0; p < NPIPES; p++) add_dep(c, sl, seq, t->r[p]);
   }
   /* Local memory: a read of a buffer waits for this core's last local write
    * to it (PyPTO inserts that pipe sync; ordering between cores and ranks is
@@ -114,11 +118,11 @@ static void track_tiles(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t se
    * HBM), so they land in program order without a dependency. */
   bool local = in->op <= A2_OP_RSTORE && (in->op <= A2_OP_STORE || (uint32_t)in->peer == c->rank);
   bool mem_write = in->op == A2_OP_STORE || in->op == A2_OP_RSTORE;
-  if (local && !mem_write) add_dep(sl, c->buf_w[in->buf]);
+  if (local && !mem_write) add_dep(c, sl, seq, c->buf_w[in->buf]);
   if (local && mem_write) c->buf_w[in->buf] = seq + 1;
-  if (in->op == A2_OP_PUT) add_dep(sl, c->buf_w[in->buf2]); /* reads a local buffer */
-  if (in->op == A2_OP_GET) {                                /* writes a local buffer */
-    add_dep(sl, c->buf_w[in->buf]);
+  if (in->op == A2_OP_PUT) add_dep(c, sl, seq, c->buf_w[in->buf2]); /* reads a local buffer */
+  if (in->op == A2_OP_GET) {                                        /* writes a local buffer */
+    add_dep(c, sl, seq, c->buf_w[in->buf]);
     c->buf_w[in->buf] = seq + 1;
   }
   for (int i = 0; i < nr; i++) c->tiles[rd[i]].r[pipe] = seq + 1;
@@ -190,19 +194,17 @@ static bool dispatch(a2_core *c) {
     uint64_t seq = c->seq_next++;
     a2_slot *sl = &c->win[seq % A2_WIN];
     int pipe = pipe_of(in->op);
-    sl->done_ps = UINT64_MAX;
+    c->done[seq % A2_WIN] = UINT64_MAX;
     sl->in = *in;
-    sl->ndeps = 0;
-    sl->pipe = (uint8_t)pipe;
-    sl->inflight = 0;
+    memset(sl->dep, 0, sizeof sl->dep);
     track_tiles(c, in, sl, seq, pipe);
-    sl->snap = NULL;
     if (c->sim->race) {
       race_accesses(c, in, a2k_now_ps());
       if (in->op == A2_OP_NOTIFY)
-        sl->snap = a2_race_notify(c->sim->race, c->rank * c->sim->k->ncores + c->idx);
+        c->ext[seq % A2_WIN].snap =
+            a2_race_notify(c->sim->race, c->rank * c->sim->k->ncores + c->idx);
     }
-    c->pq[pipe][(c->pq_head[pipe] + c->pq_n[pipe]++) % A2_WIN] = seq;
+    c->pq[pipe][(c->pq_head[pipe] + c->pq_n[pipe]++) % A2_WIN] = (uint8_t)(seq % A2_WIN);
     if (in->op == A2_OP_NOTIFY) {
       st->notifies++;
       c->in_sync_run = true;
@@ -231,20 +233,20 @@ static bool dispatch(a2_core *c) {
  * instruction), 0 when all are retired, UINT64_MAX while one is unknown. */
 static uint64_t ready_at(const a2_core *c, const a2_slot *sl, uint64_t seq) {
   uint64_t t = 0;
-  for (int i = 0; i < sl->ndeps; i++)
-    if (sl->deps[i] >= c->seq_oldest) {
-      uint64_t d = c->win[sl->deps[i] % A2_WIN].done_ps;
+  for (int i = 0; i < A2_MAXDEPS && sl->dep[i]; i++)
+    if (seq - sl->dep[i] >= c->seq_oldest) {
+      uint64_t d = c->done[(seq - sl->dep[i]) % A2_WIN];
       if (d > t) t = d;
     }
-  if (sl->pipe == PIPE_SCALAR)
+  if (sl->in.op == A2_OP_NOTIFY)
     for (uint64_t s = c->seq_oldest; s < seq; s++) {
-      const a2_slot *e = &c->win[s % A2_WIN];
-      if (e->pipe != PIPE_SCALAR && e->done_ps > t) t = e->done_ps;
+      uint64_t d = c->done[s % A2_WIN];
+      if (d > t && c->win[s % A2_WIN].in.op != A2_OP_NOTIFY) t = d;
     }
   return t;
 }
 
-static void start_vector(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t now) {
+static void start_vector(a2_core *c, const a2_instr *in, uint32_t slot, uint64_t now) {
   /* now: when it may start (later than the present when started ahead) */
   const a2_config *cfg = c->sim->cfg;
   uint64_t cycles;
@@ -256,8 +258,8 @@ static void start_vector(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t n
   uint64_t start = c->vec_free_ps > now ? c->vec_free_ps : now;
   c->vec_free_ps = start + cycles * c->sim->cycle_ps;
   if (in->op != A2_OP_COMPUTE && !c->sim->no_data) a2_vector_apply(c, in);
-  sl->done_ps = c->vec_free_ps;
-  if (!c->ahead) a2_core_wake(c, sl->done_ps);
+  c->done[slot] = c->vec_free_ps;
+  if (!c->ahead) a2_core_wake(c, c->vec_free_ps);
 }
 
 /* Start pipe heads whose dependencies are met; returns true on progress.
@@ -269,8 +271,9 @@ static bool start_pipes(a2_core *c, uint64_t now) {
   bool progress = false;
   for (int p = 0; p < NPIPES; p++) {
     while (c->pq_n[p]) {
-      uint64_t seq = c->pq[p][c->pq_head[p]];
-      a2_slot *sl = &c->win[seq % A2_WIN];
+      uint8_t slot = c->pq[p][c->pq_head[p]];
+      uint64_t seq = c->seq_oldest + ((slot - c->seq_oldest) % A2_WIN); /* in the window */
+      a2_slot *sl = &c->win[slot];
       uint64_t t = ready_at(c, sl, seq);
       if (c->ahead ? t == UINT64_MAX : t > now) break;
       if (t < now) t = now;
@@ -279,8 +282,10 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       c->pq_head[p] = (c->pq_head[p] + 1) % A2_WIN;
       c->pq_n[p]--;
       progress = true;
-      sl->start_ps = t;
-      if (c->sim->obs) sl->lane = a2_obs_start(c->sim->obs, c, p, t);
+      if (c->sim->obs) {
+        c->ext[slot].start_ps = t;
+        c->ext[slot].lane = a2_obs_start(c->sim->obs, c, p, t);
+      }
       const a2_instr *in = &sl->in;
       switch (in->op) {
       case A2_OP_LOAD: a2_issue_load(c, in, seq, t); break;
@@ -289,15 +294,15 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       case A2_OP_RSTORE: a2_issue_rstore(c, in, seq, t); break;
       case A2_OP_NOTIFY:
         a2_issue_notify(c, in, seq, t);
-        sl->done_ps = t;
+        c->done[slot] = t;
         break;
       case A2_OP_PUT:
       case A2_OP_GET:
-        sl->next_off = 0;
-        sl->inflight = 0;
+        c->ext[slot].next_off = 0;
+        c->ext[slot].inflight = 0;
         a2_issue_dma(c, in, seq, t);
         break;
-      default: start_vector(c, in, sl, t); break;
+      default: start_vector(c, in, slot, t); break;
       }
     }
   }
@@ -307,11 +312,14 @@ static bool start_pipes(a2_core *c, uint64_t now) {
 static bool retire(a2_core *c, uint64_t now) {
   bool progress = false;
   while (c->seq_oldest < c->seq_next) {
-    const a2_slot *sl = &c->win[c->seq_oldest % A2_WIN];
-    if (sl->done_ps > now) break;
-    if (sl->done_ps > c->end_ps) c->end_ps = sl->done_ps;
-    if (c->sim->obs && sl->pipe != PIPE_SCALAR) /* a notify's slice ends when it lands */
-      a2_obs_done(c->sim->obs, c, sl->pipe, sl->lane, sl->start_ps, sl->done_ps, &sl->in);
+    uint32_t slot = c->seq_oldest % A2_WIN;
+    uint64_t done = c->done[slot];
+    if (done > now) break;
+    if (done > c->end_ps) c->end_ps = done;
+    const a2_slot *sl = &c->win[slot];
+    if (c->sim->obs && sl->in.op != A2_OP_NOTIFY) /* a notify's slice ends when it lands */
+      a2_obs_done(c->sim->obs, c, pipe_of(sl->in.op), c->ext[slot].lane, c->ext[slot].start_ps,
+                  done, &sl->in);
     c->seq_oldest++;
     progress = true;
   }
@@ -354,16 +362,16 @@ static void core_run(void *ctx) {
   uint64_t next = UINT64_MAX;
   if (!c->ahead) {
     for (uint64_t s = c->seq_oldest; s < c->seq_next; s++) {
-      uint64_t t = c->win[s % A2_WIN].done_ps;
+      uint64_t t = c->done[s % A2_WIN];
       if (t > now && t < next) next = t;
     }
   } else if (c->seq_next - c->seq_oldest == A2_WIN) {
-    uint64_t t = c->win[c->seq_oldest % A2_WIN].done_ps;
+    uint64_t t = c->done[c->seq_oldest % A2_WIN];
     if (t > now && t < next) next = t;
   } else if (c->seq_oldest < c->seq_next && !a2_core_next(c)) { /* nothing left to dispatch */
     uint64_t last = 0;
     for (uint64_t s = c->seq_oldest; s < c->seq_next; s++)
-      if (c->win[s % A2_WIN].done_ps > last) last = c->win[s % A2_WIN].done_ps;
+      if (c->done[s % A2_WIN] > last) last = c->done[s % A2_WIN];
     if (last > now && last != UINT64_MAX) next = last;
   }
   if (a2_tq_next(&c->pend) < next) next = a2_tq_next(&c->pend);

@@ -14,24 +14,34 @@
 
 /* In-flight instruction window per core: dispatch stalls when full. */
 #define A2_WIN 64
-#define A2_MAXDEPS 10
+/* Dependencies of one instruction on earlier ones still in the window: at
+ * most the writers of its two source tiles and of its destination tile, the
+ * destination's last reader per pipe (a vector op: 3 + NPIPES = 8), or one
+ * writer, the readers and one buffer write (a load: 1 + NPIPES + 1). */
+#define A2_MAXDEPS 8
 
 /* Pipes of a vector core; each executes its instructions in order, and
  * different pipes overlap. Waits are resolved at dispatch. */
 enum { PIPE_MTE_IN = 0, PIPE_MTE_OUT, PIPE_VEC, PIPE_SCALAR, PIPE_DMA, NPIPES };
 
+/* What dispatch writes and the pipes read for every instruction: one cache
+ * line (a run at scale touches thousands of cores' windows in turn, so the
+ * bytes per instruction are what it pays for). */
 typedef struct {
-  a2_instr in;      /* a copy: streamed programs do not keep dispatched instructions */
-  uint64_t done_ps; /* UINT64_MAX until the completion time is known */
-  uint8_t ndeps;
-  uint8_t pipe;
-  uint8_t inflight;          /* put/get: chunks in flight */
-  uint64_t next_off;         /* put/get: first byte not yet started */
-  uint32_t *snap;            /* notify: vector-clock snapshot for the race detector */
-  uint64_t start_ps;         /* when the pipe started it (timing trace) */
-  uint8_t lane;              /* its lane in the timing trace */
-  uint64_t deps[A2_MAXDEPS]; /* sequence numbers this one must see complete */
+  a2_instr in;             /* a copy: streamed programs do not keep dispatched instructions */
+  uint8_t dep[A2_MAXDEPS]; /* dependencies, as distances back (seq - dep, 1..A2_WIN-1);
+                              0 ends the list; retired ones are not recorded */
 } a2_slot;
+_Static_assert(sizeof(a2_slot) == 64, "a2_slot is one cache line");
+
+/* Per-slot state only some instructions or options use. */
+typedef struct {
+  uint64_t next_off; /* put/get: first byte not yet started */
+  uint32_t *snap;    /* notify: vector-clock snapshot for the race detector */
+  uint64_t start_ps; /* when the pipe started it (timing trace only) */
+  uint8_t inflight;  /* put/get: chunks in flight */
+  uint8_t lane;      /* its lane in the timing trace */
+} a2_slot_ext;
 
 typedef struct {
   uint64_t w;         /* seq + 1 of the last writer dispatched; 0 = none */
@@ -41,16 +51,18 @@ typedef struct {
 typedef struct a2_core {
   struct a2_sim *sim;
   uint32_t rank, idx;
-  a2_program *prog; /* materialised: the whole program; streamed: a window */
-  uint64_t pc;      /* index in the program of the next instruction to dispatch */
-  uint64_t base;    /* index in the program of prog->v[0] */
-  bool prog_done;   /* nothing left beyond the window */
-  bool failed;      /* the program source failed: the core stops (sim->run_err) */
-  a2_slot win[A2_WIN];
-  uint64_t seq_next;           /* next sequence number to dispatch */
-  uint64_t seq_oldest;         /* oldest not yet retired */
-  uint64_t pq[NPIPES][A2_WIN]; /* per-pipe FIFO of seqs not yet started */
+  a2_program *prog;           /* materialised: the whole program; streamed: a window */
+  uint64_t pc;                /* index in the program of the next instruction to dispatch */
+  uint64_t base;              /* index in the program of prog->v[0] */
+  bool prog_done;             /* nothing left beyond the window */
+  bool failed;                /* the program source failed: the core stops (sim->run_err) */
+  uint64_t seq_next;          /* next sequence number to dispatch */
+  uint64_t seq_oldest;        /* oldest not yet retired */
+  uint8_t pq[NPIPES][A2_WIN]; /* per-pipe FIFO of slots (seq % A2_WIN) not yet started */
   uint32_t pq_head[NPIPES], pq_n[NPIPES];
+  uint64_t done[A2_WIN]; /* per slot: completion time, UINT64_MAX until known */
+  _Alignas(64) a2_slot win[A2_WIN];
+  a2_slot_ext ext[A2_WIN];
   a2_tile_state *tiles;
   uint64_t *buf_w; /* per buffer: seq + 1 of this core's last local write */
   uint8_t *ub;     /* tile storage */

@@ -96,7 +96,9 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
   s->mem = calloc((size_t)P * (k->nbufs ? k->nbufs : 1), sizeof *s->mem);
   s->ub_off = calloc(k->ntiles ? k->ntiles : 1, sizeof *s->ub_off);
   s->hbm = calloc(P, sizeof *s->hbm);
-  s->cores = calloc((size_t)P * C, sizeof *s->cores);
+  /* cache-line aligned: a window slot is one line */
+  s->cores = aligned_alloc(_Alignof(a2_core), (size_t)P * C * sizeof *s->cores);
+  if (s->cores) memset(s->cores, 0, (size_t)P * C * sizeof *s->cores);
   s->stats = calloc(P, sizeof *s->stats);
   if (!s->dev || !s->mem || !s->ub_off || !s->hbm || !s->cores || !s->stats)
     return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for %u ranks", P);

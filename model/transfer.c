@@ -39,7 +39,7 @@ static void launch(a2_core *c, a2_xfer *x, uint64_t seq, uint64_t t) {
   if (a2_net_reservation(n)) {
     x->known = 1;
     x->on_done = NULL;
-    c->win[seq % A2_WIN].done_ps = a2_xfer_start(n, x, t);
+    c->done[seq % A2_WIN] = a2_xfer_start(n, x, t);
   } else {
     a2_xfer_start(n, x, t);
   }
@@ -233,10 +233,13 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   _Static_assert(sizeof x->ext >= sizeof *in, "a2_xfer.ext holds an a2_instr");
   memcpy(x->ext, in, sizeof *in);
   x->tag[1] = (uint64_t)(uintptr_t)x->ext;
-  x->tag[3] = (uint64_t)(uintptr_t)c->win[seq % A2_WIN].snap; /* handed to the cell on landing */
   x->runner = &c->sim->cores[peer * c->sim->k->ncores];       /* lands there: its core acts */
-  x->tag[4] = c->win[seq % A2_WIN].start_ps;
-  x->tag[5] = c->win[seq % A2_WIN].lane;
+  const a2_slot_ext *e = &c->ext[seq % A2_WIN];               /* set only with these options */
+  if (c->sim->race) x->tag[3] = (uint64_t)(uintptr_t)e->snap; /* handed to the cell on landing */
+  if (c->sim->obs) {
+    x->tag[4] = e->start_ps;
+    x->tag[5] = e->lane;
+  }
   a2_xfer_start(c->sim->net, x, t);
 }
 
@@ -264,7 +267,7 @@ static void dma_chunk_done(a2_xfer *x, uint64_t t) {
   a2_core *c = x->owner;
   const a2_instr *in = instr_of(x);
   uint64_t seq = x->tag[0];
-  a2_slot *sl = &c->win[seq % A2_WIN];
+  a2_slot_ext *sl = &c->ext[seq % A2_WIN];
   sl->inflight--;
   if (sl->next_off < in->len)
     dma_start_chunk(c, in, seq, t);
@@ -296,7 +299,7 @@ static void get_request_done(a2_xfer *req, uint64_t t) {
 }
 
 static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
-  a2_slot *sl = &c->win[seq % A2_WIN];
+  a2_slot_ext *sl = &c->ext[seq % A2_WIN];
   uint64_t off = sl->next_off, left = in->len - off;
   uint64_t len = in->chunk && in->chunk < left ? in->chunk : left;
   sl->next_off += len;
@@ -319,6 +322,6 @@ static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64
 void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint64_t now = t;
   int depth = in->chunk && in->mode == A2_MODE_PIPELINE ? 2 : 1;
-  for (int i = 0; i < depth && c->win[seq % A2_WIN].next_off < in->len; i++)
+  for (int i = 0; i < depth && c->ext[seq % A2_WIN].next_off < in->len; i++)
     dma_start_chunk(c, in, seq, now);
 }

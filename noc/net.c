@@ -23,16 +23,25 @@ typedef struct {
   uint64_t s, e;
 } a2_ival;
 
+#define INL 4 /* busy intervals a stage holds in place (its second cache line) */
+
 typedef struct {
   /* first cache line: what reserving a packet reads and writes */
-  uint64_t last_e; /* reservation: end of the last interval, 0 when none */
-  a2_ival *iv;     /* reservation: future busy intervals, sorted and disjoint, in
-                      iv[ihead, in) */
-  uint32_t ihead, in, icap;
-  uint32_t id;
+  uint64_t last_e;   /* reservation: end of the last interval, 0 when none */
   uint64_t ser_full; /* service time of a full packet */
-  uint64_t bw, lat_ps;
+  uint64_t lat_ps;
+  a2_ival *iv; /* reservation: future busy intervals, sorted and disjoint, in
+                  iv[ihead, in); inl while they fit there */
+  uint32_t ihead, in;
   a2_stage_stats st;
+  /* second: the intervals while there are at most INL (the usual case: a
+   * stage without contention holds a few) */
+  a2_ival inl[INL];
+  uint32_t icap;
+  uint32_t id;
+  uint64_t bw;
+  a2_ival *heap; /* kept for reuse after the intervals went back to inl */
+  uint32_t heap_cap;
   /* packet timing */
   uint64_t free_ps; /* end of current service */
   uint64_t wake_ps; /* pending wake-up, UINT64_MAX when none */
@@ -42,6 +51,8 @@ typedef struct {
   int32_t a, b;
   a2_net *net;
 } a2_stage;
+
+_Static_assert(offsetof(a2_stage, inl) == 64, "a reservation touches a stage's first two lines");
 
 #define SLAB 1024
 
@@ -129,7 +140,7 @@ a2_xfer *a2_xfer_alloc(a2_net *n) {
   }
   a2_xfer *x = n->free_xfers;
   n->free_xfers = x->next_free;
-  memset(x, 0, offsetof(a2_xfer, path_inline));
+  memset(x, 0, offsetof(a2_xfer, ext));
   x->path = x->path_inline;
   x->path_cap = A2_INLINE_HOPS;
   x->apply_hop = A2_NO_HOP;
@@ -215,6 +226,20 @@ static void ival_prune(a2_stage *st, uint64_t now) {
   if (st->last_e <= now) { /* all past: the usual case, without touching iv */
     st->ihead = st->in = 0;
     st->last_e = 0;
+    if (st->iv != st->inl) { /* back in place; the heap array is kept */
+      st->iv = st->inl;
+      st->icap = INL;
+    }
+    return;
+  }
+  if (st->iv == st->inl) { /* in place: drop the past ones, the line is at hand */
+    uint32_t h = st->ihead;
+    while (h < st->in && st->iv[h].e <= now) h++;
+    if (h) {
+      memmove(st->iv, st->iv + h, (st->in - h) * sizeof *st->iv);
+      st->in -= h;
+      st->ihead = 0;
+    }
     return;
   }
   if (st->in - st->ihead < 32) return;
@@ -226,6 +251,25 @@ static void ival_prune(a2_stage *st, uint64_t now) {
     st->in -= st->ihead;
     st->ihead = 0;
   }
+}
+
+static void ival_grow(a2_stage *st) {
+  if (st->iv == st->inl) { /* out of place: into the kept heap array, or a new one */
+    if (!st->heap) {
+      st->heap_cap = 4 * INL;
+      st->heap = malloc(st->heap_cap * sizeof *st->heap);
+      if (!st->heap) abort(); /* grows only with reservations in flight */
+    }
+    memcpy(st->heap, st->inl, st->in * sizeof *st->heap);
+    st->iv = st->heap;
+    st->icap = st->heap_cap;
+    if (st->in < st->icap) return;
+  }
+  uint32_t cap = st->icap * 2;
+  a2_ival *v = realloc(st->iv, cap * sizeof *v);
+  if (!v) abort();
+  st->iv = st->heap = v;
+  st->icap = st->heap_cap = cap;
 }
 
 /* Reserve d ps at the earliest start >= a that overlaps no reserved
@@ -262,13 +306,7 @@ static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d) {
   } else if (join_next) {
     st->iv[i].s = s;
   } else {
-    if (st->in == st->icap) {
-      uint32_t cap = st->icap ? st->icap * 2 : 16;
-      a2_ival *v = realloc(st->iv, cap * sizeof *v);
-      if (!v) abort(); /* grows only with reservations in flight */
-      st->iv = v;
-      st->icap = cap;
-    }
+    if (st->in == st->icap) ival_grow(st);
     memmove(st->iv + i + 1, st->iv + i, (st->in - i) * sizeof *st->iv);
     st->iv[i] = (a2_ival){s, s + d};
     st->in++;
@@ -277,25 +315,40 @@ static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d) {
   return s;
 }
 
-/* Append [s, s+d) after everything reserved at st (s >= the last end). */
-static void ival_append(a2_stage *st, uint64_t s, uint64_t d) {
-  uint64_t prev = st->last_e;
-  st->last_e = s + d;
-  if (st->in > st->ihead && prev == s) { /* touching: extend, a store only */
-    st->iv[st->in - 1].e = s + d;
-    return;
-  }
-  if (st->in == st->icap) {
-    uint32_t cap = st->icap ? st->icap * 2 : 16;
-    a2_ival *v = realloc(st->iv, cap * sizeof *v);
-    if (!v) abort();
-    st->iv = v;
-    st->icap = cap;
-  }
-  st->iv[st->in++] = (a2_ival){s, s + d};
-}
-
 #define BLOCK 64 /* packets reserved hop by hop together */
+
+/* One hop of a block of k packets: arrivals a[] (hop 0: packet j+1 is
+ * injected when packet j starts service, the first at `ready`), service
+ * ser_full each except a short last packet (ser_last). Appends after
+ * everything reserved at st: coalesces touching services into one interval
+ * in registers, one store per interval. Requires st->last_e <= the first
+ * arrival (then every later arrival is after it too). Leaves in a[] the
+ * arrivals at the next hop; returns the last start. */
+static uint64_t hop_append(a2_stage *st, uint64_t *a, uint32_t k, bool hop0, uint64_t ready,
+                           uint64_t ser_last) {
+  uint64_t ser = st->ser_full, lat = st->lat_ps, free_ps = st->last_e, s = 0, busy = 0;
+  uint32_t in = st->in;
+  bool open = in > st->ihead; /* iv[in-1] is the last interval, its end in free_ps */
+  for (uint32_t j = 0; j < k; j++) {
+    uint64_t arr = hop0 ? ready : a[j], d = j + 1 == k ? ser_last : ser;
+    s = arr > free_ps ? arr : free_ps;
+    if (!open || s != free_ps) { /* a gap: close the open interval, open one at s */
+      if (open) st->iv[in - 1].e = free_ps;
+      if (in == st->icap) ival_grow(st);
+      st->iv[in++].s = s;
+      open = true;
+    }
+    free_ps = s + d;
+    busy += d;
+    ready = s;
+    a[j] = free_ps + lat;
+  }
+  st->iv[in - 1].e = free_ps;
+  st->in = in;
+  st->last_e = free_ps;
+  st->st.busy_ps += busy;
+  return s;
+}
 
 /* Reservation timing: every packet of x through every hop, now. Packets go
  * in blocks, hop by hop: a block's arrivals at a stage are known once the
@@ -313,41 +366,40 @@ static void apply_all(a2_xfer *x) {
 static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
   uint64_t now = a2k_now_ps(), ready = t0, done = 0, applied = 0;
   uint64_t a[BLOCK];
-  uint32_t len[BLOCK];
+  uint32_t pkt = n->pkt_bytes;
   for (uint16_t h = 0; h < x->nhops; h++) ival_prune(n->stages[x->path[h]], now);
   if (n->held.n && now) held_flush(n, now - 1);
   while (x->injected < x->bytes) {
-    uint32_t k = 0;
-    for (; k < BLOCK && x->injected < x->bytes; k++) {
-      uint64_t left = x->bytes - x->injected;
-      len[k] = (uint32_t)(left < n->pkt_bytes ? left : n->pkt_bytes);
-      x->injected += len[k];
-    }
+    /* k packets, all full but perhaps the last (the transfer's tail) */
+    uint64_t left = x->bytes - x->injected;
+    uint64_t kk = (left + pkt - 1) / pkt;
+    uint32_t k = kk < BLOCK ? (uint32_t)kk : BLOCK;
+    uint64_t blk = kk <= BLOCK ? left : (uint64_t)k * pkt;
+    uint32_t last_len = (uint32_t)(blk - (uint64_t)(k - 1) * pkt);
+    x->injected += blk;
     for (uint16_t h = 0; h < x->nhops; h++) {
       a2_stage *st = n->stages[x->path[h]];
-      uint64_t last_e = st->last_e;
+      uint64_t ser_last = last_len == pkt ? st->ser_full : a2_ser_ps(last_len, st->bw);
+      st->st.bytes += blk;
+      st->st.packets += k;
       /* hop 0: packet j+1 is injected when packet j starts service */
-      bool fast = h == 0 ? last_e <= ready : last_e <= a[0];
-      uint64_t free_ps = last_e;
+      if (!n->observer && st->last_e <= (h == 0 ? ready : a[0])) {
+        uint64_t last = hop_append(st, a, k, h == 0, ready, ser_last);
+        if (h == 0) ready = last;
+        if (h == x->apply_hop && last > applied) applied = last; /* starts rise */
+        continue;
+      }
       for (uint32_t j = 0; j < k; j++) {
         uint64_t arr = h == 0 ? ready : a[j];
-        uint64_t ser = len[j] == n->pkt_bytes ? st->ser_full : a2_ser_ps(len[j], st->bw);
-        uint64_t s;
-        if (fast) { /* nothing reserved after free_ps */
-          s = arr > free_ps ? arr : free_ps;
-          ival_append(st, s, ser);
-          free_ps = s + ser;
-        } else {
-          s = ival_reserve(st, arr, ser);
-        }
+        uint32_t len = j + 1 == k ? last_len : pkt;
+        uint64_t ser = j + 1 == k ? ser_last : st->ser_full;
+        uint64_t s = ival_reserve(st, arr, ser);
         if (h == 0) ready = s;
-        st->st.bytes += len[j];
         st->st.busy_ps += ser;
-        if (n->observer) a2_tq_push(&n->held, s, s + ser, (uint64_t)st->id << 32 | len[j]);
+        if (n->observer) a2_tq_push(&n->held, s, s + ser, (uint64_t)st->id << 32 | len);
         if (h == x->apply_hop && s > applied) applied = s;
         a[j] = s + ser + st->lat_ps;
       }
-      st->st.packets += k;
     }
     for (uint32_t j = 0; j < k; j++)
       if (a[j] > done) done = a[j];
@@ -440,7 +492,7 @@ a2_code a2_net_create(uint32_t pkt_bytes, a2_net **out, a2_err *err) {
 void a2_net_free(a2_net *n) {
   if (!n) return;
   for (uint32_t i = 0; i < n->nstages; i++) {
-    free(n->stages[i]->iv);
+    free(n->stages[i]->heap);
     free(n->stages[i]);
   }
   free(n->stages);
@@ -474,6 +526,8 @@ a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t la
   s->bw = bw;
   s->lat_ps = lat_ps;
   s->ser_full = a2_ser_ps(n->pkt_bytes, bw);
+  s->iv = s->inl;
+  s->icap = INL;
   s->wake_ps = UINT64_MAX;
   if (!n->defer) { /* reservation timing needs no process per stage */
     a2_code rc = a2k_proc_create(kind_names[kind], stage_run, s, &s->proc, err);

@@ -55,8 +55,8 @@ struct a2_xfer {
   void *runner;    /* reservation timing: who carries out its event (caller's) */
   uint64_t t_done; /* reservation timing: when the last packet leaves the path */
   uint64_t tag[6]; /* caller's data */
-  uint64_t ext[8]; /* caller's data: room for a copy of a small struct */
   a2_xfer *next_free;
+  uint64_t ext[8]; /* caller's data: room for a copy of a small struct (not zeroed) */
   uint32_t path_inline[A2_INLINE_HOPS];
   uint32_t path_cap;
 };
@@ -83,7 +83,7 @@ uint32_t a2_net_stage_count(const a2_net *n);
 a2_stage_kind a2_net_stage_kind(const a2_net *n, uint32_t id, int32_t *a, int32_t *b);
 const a2_stage_stats *a2_net_stage_stats(const a2_net *n, uint32_t id);
 
-/* A fresh transfer from the pool (zeroed), or NULL when out of memory. */
+/* A fresh transfer from the pool (zeroed but for ext), or NULL when out of memory. */
 a2_xfer *a2_xfer_alloc(a2_net *n);
 
 /* Reserve room for nhops stage ids in x->path (sets x->nhops). Returns
