@@ -3,16 +3,22 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 static bool before(const a2_tq_item *x, const a2_tq_item *y) {
   return x->t_ps < y->t_ps || (x->t_ps == y->t_ps && x->seq < y->seq);
 }
 
 void a2_tq_push(a2_tq *q, uint64_t t_ps, uint64_t a, uint64_t b) {
+  if (!q->cap) { /* first use */
+    q->v = q->inl;
+    q->cap = A2_TQ_INLINE;
+  }
   if (q->n == q->cap) {
-    uint32_t cap = q->cap ? q->cap * 2 : 16;
-    a2_tq_item *v = realloc(q->v, cap * sizeof *v);
+    uint32_t cap = q->cap < 16 ? 16 : q->cap * 2;
+    a2_tq_item *v = q->v == q->inl ? malloc(cap * sizeof *v) : realloc(q->v, cap * sizeof *v);
     if (!v) abort();
+    if (q->v == q->inl) memcpy(v, q->inl, q->n * sizeof *v);
     q->v = v;
     q->cap = cap;
   }
@@ -43,7 +49,7 @@ int a2_tq_pop_due(a2_tq *q, uint64_t t_max, a2_tq_item *out) {
 }
 
 void a2_tq_free(a2_tq *q) {
-  free(q->v);
+  if (q->v != q->inl) free(q->v);
   q->v = NULL;
   q->n = q->cap = 0;
 }

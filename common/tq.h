@@ -11,11 +11,14 @@ typedef struct {
   uint64_t a, b; /* caller's data */
 } a2_tq_item;
 
+#define A2_TQ_INLINE 2 /* items held in place: most queues stay this short */
+
 typedef struct {
-  a2_tq_item *v;
+  a2_tq_item *v; /* inl, or the heap once more items are queued */
   uint32_t n, cap;
   uint64_t seq;
-} a2_tq; /* zero-initialised = empty */
+  a2_tq_item inl[A2_TQ_INLINE];
+} a2_tq; /* zero-initialised = empty; not to be copied or moved once used */
 
 /* Add an item at t_ps. Aborts when out of memory: callers' queues only grow
  * with work in flight. */

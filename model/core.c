@@ -164,34 +164,62 @@ static bool wait_satisfied(const a2_core *c, const a2_instr *in) {
   return in->mode == A2_MODE_EQ ? v == in->value : v >= in->value;
 }
 
+static bool retire(a2_core *c, uint64_t now);
+
+/* Reservation timing, window full: the oldest instruction's completion time
+ * is known, so its slot is free from then on. The core takes it without
+ * sleeping until then: dispatch moves on to that time (c->vt) and what it
+ * dispatches starts no earlier. As with starting ahead, only the order in
+ * which reservations are made changes; a wait stops it (a signal is read at
+ * its own time). */
+static bool retire_ahead(a2_core *c) {
+  uint64_t d = c->done[c->seq_oldest % A2_WIN];
+  if (!c->ahead || d == UINT64_MAX) return false;
+  /* Only with every dispatched instruction started: one still queued may
+   * depend on what would retire, and a retired dependency is not waited for
+   * (it is complete by the dispatch time of what comes after it). */
+  if (c->pq_mask) return false;
+  /* At most a window's worth per activation: the stages' interval lists
+   * hold what is reserved ahead of now, so running further ahead costs
+   * memory for nothing; the core wakes when the oldest completes instead. */
+  if (c->ahead_n == A2_WIN) return false;
+  c->ahead_n++;
+  if (d > c->vt) c->vt = d;
+  return retire(c, c->vt);
+}
+
 /* Dispatch as many instructions as allowed; returns true on progress. */
-static bool dispatch(a2_core *c) {
+static bool dispatch(a2_core *c, uint64_t now) {
   bool progress = false;
   a2_rank_stats *st = &c->sim->stats[c->rank];
   const a2_instr *in;
   while ((in = a2_core_next(c))) {
     if (in->op == A2_OP_WAIT) {
+      if (c->vt > now) { /* dispatch is ahead of now: read the signal then */
+        c->wait_ahead = true;
+        break;
+      }
       if (!wait_satisfied(c, in)) {
-        if (!c->blocked) c->wait_since = a2k_now_ps();
+        if (!c->blocked) c->wait_since = now;
         c->blocked = true;
         break;
       }
-      if (c->sim->obs) a2_obs_wait(c->sim->obs, c, c->blocked ? c->wait_since : a2k_now_ps(), in);
+      if (c->sim->obs) a2_obs_wait(c->sim->obs, c, c->blocked ? c->wait_since : now, in);
       c->blocked = false;
       st->waits++;
       if (c->sim->race)
         a2_race_acquire(c->sim->race, c->rank * c->sim->k->ncores + c->idx, c->rank, in->buf,
                         in->off);
       /* a satisfied wait is work done: it counts towards the end time */
-      uint64_t now = a2k_now_ps();
       if (now > c->end_ps) c->end_ps = now;
       c->in_sync_run = c->run_has_wait = true;
       c->pc++;
       progress = true;
       continue;
     }
-    if (c->seq_next - c->seq_oldest == A2_WIN) break;
+    if (c->seq_next - c->seq_oldest == A2_WIN && !retire_ahead(c)) break;
     uint64_t seq = c->seq_next++;
+    if (c->ahead) c->disp[seq % A2_WIN] = c->vt > now ? c->vt : now;
     a2_slot *sl = &c->win[seq % A2_WIN];
     int pipe = pipe_of(in->op);
     c->done[seq % A2_WIN] = UINT64_MAX;
@@ -199,12 +227,13 @@ static bool dispatch(a2_core *c) {
     memset(sl->dep, 0, sizeof sl->dep);
     track_tiles(c, in, sl, seq, pipe);
     if (c->sim->race) {
-      race_accesses(c, in, a2k_now_ps());
+      race_accesses(c, in, c->vt > now ? c->vt : now);
       if (in->op == A2_OP_NOTIFY)
         c->ext[seq % A2_WIN].snap =
             a2_race_notify(c->sim->race, c->rank * c->sim->k->ncores + c->idx);
     }
     c->pq[pipe][(c->pq_head[pipe] + c->pq_n[pipe]++) % A2_WIN] = (uint8_t)(seq % A2_WIN);
+    c->pq_mask |= 1u << pipe;
     if (in->op == A2_OP_NOTIFY) {
       st->notifies++;
       c->in_sync_run = true;
@@ -269,7 +298,8 @@ static void start_vector(a2_core *c, const a2_instr *in, uint32_t slot, uint64_t
  * the core sleeps until something it cannot know (a signal, a DMA chunk). */
 static bool start_pipes(a2_core *c, uint64_t now) {
   bool progress = false;
-  for (int p = 0; p < NPIPES; p++) {
+  for (uint32_t m = c->pq_mask; m; m &= m - 1) { /* the pipes with work, in order */
+    int p = __builtin_ctz(m);
     while (c->pq_n[p]) {
       uint8_t slot = c->pq[p][c->pq_head[p]];
       uint64_t seq = c->seq_oldest + ((slot - c->seq_oldest) % A2_WIN); /* in the window */
@@ -277,10 +307,11 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       uint64_t t = ready_at(c, sl, seq);
       if (c->ahead ? t == UINT64_MAX : t > now) break;
       if (t < now) t = now;
+      if (c->ahead && t < c->disp[slot]) t = c->disp[slot]; /* dispatched ahead */
       if (c->ahead && t < c->pipe_start[p]) t = c->pipe_start[p];
       c->pipe_start[p] = t;
       c->pq_head[p] = (c->pq_head[p] + 1) % A2_WIN;
-      c->pq_n[p]--;
+      if (!--c->pq_n[p]) c->pq_mask &= ~(1u << p);
       progress = true;
       if (c->sim->obs) {
         c->ext[slot].start_ps = t;
@@ -349,11 +380,13 @@ static void core_run(void *ctx) {
   uint64_t now = a2k_now_ps();
   c->wake_ps = UINT64_MAX;
   c->running = true;
+  c->wait_ahead = false;
+  c->ahead_n = 0;
   for (;;) {
     bool progress = run_pending(c, now);
     progress |= retire(c, now);
     progress |= start_pipes(c, now);
-    progress |= dispatch(c);
+    progress |= dispatch(c, now);
     if (!progress) break;
   }
   /* Sleep until the next known completion (transfers in flight call
@@ -374,6 +407,7 @@ static void core_run(void *ctx) {
       if (c->done[s % A2_WIN] > last) last = c->done[s % A2_WIN];
     if (last > now && last != UINT64_MAX) next = last;
   }
+  if (c->wait_ahead && c->vt < next) next = c->vt;
   if (a2_tq_next(&c->pend) < next) next = a2_tq_next(&c->pend);
   c->running = false;
   if (next != UINT64_MAX) a2_core_wake(c, next);

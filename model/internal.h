@@ -49,37 +49,45 @@ typedef struct {
 } a2_tile_state;
 
 typedef struct a2_core {
+  /* Scalars every activation reads and writes first, together: a run at
+   * scale reaches each core's state from cold cache. */
   struct a2_sim *sim;
+  a2_program *prog;    /* materialised: the whole program; streamed: a window */
+  uint64_t pc;         /* index in the program of the next instruction to dispatch */
+  uint64_t base;       /* index in the program of prog->v[0] */
+  uint64_t seq_next;   /* next sequence number to dispatch */
+  uint64_t seq_oldest; /* oldest not yet retired */
+  uint64_t vt;         /* reservation timing: the time dispatch has reached by
+                          retiring ahead (a full window's oldest completion) */
+  uint64_t wake_ps;
+  uint64_t end_ps;
+  uint64_t wait_since; /* when the current wait blocked (timing trace) */
+  uint64_t vec_free_ps;
+  uint64_t rounds;
   uint32_t rank, idx;
-  a2_program *prog;           /* materialised: the whole program; streamed: a window */
-  uint64_t pc;                /* index in the program of the next instruction to dispatch */
-  uint64_t base;              /* index in the program of prog->v[0] */
-  bool prog_done;             /* nothing left beyond the window */
-  bool failed;                /* the program source failed: the core stops (sim->run_err) */
-  uint64_t seq_next;          /* next sequence number to dispatch */
-  uint64_t seq_oldest;        /* oldest not yet retired */
-  uint8_t pq[NPIPES][A2_WIN]; /* per-pipe FIFO of slots (seq % A2_WIN) not yet started */
+  uint32_t ahead_n; /* retired ahead in this activation */
+  bool prog_done;   /* nothing left beyond the window */
+  bool failed;      /* the program source failed: the core stops (sim->run_err) */
+  bool ahead;       /* reservation timing: instructions start in advance */
+  bool wait_ahead;  /* stopped at a wait that is due at vt, not now */
+  bool blocked;     /* waiting on a signal at dispatch */
+  bool in_sync_run, run_has_wait;
+  bool running; /* inside its own activation: wake-ups due now are not needed */
   uint32_t pq_head[NPIPES], pq_n[NPIPES];
-  uint64_t done[A2_WIN]; /* per slot: completion time, UINT64_MAX until known */
+  uint32_t pq_mask;            /* bit p: pipe p has instructions not yet started */
+  uint64_t pipe_start[NPIPES]; /* reservation timing: start of each pipe's last instruction */
+  a2_tq pend;                  /* reservation timing: transfer events this core carries out
+                                  (item.a = the a2_xfer) */
+  uint32_t mte_in, mte_out;    /* stage ids */
+  a2k_proc proc;
+  a2_tile_state *tiles;
+  uint64_t *buf_w;            /* per buffer: seq + 1 of this core's last local write */
+  uint8_t *ub;                /* tile storage */
+  uint8_t pq[NPIPES][A2_WIN]; /* per-pipe FIFO of slots (seq % A2_WIN) not yet started */
+  uint64_t done[A2_WIN];      /* per slot: completion time, UINT64_MAX until known */
+  uint64_t disp[A2_WIN];      /* reservation timing: per slot, when it was dispatched */
   _Alignas(64) a2_slot win[A2_WIN];
   a2_slot_ext ext[A2_WIN];
-  a2_tile_state *tiles;
-  uint64_t *buf_w; /* per buffer: seq + 1 of this core's last local write */
-  uint8_t *ub;     /* tile storage */
-  uint64_t vec_free_ps;
-  uint64_t pipe_start[NPIPES]; /* reservation timing: start of each pipe's last instruction */
-  bool ahead;                  /* reservation timing: instructions start in advance */
-  uint64_t end_ps;
-  bool blocked;        /* waiting on a signal at dispatch */
-  uint64_t wait_since; /* when the current wait blocked (timing trace) */
-  bool in_sync_run, run_has_wait;
-  uint64_t rounds;
-  uint32_t mte_in, mte_out; /* stage ids */
-  a2k_proc proc;
-  uint64_t wake_ps;
-  bool running; /* inside its own activation: wake-ups due now are not needed */
-  a2_tq pend;   /* reservation timing: transfer events this core carries out
-                   (item.a = the a2_xfer) */
 } a2_core;
 
 struct a2_sim {

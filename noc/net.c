@@ -23,12 +23,12 @@ typedef struct {
   uint64_t s, e;
 } a2_ival;
 
-#define INL 4 /* busy intervals a stage holds in place (its second cache line) */
+#define INL 3 /* busy intervals a stage holds in place (in its second cache line) */
 
 typedef struct {
   /* first cache line: what reserving a packet reads and writes */
-  uint64_t last_e;   /* reservation: end of the last interval, 0 when none */
-  uint64_t ser_full; /* service time of a full packet */
+  _Alignas(64) uint64_t last_e; /* reservation: end of the last interval, 0 when none */
+  uint64_t ser_full;            /* service time of a full packet */
   uint64_t lat_ps;
   a2_ival *iv; /* reservation: future busy intervals, sorted and disjoint, in
                   iv[ihead, in); inl while they fit there */
@@ -40,6 +40,7 @@ typedef struct {
   uint32_t icap;
   uint32_t id;
   uint64_t bw;
+  /* the rest: not read by an uncontended reservation */
   a2_ival *heap; /* kept for reuse after the intervals went back to inl */
   uint32_t heap_cap;
   /* packet timing */
@@ -52,14 +53,18 @@ typedef struct {
   a2_net *net;
 } a2_stage;
 
-_Static_assert(offsetof(a2_stage, inl) == 64, "a reservation touches a stage's first two lines");
+_Static_assert(offsetof(a2_stage, inl) == 64 && offsetof(a2_stage, heap) == 128,
+               "a reservation touches a stage's first two lines");
 
 #define SLAB 1024
+#define CHUNK                                                        \
+  256 /* stages per allocation: a stage is found from its id without \
+         loading a pointer per stage (a cache miss at scale) */
 
 struct a2_net {
   uint32_t pkt_bytes;
-  a2_stage **stages;
-  uint32_t nstages, cap;
+  a2_stage **chunks; /* stage id i is chunks[i / CHUNK][i % CHUNK] */
+  uint32_t nstages, nchunks;
   a2_pkt *free_pkts;
   a2_xfer *free_xfers;
   void **slabs;
@@ -73,6 +78,10 @@ struct a2_net {
    * and shown in order of start */
   a2_tq held;
 };
+
+static inline a2_stage *stage_at(const a2_net *n, uint32_t id) {
+  return &n->chunks[id / CHUNK][id % CHUNK];
+}
 
 /* Show every held service that starts by `upto`: nothing reserved from now
  * on can start earlier than now. */
@@ -205,7 +214,7 @@ static void inject(a2_net *n, a2_xfer *x, uint64_t t) {
   p->hop = 0;
   p->ready_ps = t;
   x->injected += p->len;
-  stage_enqueue(n->stages[x->path[0]], p);
+  stage_enqueue(stage_at(n, x->path[0]), p);
 }
 
 /* ---- reservation timing ---- */
@@ -274,9 +283,16 @@ static void ival_grow(a2_stage *st) {
 
 /* Reserve d ps at the earliest start >= a that overlaps no reserved
  * interval; returns the start. Intervals that touch are merged, so a
- * stream at the stage's own rate stays one interval. */
-static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d) {
+ * stream at the stage's own rate stays one interval. *hint: where the
+ * previous packet of the block went (0: none); the search starts there
+ * when every interval before it ends by a (packets arrive in order), and
+ * *hint is left where this one went. */
+static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d, uint32_t *hint) {
   uint32_t lo = st->ihead, hi = st->in;
+  if (*hint > lo && *hint <= hi && st->iv[*hint - 1].e <= a) {
+    lo = *hint; /* the answer is usually at or just after it */
+    for (int g = 0; g < 4 && lo < hi && st->iv[lo].e <= a; g++) lo++;
+  }
   if (hi > lo && st->iv[hi - 1].e <= a) {
     lo = hi; /* the common case: after everything reserved */
   } else {
@@ -297,6 +313,7 @@ static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d) {
   /* [s, s+d) goes between iv[i-1] (ends <= s) and iv[i] (starts >= s+d) */
   bool join_prev = i > st->ihead && st->iv[i - 1].e == s;
   bool join_next = i < st->in && st->iv[i].s == s + d;
+  *hint = join_prev ? i - 1 : i; /* the interval that now holds [s, s+d) */
   if (join_prev && join_next) {
     st->iv[i - 1].e = st->iv[i].e;
     memmove(st->iv + i, st->iv + i + 1, (st->in - i - 1) * sizeof *st->iv);
@@ -367,7 +384,20 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
   uint64_t now = a2k_now_ps(), ready = t0, done = 0, applied = 0;
   uint64_t a[BLOCK];
   uint32_t pkt = n->pkt_bytes;
-  for (uint16_t h = 0; h < x->nhops; h++) ival_prune(n->stages[x->path[h]], now);
+  bool obs = n->observer != NULL;
+  /* the path's stages, found once (the first MAXP; a longer path looks the
+   * rest up per block) */
+  enum { MAXP = 16 };
+  a2_stage *sp[MAXP];
+  uint16_t np = x->nhops < MAXP ? x->nhops : MAXP;
+  /* they are cold at scale: ask for all of them at once, so that their
+   * cache misses overlap instead of following one another */
+  for (uint16_t h = 0; h < np; h++) {
+    sp[h] = stage_at(n, x->path[h]);
+    __builtin_prefetch(sp[h], 1);
+    __builtin_prefetch((const char *)sp[h] + 64, 1);
+  }
+  for (uint16_t h = 0; h < x->nhops; h++) ival_prune(h < np ? sp[h] : stage_at(n, x->path[h]), now);
   if (n->held.n && now) held_flush(n, now - 1);
   while (x->injected < x->bytes) {
     /* k packets, all full but perhaps the last (the transfer's tail) */
@@ -378,28 +408,31 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
     uint32_t last_len = (uint32_t)(blk - (uint64_t)(k - 1) * pkt);
     x->injected += blk;
     for (uint16_t h = 0; h < x->nhops; h++) {
-      a2_stage *st = n->stages[x->path[h]];
+      a2_stage *st = h < np ? sp[h] : stage_at(n, x->path[h]);
       uint64_t ser_last = last_len == pkt ? st->ser_full : a2_ser_ps(last_len, st->bw);
       st->st.bytes += blk;
       st->st.packets += k;
       /* hop 0: packet j+1 is injected when packet j starts service */
-      if (!n->observer && st->last_e <= (h == 0 ? ready : a[0])) {
+      if (!obs && st->last_e <= (h == 0 ? ready : a[0])) {
         uint64_t last = hop_append(st, a, k, h == 0, ready, ser_last);
         if (h == 0) ready = last;
         if (h == x->apply_hop && last > applied) applied = last; /* starts rise */
         continue;
       }
+      uint32_t hint = 0;
+      uint64_t busy = 0, lat = st->lat_ps;
       for (uint32_t j = 0; j < k; j++) {
         uint64_t arr = h == 0 ? ready : a[j];
-        uint32_t len = j + 1 == k ? last_len : pkt;
         uint64_t ser = j + 1 == k ? ser_last : st->ser_full;
-        uint64_t s = ival_reserve(st, arr, ser);
+        uint64_t s = ival_reserve(st, arr, ser, &hint);
         if (h == 0) ready = s;
-        st->st.busy_ps += ser;
-        if (n->observer) a2_tq_push(&n->held, s, s + ser, (uint64_t)st->id << 32 | len);
+        busy += ser;
+        if (obs)
+          a2_tq_push(&n->held, s, s + ser, (uint64_t)st->id << 32 | (j + 1 == k ? last_len : pkt));
         if (h == x->apply_hop && s > applied) applied = s;
-        a[j] = s + ser + st->lat_ps;
+        a[j] = s + ser + lat;
       }
+      st->st.busy_ps += busy;
     }
     for (uint32_t j = 0; j < k; j++)
       if (a[j] > done) done = a[j];
@@ -469,7 +502,7 @@ static void stage_run(void *ctx) {
     if (p->hop + 1 < x->nhops) {
       p->hop++;
       p->ready_ps = arrive;
-      stage_enqueue(n->stages[x->path[p->hop]], p);
+      stage_enqueue(stage_at(n, x->path[p->hop]), p);
     } else {
       x->done_bytes += p->len;
       pkt_put(n, p);
@@ -491,11 +524,9 @@ a2_code a2_net_create(uint32_t pkt_bytes, a2_net **out, a2_err *err) {
 
 void a2_net_free(a2_net *n) {
   if (!n) return;
-  for (uint32_t i = 0; i < n->nstages; i++) {
-    free(n->stages[i]->heap);
-    free(n->stages[i]);
-  }
-  free(n->stages);
+  for (uint32_t i = 0; i < n->nstages; i++) free(stage_at(n, i)->heap);
+  for (uint32_t i = 0; i < n->nchunks; i++) free(n->chunks[i]);
+  free(n->chunks);
   a2_tq_free(&n->held);
   for (uint32_t i = 0; i < n->nslabs; i++) free(n->slabs[i]);
   free(n->slabs);
@@ -507,17 +538,16 @@ static const char *const kind_names[] = {"link", "hbm", "mte_in", "mte_out"};
 a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t lat_ps, int32_t a,
                          int32_t b, uint32_t *id, a2_err *err) {
   if (bw == 0) return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "stage with zero bandwidth");
-  if (n->nstages == n->cap) {
-    uint32_t cap = n->cap ? n->cap * 2 : 64;
-    a2_stage **v = realloc(n->stages, cap * sizeof *v);
+  if (n->nstages == n->nchunks * CHUNK) { /* a new chunk (cache-line aligned) */
+    a2_stage **v = realloc(n->chunks, (n->nchunks + 1) * sizeof *v);
     if (!v) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for stages");
-    n->stages = v;
-    n->cap = cap;
+    n->chunks = v;
+    v[n->nchunks] = aligned_alloc(_Alignof(a2_stage), CHUNK * sizeof(a2_stage));
+    if (!v[n->nchunks]) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for stages");
+    n->nchunks++;
   }
-  /* cache-line aligned, so that a reservation touches one line of it */
-  a2_stage *s = aligned_alloc(64, (sizeof *s + 63) / 64 * 64);
-  if (s) memset(s, 0, sizeof *s);
-  if (!s) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for a stage");
+  a2_stage *s = stage_at(n, n->nstages);
+  memset(s, 0, sizeof *s);
   s->net = n;
   s->id = n->nstages;
   s->kind = kind;
@@ -531,12 +561,8 @@ a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t la
   s->wake_ps = UINT64_MAX;
   if (!n->defer) { /* reservation timing needs no process per stage */
     a2_code rc = a2k_proc_create(kind_names[kind], stage_run, s, &s->proc, err);
-    if (rc) {
-      free(s);
-      return rc;
-    }
+    if (rc) return rc;
   }
-  n->stages[n->nstages] = s;
   *id = n->nstages++;
   return A2_OK;
 }
@@ -546,11 +572,11 @@ uint32_t a2_net_stage_count(const a2_net *n) {
 }
 
 a2_stage_kind a2_net_stage_kind(const a2_net *n, uint32_t id, int32_t *a, int32_t *b) {
-  if (a) *a = n->stages[id]->a;
-  if (b) *b = n->stages[id]->b;
-  return n->stages[id]->kind;
+  if (a) *a = stage_at(n, id)->a;
+  if (b) *b = stage_at(n, id)->b;
+  return stage_at(n, id)->kind;
 }
 
 const a2_stage_stats *a2_net_stage_stats(const a2_net *n, uint32_t id) {
-  return &n->stages[id]->st;
+  return &stage_at(n, id)->st;
 }

@@ -5,21 +5,25 @@
 
 #include <stdlib.h>
 
+typedef struct topo_row topo_row;
+
 struct a2_topo {
   a2_topology kind;
-  uint32_t n;    /* ranks */
-  uint32_t base; /* first link stage id */
-  uint32_t g;    /* two_level: group size; torus: width (X) */
-  uint32_t nic;  /* two_level: first NIC stage id */
+  const topo_row *row; /* its row of the table (routes are looked up per transfer) */
+  uint32_t n;          /* ranks */
+  uint32_t base;       /* first link stage id */
+  uint32_t g;          /* two_level: group size; torus: width (X) */
+  uint32_t gsh;        /* two_level: log2(g) when g is a power of two, else 0 */
+  uint32_t nic;        /* two_level: first NIC stage id */
 };
 
-typedef struct {
+struct topo_row {
   a2_topology kind;
   const char *name;
   a2_code (*build)(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err);
   uint16_t (*route_len)(const a2_topo *t, uint32_t src, uint32_t dst);
   void (*route)(const a2_topo *t, uint32_t src, uint32_t dst, uint32_t *out);
-} topo_row;
+};
 
 static a2_code add_link(a2_net *net, const a2_config *cfg, uint64_t lat, int32_t a, int32_t b,
                         uint32_t *first, a2_err *err) {
@@ -54,13 +58,13 @@ static void mesh_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) 
 static a2_code ring_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
   t->base = UINT32_MAX;
   for (uint32_t i = 0; i < t->n; i++) {
-    a2_code rc = add_link(net, cfg, cfg->link_lat_ps, (int32_t)i, (int32_t)((i + 1) % t->n),
-                          &t->base, err);
+    a2_code rc =
+        add_link(net, cfg, cfg->link_lat_ps, (int32_t)i, (int32_t)((i + 1) % t->n), &t->base, err);
     if (rc) return rc;
   }
   for (uint32_t i = 0; i < t->n; i++) {
-    a2_code rc = add_link(net, cfg, cfg->link_lat_ps, (int32_t)i,
-                          (int32_t)((i + t->n - 1) % t->n), &t->base, err);
+    a2_code rc = add_link(net, cfg, cfg->link_lat_ps, (int32_t)i, (int32_t)((i + t->n - 1) % t->n),
+                          &t->base, err);
     if (rc) return rc;
   }
   return A2_OK;
@@ -82,8 +86,8 @@ static void ring_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) 
 static a2_code switch_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
   t->base = UINT32_MAX;
   for (uint32_t i = 0; i < t->n; i++) {
-    a2_code rc = add_link(net, cfg, cfg->link_lat_ps + cfg->switch_lat_ps, (int32_t)i, -1,
-                          &t->base, err);
+    a2_code rc =
+        add_link(net, cfg, cfg->link_lat_ps + cfg->switch_lat_ps, (int32_t)i, -1, &t->base, err);
     if (rc) return rc;
   }
   for (uint32_t i = 0; i < t->n; i++) {
@@ -106,13 +110,19 @@ static void switch_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out
  * up-link to a switch (NIC latency + switch latency) and a down-link
  * (NIC latency). Inside a group: the direct link; between groups: up(src),
  * down(dst). */
-static uint32_t group_base(const a2_topo *t, uint32_t r) { return r / t->g * t->g; }
+/* (a shift for the usual power-of-two group: routes are computed per transfer) */
+static uint32_t group_base(const a2_topo *t, uint32_t r) {
+  return t->gsh ? r >> t->gsh << t->gsh : r / t->g * t->g;
+}
 static uint32_t group_len(const a2_topo *t, uint32_t r) {
   uint32_t b = group_base(t, r);
   return b + t->g <= t->n ? t->g : t->n - b; /* the last group may be partial */
 }
 static a2_code two_level_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
   t->g = cfg->group_size;
+  t->gsh = 0;
+  for (uint32_t sh = 1; sh < 32; sh++)
+    if (t->g == 1u << sh) t->gsh = sh;
   t->base = UINT32_MAX;
   /* intra-group links, grouped by source: source s's links start at
    * base + (s - group_base) ... laid out as s * (g - 1) within the group */
@@ -134,8 +144,8 @@ static a2_code two_level_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2
   }
   for (uint32_t i = 0; i < t->n; i++) {
     uint32_t id;
-    a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, cfg->nic_bw, cfg->nic_lat_ps, -1,
-                                  (int32_t)i, &id, err);
+    a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, cfg->nic_bw, cfg->nic_lat_ps, -1, (int32_t)i,
+                                  &id, err);
     if (rc) return rc;
   }
   if (t->base == UINT32_MAX) t->base = t->nic; /* groups of one: no intra links */
@@ -227,6 +237,7 @@ a2_code a2_topo_build(const a2_config *cfg, uint32_t nranks, a2_net *net, a2_top
   a2_topo *t = calloc(1, sizeof *t);
   if (!t) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the topology");
   t->kind = cfg->topology;
+  t->row = r;
   t->n = nranks;
   t->base = 0;
   a2_code rc = nranks > 1 ? r->build(cfg, t, net, err) : A2_OK;
@@ -238,12 +249,14 @@ a2_code a2_topo_build(const a2_config *cfg, uint32_t nranks, a2_net *net, a2_top
   return A2_OK;
 }
 
-void a2_topo_free(a2_topo *t) { free(t); }
+void a2_topo_free(a2_topo *t) {
+  free(t);
+}
 
 uint16_t a2_topo_route_len(const a2_topo *t, uint32_t s, uint32_t d) {
-  return row_of(t->kind)->route_len(t, s, d);
+  return t->row->route_len(t, s, d);
 }
 
 void a2_topo_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) {
-  row_of(t->kind)->route(t, s, d, out);
+  t->row->route(t, s, d, out);
 }

@@ -8,9 +8,16 @@ static int region_ok(uint64_t off, uint64_t len, uint64_t size) {
   return off <= size && len <= size - off;
 }
 
+/* x is not a whole number of elements of t (sizes are powers of two: no
+ * division, this runs for every instruction a streamed program produces). */
+static int misaligned(uint64_t x, a2_dtype t) {
+  return (x & (a2_dtype_size(t) - 1)) != 0;
+}
+
 static a2_code check_instr(const a2_kernel *k, const a2_instr *in, uint32_t rank, const char *name,
                            a2_err *err) {
-  const char *op = a2_op_name((a2_opcode)in->op);
+  /* the name only when a message needs it: this runs for every instruction */
+#define OPN a2_op_name((a2_opcode)in->op)
   if (in->op >= A2_OP_COUNT_) FAIL("unknown opcode %u", in->op);
   int uses_buf = in->op <= A2_OP_WAIT || in->op == A2_OP_PUT || in->op == A2_OP_GET;
   int uses_tile = in->op <= A2_OP_RSTORE || (in->op >= A2_OP_VADD && in->op <= A2_OP_VMUL);
@@ -19,90 +26,88 @@ static a2_code check_instr(const a2_kernel *k, const a2_instr *in, uint32_t rank
   const a2_buf_decl *b = NULL;
   const a2_tile_decl *t = NULL;
   if (uses_buf) {
-    if (in->buf >= k->nbufs) FAIL("%s: unknown buffer #%u", op, in->buf);
+    if (in->buf >= k->nbufs) FAIL("%s: unknown buffer #%u", OPN, in->buf);
     b = &k->bufs[in->buf];
   }
   if (uses_tile) {
-    if (in->tile >= k->ntiles) FAIL("%s: unknown tile #%u", op, in->tile);
+    if (in->tile >= k->ntiles) FAIL("%s: unknown tile #%u", OPN, in->tile);
     t = &k->tiles[in->tile];
     if (in->len > t->bytes)
-      FAIL("%s: %llu bytes do not fit tile '%s' (%llu bytes)", op, (unsigned long long)in->len,
+      FAIL("%s: %llu bytes do not fit tile '%s' (%llu bytes)", OPN, (unsigned long long)in->len,
            t->name, (unsigned long long)t->bytes);
-    if (in->len == 0) FAIL("%s: length must be > 0", op);
-    if (in->len % a2_dtype_size(t->dtype))
-      FAIL("%s: length %llu is not a whole number of %s elements", op,
-           (unsigned long long)in->len, a2_dtype_name(t->dtype));
+    if (in->len == 0) FAIL("%s: length must be > 0", OPN);
+    if (misaligned(in->len, t->dtype))
+      FAIL("%s: length %llu is not a whole number of %s elements", OPN, (unsigned long long)in->len,
+           a2_dtype_name(t->dtype));
   }
   if (uses_peer && (in->peer < 0 || (uint32_t)in->peer >= k->nranks))
-    FAIL("%s: peer %d outside 0..%u", op, in->peer, k->nranks - 1);
+    FAIL("%s: peer %d outside 0..%u", OPN, in->peer, k->nranks - 1);
   switch ((a2_opcode)in->op) {
   case A2_OP_LOAD:
   case A2_OP_STORE:
-    if (b->kind == A2_BUF_SIGNAL) FAIL("%s: '%s' is a signal, not data", op, b->name);
+    if (b->kind == A2_BUF_SIGNAL) FAIL("%s: '%s' is a signal, not data", OPN, b->name);
     /* fallthrough */
   case A2_OP_RLOAD:
   case A2_OP_RSTORE:
     if ((in->op == A2_OP_RLOAD || in->op == A2_OP_RSTORE) && b->kind != A2_BUF_WINDOW)
-      FAIL("%s: '%s' is not a window (only windows are reachable by peers)", op, b->name);
+      FAIL("%s: '%s' is not a window (only windows are reachable by peers)", OPN, b->name);
     if (!region_ok(in->off, in->len, b->bytes)) {
       uint32_t es = a2_dtype_size(b->dtype);
       FAIL("%s: elements [%llu, %llu) are outside '%s' (%llu elements; bytes [%llu, %llu) of %llu)",
-           op, (unsigned long long)(in->off / es), (unsigned long long)((in->off + in->len) / es),
+           OPN, (unsigned long long)(in->off / es), (unsigned long long)((in->off + in->len) / es),
            b->name, (unsigned long long)(b->bytes / es), (unsigned long long)in->off,
            (unsigned long long)(in->off + in->len), (unsigned long long)b->bytes);
     }
-    if (in->off % a2_dtype_size(b->dtype))
-      FAIL("%s: offset %llu is not a whole number of %s elements", op,
-           (unsigned long long)in->off, a2_dtype_name(b->dtype));
+    if (misaligned(in->off, b->dtype))
+      FAIL("%s: offset %llu is not a whole number of %s elements", OPN, (unsigned long long)in->off,
+           a2_dtype_name(b->dtype));
     if (b->dtype != t->dtype)
-      FAIL("%s: element type mismatch: '%s' is %s, tile '%s' is %s", op, b->name,
+      FAIL("%s: element type mismatch: '%s' is %s, tile '%s' is %s", OPN, b->name,
            a2_dtype_name(b->dtype), t->name, a2_dtype_name(t->dtype));
     break;
   case A2_OP_NOTIFY:
   case A2_OP_WAIT:
-    if (b->kind != A2_BUF_SIGNAL) FAIL("%s: '%s' is not a signal", op, b->name);
+    if (b->kind != A2_BUF_SIGNAL) FAIL("%s: '%s' is not a signal", OPN, b->name);
     if (in->off % 4 || !region_ok(in->off, 4, b->bytes))
-      FAIL("%s: cell at byte %llu is outside signal '%s' (%llu cells)", op,
+      FAIL("%s: cell at byte %llu is outside signal '%s' (%llu cells)", OPN,
            (unsigned long long)in->off, b->name, (unsigned long long)(b->bytes / 4));
     break;
   case A2_OP_VADD:
   case A2_OP_VMAX:
   case A2_OP_VMIN:
   case A2_OP_VMUL:
-    if (in->tile_a >= k->ntiles || in->tile_b >= k->ntiles)
-      FAIL("%s: unknown source tile", op);
+    if (in->tile_a >= k->ntiles || in->tile_b >= k->ntiles) FAIL("%s: unknown source tile", OPN);
     if (k->tiles[in->tile_a].dtype != t->dtype || k->tiles[in->tile_b].dtype != t->dtype)
-      FAIL("%s: element type mismatch between '%s', '%s' and '%s'", op, t->name,
+      FAIL("%s: element type mismatch between '%s', '%s' and '%s'", OPN, t->name,
            k->tiles[in->tile_a].name, k->tiles[in->tile_b].name);
     if (in->len > k->tiles[in->tile_a].bytes || in->len > k->tiles[in->tile_b].bytes)
-      FAIL("%s: %llu bytes exceed a source tile", op, (unsigned long long)in->len);
+      FAIL("%s: %llu bytes exceed a source tile", OPN, (unsigned long long)in->len);
     break;
   case A2_OP_PUT:
   case A2_OP_GET: {
     /* put: buf is the peer's window, buf2 the local source; get: the reverse */
     const a2_buf_decl *win = in->op == A2_OP_PUT ? b : NULL, *loc = in->op == A2_OP_PUT ? NULL : b;
-    if (in->buf2 >= k->nbufs) FAIL("%s: unknown buffer #%u", op, in->buf2);
+    if (in->buf2 >= k->nbufs) FAIL("%s: unknown buffer #%u", OPN, in->buf2);
     const a2_buf_decl *b2 = &k->bufs[in->buf2];
     if (in->op == A2_OP_PUT)
       loc = b2;
     else
       win = b2;
     if (win->kind != A2_BUF_WINDOW)
-      FAIL("%s: '%s' is not a window (only windows are reachable by peers)", op, win->name);
-    if (loc->kind == A2_BUF_SIGNAL) FAIL("%s: '%s' is a signal, not data", op, loc->name);
+      FAIL("%s: '%s' is not a window (only windows are reachable by peers)", OPN, win->name);
+    if (loc->kind == A2_BUF_SIGNAL) FAIL("%s: '%s' is a signal, not data", OPN, loc->name);
     if (b->dtype != b2->dtype)
-      FAIL("%s: element type mismatch: '%s' is %s, '%s' is %s", op, b->name,
+      FAIL("%s: element type mismatch: '%s' is %s, '%s' is %s", OPN, b->name,
            a2_dtype_name(b->dtype), b2->name, a2_dtype_name(b2->dtype));
     uint32_t es = a2_dtype_size(b->dtype);
     if (in->len == 0 || in->len % es || in->off % es || in->off2 % es || in->chunk % es)
-      FAIL("%s: offsets, length and chunk must be whole %s elements (length > 0)", op,
+      FAIL("%s: offsets, length and chunk must be whole %s elements (length > 0)", OPN,
            a2_dtype_name(b->dtype));
     if (!region_ok(in->off, in->len, b->bytes))
-      FAIL("%s: region [%llu, %llu) is outside '%s' (%llu bytes)", op,
-           (unsigned long long)in->off, (unsigned long long)(in->off + in->len), b->name,
-           (unsigned long long)b->bytes);
+      FAIL("%s: region [%llu, %llu) is outside '%s' (%llu bytes)", OPN, (unsigned long long)in->off,
+           (unsigned long long)(in->off + in->len), b->name, (unsigned long long)b->bytes);
     if (!region_ok(in->off2, in->len, b2->bytes))
-      FAIL("%s: region [%llu, %llu) is outside '%s' (%llu bytes)", op,
+      FAIL("%s: region [%llu, %llu) is outside '%s' (%llu bytes)", OPN,
            (unsigned long long)in->off2, (unsigned long long)(in->off2 + in->len), b2->name,
            (unsigned long long)b2->bytes);
     break;
@@ -114,6 +119,7 @@ static a2_code check_instr(const a2_kernel *k, const a2_instr *in, uint32_t rank
   }
   (void)rank;
   return A2_OK;
+#undef OPN
 }
 
 /* The golden's buffers must exist and hold the blocks its formula indexes. */

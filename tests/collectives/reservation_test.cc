@@ -189,6 +189,44 @@ TEST(ReservationPrimitiveClosedForm, LoneRemoteLoadIsCtrlPlusTPipe) {
   EXPECT_EQ((uint64_t)d["time_ps"].Int(), ctrl + pipe);
 }
 
+// A local copy far longer than the 64-instruction window. Under reservation
+// timing the core retires a full window's oldest instruction ahead, for the
+// time it completes (model/core.c, retire_ahead), instead of sleeping until
+// then. A wait makes it read the signal at the time dispatch has reached,
+// that is, sleep until then: with a (trivially satisfied) wait after every
+// pair the core wakes at each step as it would without retiring ahead. The
+// times must be the same, the activations far fewer without the waits.
+TEST(ReservationWindow, RetiringAheadGivesTheTimesOfWakingWithFewActivations) {
+  const std::string head =
+      "tensor x fp32[262144] = pattern\n"
+      "window w fp32[262144]\n"
+      "signal sig[1]\n"
+      "tile a fp32[1024]\n"
+      "tile b fp32[1024]\n"
+      "program rank 0\n";
+  std::string plain = head, waits = head;
+  for (int i = 0; i < 256; i++) {
+    const std::string t = i % 2 ? "b" : "a", at = "[" + std::to_string(i * 1024) + ":1024]";
+    const std::string pair = "  load " + t + ", x" + at + "\n  store " + t + ", w" + at + "\n";
+    plain += pair;
+    waits += pair + "  wait sig[0] eq 0\n";
+  }
+  plain += "end\n";
+  waits += "end\n";
+  TempDir dir;
+  JsonDoc p, w;
+  ASSERT_TRUE(RunJson(
+      Args({"run", "--trace-file", dir.Write("plain.a2t", plain), "--ranks", "1"}, kReservation),
+      &p));
+  ASSERT_TRUE(RunJson(
+      Args({"run", "--trace-file", dir.Write("waits.a2t", waits), "--ranks", "1"}, kReservation),
+      &w));
+  EXPECT_GT(p["time_ps"].Int(), 0);
+  EXPECT_EQ(p["time_ps"].Int(), w["time_ps"].Int());
+  EXPECT_LE(p["kernel_activations"].Int(), 16);   // 512 instructions, a window per activation
+  EXPECT_GE(w["kernel_activations"].Int(), 200);  // about one per pair
+}
+
 // ---- contention: close to packet timing ----
 
 class ReservationContended : public ::testing::TestWithParam<const char *> {};
