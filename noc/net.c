@@ -351,7 +351,10 @@ static uint64_t hop_append(a2_stage *st, uint64_t *a, uint32_t k, bool hop0, uin
     s = arr > free_ps ? arr : free_ps;
     if (!open || s != free_ps) { /* a gap: close the open interval, open one at s */
       if (open) st->iv[in - 1].e = free_ps;
-      if (in == st->icap) ival_grow(st);
+      if (in == st->icap) {
+        st->in = in; /* what ival_grow moves */
+        ival_grow(st);
+      }
       st->iv[in++].s = s;
       open = true;
     }

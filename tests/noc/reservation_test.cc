@@ -485,6 +485,25 @@ TEST(ReservationEarliestFit, GapsAtLaterHopsAreUsedToo) {
   EXPECT_EQ(r.st[0].busy_ps, 1000u);
 }
 
+// Many gaps from one transfer (the append path, no observer): X (10 ps/B)
+// then Y (1 ps/B), 100 B packets, no latency.
+//   A on X,Y 800 B from 0  -> X [0, 8000); Y one 100 ps slot per packet,
+//                             [1000, 1100), [2000, 2100), ... [8000, 8100):
+//                             eight intervals, more than a stage holds in
+//                             place, made by one reservation
+//   B on Y 1000 B from 1050 -> nine packets fill the gap [1100, 2000); the
+//                             tenth waits for [2000, 2100): [2100, 2200)
+TEST(ReservationEarliestFit, ManyGapsFromOneTransferAreAllKept) {
+  const std::vector<StageSpec> stages = {{100000000000ull, 0}, {1000000000000ull, 0}};
+  const std::vector<XferSpec> xfers = {{800, 0, {0, 1}}, {1000, 1050, {1}}};
+  NetResult r;
+  ASSERT_TRUE(RunNet(&r, Mode::kReservation, 100, stages, xfers));
+  EXPECT_EQ(r.done_ps[0], 8100u);
+  EXPECT_EQ(r.done_ps[1], 2200u);
+  EXPECT_EQ(r.st[0].busy_ps, 8000u);
+  EXPECT_EQ(r.st[1].busy_ps, 1800u);
+}
+
 // ---- a2_xfer_start of a timing-only transfer ----
 
 TEST(ReservationReserve, ReturnsTheCompletionWithoutAnyEvent) {
