@@ -68,7 +68,8 @@ typedef struct a2_core {
   uint32_t ahead_n; /* retired ahead in this activation */
   bool prog_done;   /* nothing left beyond the window */
   bool failed;      /* the program source failed: the core stops (sim->run_err) */
-  bool ahead;       /* reservation timing: instructions start in advance */
+  bool ahead;       /* reservation timing (the network's mode, read once): instructions
+                       start in advance */
   bool wait_ahead;  /* stopped at a wait that is due at vt, not now */
   bool blocked;     /* waiting on a signal at dispatch */
   bool in_sync_run, run_has_wait;

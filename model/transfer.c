@@ -36,7 +36,7 @@ static void on_done(a2_xfer *x, uint64_t t) {
  * it now and no event follows. */
 static void launch(a2_core *c, a2_xfer *x, uint64_t seq, uint64_t t) {
   a2_net *n = c->sim->net;
-  if (a2_net_reservation(n)) {
+  if (c->ahead) {
     x->known = 1;
     x->on_done = NULL;
     c->done[seq % A2_WIN] = a2_xfer_start(n, x, t);
@@ -170,7 +170,7 @@ void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t *p = a2_xfer_path(x, route_len(c, c->rank, peer));
   if (!p) abort();
   add_route(c, p, 0, c->rank, peer);
-  if (a2_net_reservation(c->sim->net)) { /* the reply is reserved at once */
+  if (c->ahead) { /* reservation timing: the reply is reserved at once */
     rload_data(c, in, seq, a2_xfer_start(c->sim->net, x, t));
     return;
   }
