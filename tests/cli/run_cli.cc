@@ -348,4 +348,15 @@ std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std:
   return a;
 }
 
+std::string ReadFileOrFail(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ADD_FAILURE() << "cannot read " << path;
+    return "";
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 }  // namespace a2test

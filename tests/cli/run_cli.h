@@ -124,6 +124,10 @@ class TempDir {
 // the links is so fast that the closed form is exact (docs/timing-model.md).
 const std::vector<std::string> &UncontendedFlags();
 
+// The whole of a file; a test failure (and "") when it cannot be read
+// (tests/sweep/sweep_util.h has a ReadFile that only reports it).
+std::string ReadFileOrFail(const std::string &path);
+
 // Concatenates argument lists.
 std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std::string> &b);
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "collectives/collective.h"
+#include "coll_params.h"
 #include "ladder.h"
 #include "traces/validate.h"
 
@@ -19,15 +20,7 @@ namespace a2test {
 namespace {
 
 a2_coll_params Params(uint32_t P, uint64_t N) {
-  a2_coll_params p{};
-  p.nranks = P;
-  p.size_bytes = N;
-  p.cores = 1;
-  p.op = A2_RED_SUM;
-  p.dtype = A2_FP32;
-  p.ub_bytes = 192 * 1024;
-  p.seed = 1;
-  return p;
+  return DefaultParams(P, N);
 }
 
 struct Kernel {

@@ -24,17 +24,6 @@ namespace {
 const std::vector<std::string> kReservation = {"--set", "interconnect.timing=reservation"};
 const std::vector<std::string> kPacket = {"--set", "interconnect.timing=packet"};
 
-std::string ReadAll(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    ADD_FAILURE() << "cannot read " << path;
-    return "";
-  }
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Every number and boolean of --json except the event kernel's activation
 // count (reservation timing has no process per stage: fewer activations).
 std::map<std::string, std::string> Figures(const JsonDoc &d) {
@@ -263,8 +252,8 @@ TEST_P(ReservationRepeat, TwoRunsPrintIdenticalJsonAndWriteIdenticalTraces) {
   }
   EXPECT_EQ(runs[0].out, runs[1].out);
   EXPECT_EQ(runs[0].err, runs[1].err);
-  const std::string one = ReadAll(dir.path() + "/one.json");
-  const std::string two = ReadAll(dir.path() + "/two.json");
+  const std::string one = ReadFileOrFail(dir.path() + "/one.json");
+  const std::string two = ReadFileOrFail(dir.path() + "/two.json");
   ASSERT_FALSE(one.empty());
   EXPECT_TRUE(one == two) << "the traces differ (" << one.size() << " and " << two.size()
                           << " bytes)";

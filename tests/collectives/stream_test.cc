@@ -15,6 +15,7 @@
 
 #include "collectives/builder.h"
 #include "collectives/collective.h"
+#include "coll_params.h"
 #include "traces/validate.h"
 
 namespace {
@@ -392,15 +393,7 @@ TEST(BuilderLines, NumberedWithinEachProgram) {
 // ---- a thousand ranks ----
 
 a2_coll_params Ring1024() {
-  a2_coll_params p{};
-  p.nranks = 1024;
-  p.size_bytes = 16ull << 20;
-  p.cores = 1;
-  p.op = A2_RED_SUM;
-  p.dtype = A2_FP32;
-  p.ub_bytes = 192 * 1024;
-  p.seed = 1;
-  return p;
+  return a2test::DefaultParams(1024, 16ull << 20);
 }
 
 // 16 MiB at P=1024 materialised is 13.6 M instructions (760 MB); lazily the

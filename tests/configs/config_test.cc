@@ -13,6 +13,7 @@
 #include <string>
 
 #include "configs/config_keys.h"
+#include "config_print.h"
 
 namespace {
 
@@ -56,18 +57,6 @@ std::string LoadFails(const char *yaml, int line, int col) {
 
 #define EXPECT_CONTAINS(haystack, needle) \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
-std::string Print(const a2_config &c) {
-  FILE *f = std::tmpfile();
-  a2_config_print(&c, f);
-  std::rewind(f);
-  std::string out;
-  char buf[512];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  std::fclose(f);
-  return out;
-}
 
 // ---- the default --------------------------------------------------------
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../cli/run_cli.h"
+#include "config_print.h"
 #include "configs/config.h"
 #include "configs/config_keys.h"
 
@@ -31,25 +32,6 @@ std::string Joined(const std::vector<std::string> &v) {
   std::string s;
   for (const std::string &n : v) s += (s.empty() ? "" : ", ") + n;
   return s;
-}
-
-std::string ReadFile(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Print(const a2_config &c) {
-  FILE *f = std::tmpfile();
-  a2_config_print(&c, f);
-  std::rewind(f);
-  std::string out;
-  char buf[512];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  std::fclose(f);
-  return out;
 }
 
 const a2_config_key &Row(const char *path) {
@@ -96,7 +78,7 @@ TEST(ConfigEnumKeyTest, EveryEnumeratedRowIsConsistent) {
 }
 
 TEST(ConfigEnumKeyTest, DocsListTheNamesOfEveryEnumeratedKey) {
-  std::string doc = ReadFile(std::string(A2_SOURCE_DIR) + "/docs/config.md");
+  std::string doc = a2test::ReadFileOrFail(std::string(A2_SOURCE_DIR) + "/docs/config.md");
   ASSERT_FALSE(doc.empty());
   for (unsigned i = 0; i < a2_config_nkeys; i++) {
     const a2_config_key &k = a2_config_keys[i];

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli/run_cli.h"
+
 namespace a2test {
 namespace diag {
 
@@ -24,16 +26,7 @@ inline std::string Pitfall(const std::string &name) {
   return Src("traces/examples/pitfalls/" + name + ".a2t");
 }
 
-inline std::string ReadFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    ADD_FAILURE() << "cannot read " << path;
-    return "";
-  }
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using a2test::ReadFileOrFail;
 
 inline std::vector<std::string> Lines(const std::string &text) {
   std::vector<std::string> v;

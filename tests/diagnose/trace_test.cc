@@ -101,7 +101,7 @@ class TimingTrace : public ::testing::TestWithParam<const char *> {
       t->run = RunCli(Args({"run", "--algo", "allreduce_two_phase", "--ranks",
                             std::to_string(kRanks), "--size", "64KiB", "--trace", path, "--json"},
                            TimingFlags(GetParam())));
-      t->text = diag::ReadFile(path);
+      t->text = diag::ReadFileOrFail(path);
       t->trace = JsonDoc::Parse(t->text);
       t->json = JsonDoc::Parse(t->run.out);
     }
@@ -419,8 +419,8 @@ TEST_P(TraceOutput, TwoRunsWriteByteIdenticalTraces) {
     CliResult r = RunCli(Args(TwoPhase(), {"--trace", dir.path() + name}));
     ASSERT_EQ(r.exit_code, 0) << r;
   }
-  std::string one = diag::ReadFile(dir.path() + "/one.json");
-  std::string two = diag::ReadFile(dir.path() + "/two.json");
+  std::string one = diag::ReadFileOrFail(dir.path() + "/one.json");
+  std::string two = diag::ReadFileOrFail(dir.path() + "/two.json");
   ASSERT_FALSE(one.empty());
   EXPECT_TRUE(one == two) << "the traces differ (" << one.size() << " and " << two.size()
                           << " bytes)";
@@ -439,7 +439,7 @@ TEST_P(TraceOutput, DeadlockedRunStillWritesACompleteTrace) {
                              "--ranks", "2", "--trace", path},
                             TimingFlags(GetParam())));
   EXPECT_EQ(r.exit_code, 1) << r;
-  JsonDoc doc = JsonDoc::Parse(diag::ReadFile(path));
+  JsonDoc doc = JsonDoc::Parse(diag::ReadFileOrFail(path));
   ASSERT_TRUE(doc.ok()) << doc.error();
   yajl_val ev = Key(doc.root().raw(), "traceEvents");
   ASSERT_TRUE(YAJL_IS_ARRAY(ev));

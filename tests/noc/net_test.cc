@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../model/fork_run.h"
+#include "packet_oracle.h"
 #include "model/kernel/kernel.h"
 
 namespace {
@@ -21,9 +22,9 @@ constexpr int kMaxXfers = 8;
 constexpr int kMaxStages = 40;
 constexpr int kMaxApplies = 256;
 
-struct StageSpec {
-  uint64_t bw, lat_ps;
-};
+using a2oracle::Recurrence;  // the tandem-queue recurrence: a transfer alone on its path
+using a2oracle::Ser;
+using a2oracle::StageSpec;
 
 struct XferSpec {
   uint64_t bytes, start_ps;
@@ -128,38 +129,6 @@ NetResult Simulate(uint32_t pkt_bytes, const std::vector<StageSpec> &stages,
       return ::testing::AssertionFailure()
              << "transfer " << i << ": on_done called " << out->ndone[i] << " times";
   return ::testing::AssertionSuccess();
-}
-
-// The tandem-queue recurrence of docs/timing-model.md, written out
-// independently of net.c, for one transfer alone on its path:
-//   D(x, j) = max(D(x-1, j) + lat(x-1), D(x, j-1)) + S_x(size_j)
-// complete at D(last, k) + lat(last). Packet j enters the first stage when
-// packet j-1 starts service there.
-uint64_t Ceil(uint64_t num_bytes, uint64_t bw) {
-  unsigned __int128 t = static_cast<unsigned __int128>(num_bytes) * 1000000000000ull;
-  return static_cast<uint64_t>((t + bw - 1) / bw);
-}
-
-uint64_t Recurrence(uint64_t bytes, uint32_t pkt, const std::vector<StageSpec> &path, uint64_t t0) {
-  std::vector<uint64_t> sizes;
-  for (uint64_t left = bytes; left > 0; left -= std::min<uint64_t>(left, pkt))
-    sizes.push_back(std::min<uint64_t>(left, pkt));
-  std::vector<uint64_t> prev(sizes.size());  // D(x-1, j)
-  uint64_t last = 0;
-  for (size_t x = 0; x < path.size(); x++) {
-    uint64_t d_prev_pkt = 0, start_prev_pkt = t0;
-    std::vector<uint64_t> cur(sizes.size());
-    for (size_t j = 0; j < sizes.size(); j++) {
-      uint64_t arrive = x == 0 ? (j == 0 ? t0 : start_prev_pkt) : prev[j] + path[x - 1].lat_ps;
-      uint64_t start = std::max(arrive, j == 0 ? 0 : d_prev_pkt);
-      cur[j] = start + Ceil(sizes[j], path[x].bw);
-      start_prev_pkt = start;
-      d_prev_pkt = cur[j];
-    }
-    prev = cur;
-    last = cur.back() + path[x].lat_ps;
-  }
-  return last;
 }
 
 TEST(StageTest, SerialisationTimeRoundsUpToWholePicoseconds) {
