@@ -4,6 +4,7 @@
  * completed; pipes overlap. `wait` blocks dispatch until the local signal
  * cell satisfies it; `notify` first drains every earlier data instruction
  * (PyPTO semantics) and is posted: it completes when sent. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -375,6 +376,56 @@ static bool run_pending(a2_core *c, uint64_t now) {
   return progress;
 }
 
+/* The kernel's prefetch hint (a2k_proc_set_prefetch): what an activation
+ * touches first, one level of pointers at a time (at scale each of these is
+ * a cache miss, and without the hint they come one after the other). The
+ * transfer at the head of `pend` is usually a notify landing here: its
+ * instruction copy names the signal cell the core then reads. Reads only. */
+static void core_prefetch(const void *ctx, int level) {
+  const a2_core *c = ctx;
+  if (level == 0) { /* nothing of the core is read before it arrives */
+    for (size_t o = 0; o < offsetof(a2_core, pq); o += 64)
+      __builtin_prefetch((const char *)c + o, 1);
+    return;
+  }
+  const a2_sim *s = c->sim;
+  const a2_xfer *x = c->pend.n ? (const a2_xfer *)(uintptr_t)c->pend.v[0].a : NULL;
+  uint32_t sn = c->seq_next % A2_WIN, hbm = s->hbm[c->rank];
+  if (level == 1) {
+    __builtin_prefetch(c->prog);
+    for (size_t o = 0; o < s->k->ntiles * sizeof *c->tiles && o < 1024; o += 64)
+      __builtin_prefetch((const char *)c->tiles + o, 1);
+    __builtin_prefetch(c->buf_w, 1);
+    __builtin_prefetch(&c->done[c->seq_oldest % A2_WIN], 1);
+    __builtin_prefetch(&c->done[sn], 1);
+    __builtin_prefetch(&c->win[c->seq_oldest % A2_WIN]);
+    for (uint32_t i = 0; i < 8; i++) /* what dispatch writes next: about a step's worth */
+      __builtin_prefetch(&c->win[(sn + i) % A2_WIN], 1);
+    __builtin_prefetch(&s->stats[c->rank], 1);
+    __builtin_prefetch(&s->mem[(size_t)c->rank * s->k->nbufs]);
+    if (x)
+      for (size_t o = 0; o < sizeof *x; o += 64) __builtin_prefetch((const char *)x + o, 1);
+    a2_net_prefetch_stage(s->net, c->mte_in, 0);
+    a2_net_prefetch_stage(s->net, c->mte_out, 0);
+    a2_net_prefetch_stage(s->net, hbm, 0);
+    for (int i = 0; i < A2_RECENT_STAGES; i++) a2_net_prefetch_stage(s->net, c->recent[i], 0);
+    return;
+  }
+  const a2_program *p = c->prog; /* a streamed batch: read, and refilled in place */
+  for (size_t o = 0; o < p->cap * sizeof *p->v && o < 1024; o += 64)
+    __builtin_prefetch((const char *)p->v + o, 1);
+  if (x && x->tag[1] == (uint64_t)(uintptr_t)x->ext) { /* a notify: its own instruction copy */
+    const a2_instr *in = (const a2_instr *)x->ext;
+    const uint8_t *m = s->mem[(size_t)c->rank * s->k->nbufs + in->buf];
+    if (in->op == A2_OP_NOTIFY && (uint32_t)x->tag[2] == c->rank && m)
+      __builtin_prefetch(m + in->off, 1);
+  }
+  a2_net_prefetch_stage(s->net, c->mte_in, 1);
+  a2_net_prefetch_stage(s->net, c->mte_out, 1);
+  a2_net_prefetch_stage(s->net, hbm, 1);
+  for (int i = 0; i < A2_RECENT_STAGES; i++) a2_net_prefetch_stage(s->net, c->recent[i], 1);
+}
+
 static void core_run(void *ctx) {
   a2_core *c = ctx;
   uint64_t now = a2k_now_ps();
@@ -422,6 +473,7 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->prog_done = k->source == NULL;
   c->ahead = a2_net_reservation(s->net);
   c->wake_ps = UINT64_MAX;
+  for (int i = 0; i < A2_RECENT_STAGES; i++) c->recent[i] = c->mte_in; /* a stage that exists */
   c->tiles = calloc(k->ntiles ? k->ntiles : 1, sizeof *c->tiles);
   c->buf_w = calloc(k->nbufs ? k->nbufs : 1, sizeof *c->buf_w);
   uint64_t ub = 0;
@@ -429,5 +481,9 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->ub = calloc(ub && !s->no_data ? ub : 1, 1); /* timing-only: no tile bytes */
   if (!c->tiles || !c->ub || !c->buf_w)
     return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for core state");
-  return a2k_proc_create("core", core_run, c, &c->proc, err);
+  a2_code rc = a2k_proc_create("core", core_run, c, &c->proc, err);
+  /* Under packet timing most activations are packets at stages and a core's
+   * are short and frequent: the hint would cost more than it saves there. */
+  if (rc == A2_OK && c->ahead) a2k_proc_set_prefetch(c->proc, core_prefetch);
+  return rc;
 }

@@ -20,6 +20,10 @@
  * writer, the readers and one buffer write (a load: 1 + NPIPES + 1). */
 #define A2_MAXDEPS 8
 
+/* Stages a core remembers from its recent transfers, for the kernel's
+ * prefetch hint. */
+#define A2_RECENT_STAGES 8
+
 /* Pipes of a vector core; each executes its instructions in order, and
  * different pipes overlap. Waits are resolved at dispatch. */
 enum { PIPE_MTE_IN = 0, PIPE_MTE_OUT, PIPE_VEC, PIPE_SCALAR, PIPE_DMA, NPIPES };
@@ -80,6 +84,8 @@ typedef struct a2_core {
   a2_tq pend;                  /* reservation timing: transfer events this core carries out
                                   (item.a = the a2_xfer) */
   uint32_t mte_in, mte_out;    /* stage ids */
+  uint32_t recent[A2_RECENT_STAGES]; /* stages of recent transfers (prefetch hint) */
+  uint32_t recent_next;
   a2k_proc proc;
   a2_tile_state *tiles;
   uint64_t *buf_w;            /* per buffer: seq + 1 of this core's last local write */

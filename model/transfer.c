@@ -31,17 +31,33 @@ static void on_done(a2_xfer *x, uint64_t t) {
   a2_core_complete(x->owner, x->tag[0], t);
 }
 
+/* Remember the stages of x's path among the core's recent ones (the
+ * kernel's prefetch hint brings them in before the core's next activation:
+ * a collective's steps reuse the same paths). */
+static void note_path(a2_core *c, const a2_xfer *x) {
+  for (uint16_t h = 0; h < x->nhops; h++) {
+    uint32_t id = x->path[h];
+    int i = 0;
+    while (i < A2_RECENT_STAGES && c->recent[i] != id) i++;
+    if (i == A2_RECENT_STAGES) c->recent[c->recent_next++ % A2_RECENT_STAGES] = id;
+  }
+}
+
+static uint64_t start(a2_core *c, a2_xfer *x, uint64_t t) {
+  if (c->ahead) note_path(c, x); /* the hint is given under reservation timing only */
+  return a2_xfer_start(c->sim->net, x, t);
+}
+
 /* Start the transfer that completes instruction seq, at t. Under
  * reservation timing its completion time is known at once: the slot gets
  * it now and no event follows. */
 static void launch(a2_core *c, a2_xfer *x, uint64_t seq, uint64_t t) {
-  a2_net *n = c->sim->net;
   if (c->ahead) {
     x->known = 1;
     x->on_done = NULL;
-    c->done[seq % A2_WIN] = a2_xfer_start(n, x, t);
+    c->done[seq % A2_WIN] = start(c, x, t);
   } else {
-    a2_xfer_start(n, x, t);
+    start(c, x, t);
   }
 }
 
@@ -171,11 +187,11 @@ void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   if (!p) abort();
   add_route(c, p, 0, c->rank, peer);
   if (c->ahead) { /* reservation timing: the reply is reserved at once */
-    rload_data(c, in, seq, a2_xfer_start(c->sim->net, x, t));
+    rload_data(c, in, seq, start(c, x, t));
     return;
   }
   x->on_done = rload_request_done;
-  a2_xfer_start(c->sim->net, x, t);
+  start(c, x, t);
 }
 
 void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
@@ -201,20 +217,21 @@ void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
 static void apply_notify(a2_xfer *x, uint64_t off, uint32_t len) {
   (void)off;
   (void)len;
-  a2_core *c = x->owner;
+  a2_core *c = x->owner; /* the sender: read only with an observer (cold at scale) */
+  a2_sim *s = ((a2_core *)x->runner)->sim;
   const a2_instr *in = instr_of(x);
   uint32_t peer = (uint32_t)x->tag[2];
-  uint8_t *cell = a2_mem(c->sim, peer, in->buf) + in->off;
+  uint8_t *cell = a2_mem(s, peer, in->buf) + in->off;
   int32_t v;
   memcpy(&v, cell, 4);
   v = in->mode == A2_MODE_ADD ? (int32_t)((uint32_t)v + (uint32_t)in->value) : in->value;
   memcpy(cell, &v, 4);
-  if (c->sim->race)
-    a2_race_land(c->sim->race, peer, in->buf, in->off, in->mode == A2_MODE_SET,
+  if (s->race)
+    a2_race_land(s->race, peer, in->buf, in->off, in->mode == A2_MODE_SET,
                  (uint32_t *)(uintptr_t)x->tag[3]);
-  if (c->sim->obs)
-    a2_obs_notify_landed(c->sim->obs, c, (uint8_t)x->tag[5], x->tag[4], in, peer, in->buf, in->off);
-  a2_signal_changed(c->sim, peer);
+  if (s->obs)
+    a2_obs_notify_landed(s->obs, c, (uint8_t)x->tag[5], x->tag[4], in, peer, in->buf, in->off);
+  a2_signal_changed(s, peer);
 }
 
 void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
@@ -240,7 +257,7 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
     x->tag[4] = e->start_ps;
     x->tag[5] = e->lane;
   }
-  a2_xfer_start(c->sim->net, x, t);
+  start(c, x, t);
 }
 
 /* ---- put / get: DMA-engine copies between a local buffer and a peer's
@@ -291,7 +308,7 @@ static void dma_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off,
   x->on_apply = dma_apply;
   x->on_done = dma_chunk_done;
   x->tag[3] = off;
-  a2_xfer_start(c->sim->net, x, t);
+  start(c, x, t);
 }
 
 static void get_request_done(a2_xfer *req, uint64_t t) {
@@ -313,7 +330,7 @@ static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64
     x->tag[2] = len; /* the data leg's length */
     x->tag[3] = off;
     x->on_done = get_request_done;
-    a2_xfer_start(c->sim->net, x, t);
+    start(c, x, t);
   } else {
     dma_data(c, in, seq, off, len, t);
   }

@@ -127,6 +127,11 @@ void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx);
  * time passes; this shows the rest (call before removing the observer). */
 void a2_net_flush_observer(a2_net *n);
 
+/* A hint: prefetch what reserving a packet at stage id reads first (level
+ * 0: the stage; level 1, once the stage is cached: the end of its reserved
+ * intervals). Reads only. */
+void a2_net_prefetch_stage(const a2_net *n, uint32_t id, int level);
+
 /* Service time of len bytes at bw bytes/s, in ps, rounded up. */
 uint64_t a2_ser_ps(uint64_t len, uint64_t bw_bytes_per_s);
 

@@ -23,6 +23,13 @@
 //
 // Every activation of a model process is still one SystemC method process
 // activation (sc_spawn, static sensitivity to its own sc_event).
+//
+// Prefetch hints: a dispatcher knows the order in which the processes it
+// releases will run (`g_run`), so each activation first asks the processes
+// one to three places behind it to prefetch their state (a2k_proc_set_prefetch).
+// At thousands of ranks every activation starts from cold cache and follows
+// a chain of dependent loads (core, program, instruction, stage); this
+// overlaps those chains with the work of the activations before.
 #include "model/kernel/kernel.h"
 
 #include <cstdio>
@@ -58,6 +65,15 @@ struct Entry {
 std::vector<Proc> g_procs;
 std::vector<uint32_t> g_delta;   // processes with a delta wake-up, in order
 std::vector<uint32_t> g_prerel;  // triggered at a run's bound, not yet run
+
+struct Hint {
+  a2k_prefetch_fn pf;
+  const void *ctx;
+};
+std::vector<Hint> g_hints;       // per process
+std::vector<uint32_t> g_run;     // released by the last dispatcher, in run order
+size_t g_cur = 0;                // g_run[g_cur] runs next
+bool g_hinting = false;          // some process has a hint: keep g_run
 uint64_t g_now = 0;              // == sc_time_stamp() whenever C code runs
 uint64_t g_sched = kNever;       // pending time of g_timed_ev
 sc_core::sc_event *g_timed_ev = nullptr;
@@ -179,32 +195,77 @@ inline void take_due(F &&release) {
   }
 }
 
-void timed_dispatch() {
+inline void hint(size_t i, int level) {
+  if (i >= g_run.size()) return;
+  const Hint &h = g_hints[g_run[i]];
+  if (h.pf) h.pf(h.ctx, level);
+}
+
+// The hints due when g_run[i] starts (i < 0: before the first one runs).
+inline void hints_at(ptrdiff_t i) {
+  for (int l = 0; l < A2K_PREFETCH_LEVELS; l++) {
+    ptrdiff_t j = i + A2K_PREFETCH_LEVELS - l;
+    if (j >= 0) hint(static_cast<size_t>(j), l);
+  }
+}
+
+// A dispatcher has released g_run (SystemC runs immediately notified method
+// processes in order of notification): start the hints.
+void run_begin() {
+  g_cur = 0;
+  if (!g_hinting) return;
+  for (ptrdiff_t i = -A2K_PREFETCH_LEVELS; i < 0; i++) hints_at(i);
+}
+
+inline void release(uint32_t p) {
+  g_procs[p].ev->notify();
+  if (g_hinting) g_run.push_back(p);
+}
+
+// H: prefetch hints are in use (g_run is kept); without them (packet
+// timing) the dispatcher does exactly what it did before hints existed.
+template <bool H>
+void timed_dispatch_as() {
+  if (H) g_run.clear();
   if (!g_prerel.empty()) {  // due at the previous run's bound: run them first
-    for (uint32_t p : g_prerel) g_procs[p].ev->notify();
+    for (uint32_t p : g_prerel) release(p);
     g_prerel.clear();
+    if (H) run_begin();
     return;
   }
   g_now = sc_core::sc_time_stamp().value();
   g_sched = kNever;
-  take_due([](uint32_t p) { g_procs[p].ev->notify(); });
+  if (H)
+    take_due([](uint32_t p) { release(p); });
+  else
+    take_due([](uint32_t p) { g_procs[p].ev->notify(); });
   reschedule(earliest_live());
+  if (H) run_begin();
+}
+
+void timed_dispatch() {
+  if (g_hinting)
+    timed_dispatch_as<true>();
+  else
+    timed_dispatch_as<false>();
 }
 
 void delta_dispatch() {
+  g_run.clear();
   // sc_simcontext::crunch triggers delta events last-notified first.
   for (size_t i = g_delta.size(); i-- > 0;) {
-    Proc &p = g_procs[g_delta[i]];
-    p.state = NONE;
-    p.ev->notify();
+    g_procs[g_delta[i]].state = NONE;
+    release(g_delta[i]);
   }
   g_delta.clear();
+  run_begin();
 }
 
 // The functor SystemC runs for a process: count, then call into C.
 struct Trampoline {
   a2k_fn fn;
   void *ctx;
+  uint32_t id;
   void operator()() const {
     if (g_limit_hit) return;
     if (g_event_limit && g_activations >= g_event_limit) {
@@ -213,6 +274,8 @@ struct Trampoline {
       return;
     }
     ++g_activations;
+    if (g_hinting && g_cur < g_run.size() && g_run[g_cur] == id)
+      hints_at(static_cast<ptrdiff_t>(g_cur++));
     fn(ctx);
   }
 };
@@ -223,7 +286,7 @@ struct Dispatcher {
 };
 
 void spawn_method(sc_core::sc_event *ev, const char *name, bool dispatcher, a2k_fn fn, void *ctx,
-                  void (*dfn)()) {
+                  uint32_t id, void (*dfn)()) {
   sc_core::sc_spawn_options opts;
   opts.spawn_method();
   opts.dont_initialize();
@@ -231,7 +294,7 @@ void spawn_method(sc_core::sc_event *ev, const char *name, bool dispatcher, a2k_
   if (dispatcher)
     sc_core::sc_spawn(Dispatcher{dfn}, name, &opts);
   else
-    sc_core::sc_spawn(Trampoline{fn, ctx}, name, &opts);
+    sc_core::sc_spawn(Trampoline{fn, ctx, id}, name, &opts);
 }
 
 // What sc_pending_activity() reports, with the same purge.
@@ -267,8 +330,8 @@ a2_code a2k_init(a2_err *err) {
     sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
     g_timed_ev = new sc_core::sc_event("a2k_timed_ev");
     g_delta_ev = new sc_core::sc_event("a2k_delta_ev");
-    spawn_method(g_timed_ev, "a2k_timed_dispatch", true, nullptr, nullptr, timed_dispatch);
-    spawn_method(g_delta_ev, "a2k_delta_dispatch", true, nullptr, nullptr, delta_dispatch);
+    spawn_method(g_timed_ev, "a2k_timed_dispatch", true, nullptr, nullptr, 0, timed_dispatch);
+    spawn_method(g_delta_ev, "a2k_delta_dispatch", true, nullptr, nullptr, 0, delta_dispatch);
   } catch (const std::exception &e) {
     return kernel_error(err, "init", e.what());
   }
@@ -284,13 +347,19 @@ a2_code a2k_proc_create(const char *name, a2k_fn fn, void *ctx, a2k_proc *out, a
     sc_core::sc_event *ev = new sc_core::sc_event(ev_name);
     char proc_name[96];
     std::snprintf(proc_name, sizeof proc_name, "%s_p%zu", name, g_procs.size());
-    spawn_method(ev, proc_name, false, fn, ctx, nullptr);
+    spawn_method(ev, proc_name, false, fn, ctx, static_cast<uint32_t>(g_procs.size()), nullptr);
     *out = static_cast<a2k_proc>(g_procs.size());
     g_procs.push_back(Proc{0, 0, NONE, ev});
+    g_hints.push_back(Hint{nullptr, ctx});
   } catch (const std::exception &e) {
     return kernel_error(err, "process creation", e.what());
   }
   return A2_OK;
+}
+
+void a2k_proc_set_prefetch(a2k_proc p, a2k_prefetch_fn pf) {
+  g_hints[p].pf = pf;
+  if (pf) g_hinting = true;
 }
 
 // sc_event::notify(t - now) for the process's event, kept on the C side.

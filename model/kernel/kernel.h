@@ -14,7 +14,8 @@
  *     distinct wake-up time, for a dispatcher method that notifies the due
  *     processes' events immediately, in that order (kernel.cc);
  *   - no SC_THREAD, no sc_event_queue, nothing per message or packet.
- * The shim itself only counts activations and translates errors: every
+ * The shim itself only counts activations, passes on prefetch hints (below)
+ * and translates errors: every
  * SystemC exception (sc_report) is caught at the C boundary and returned as
  * A2_E_KERNEL. One simulation per OS process: SystemC cannot re-elaborate.
  *
@@ -40,6 +41,17 @@ a2_code a2k_init(a2_err *err);
 /* Create a process that calls fn(ctx) each time it is woken. Only before
  * the first a2k_run. */
 a2_code a2k_proc_create(const char *name, a2k_fn fn, void *ctx, a2k_proc *out, a2_err *err);
+
+/* A hint, optional: the kernel calls pf(ctx, level) for a process shortly
+ * before it runs it (level 0 three activations ahead, level 1 two, level 2
+ * one), so that the process can prefetch the state its activation touches
+ * first, one level of pointers at a time (each level may read what the one
+ * before prefetched). pf must not change any state: the hint is only given
+ * when the kernel knows the order in which due processes run (those released
+ * together at one time or delta cycle), and never changes that order. */
+#define A2K_PREFETCH_LEVELS 3
+typedef void (*a2k_prefetch_fn)(const void *ctx, int level);
+void a2k_proc_set_prefetch(a2k_proc p, a2k_prefetch_fn pf);
 
 /* Ask for process p to run at absolute time t_ps (clamped to now). If p is
  * already due earlier, this is a no-op; if due later, it moves earlier. */

@@ -325,6 +325,17 @@ uint64_t rng, hash, acts;
 int64_t budget;
 a2k_proc procs[40];
 constexpr unsigned kProcs = 40, kSpread = 5;
+// Prefetch hints (a2k_proc_set_prefetch), when the scenario asks for them:
+// the next level expected per process, activations that had all levels
+// just before running, and hints out of order.
+bool with_hints;
+int next_level[40];
+uint64_t fully_hinted, bad_hints;
+void Hint(const void *ctx, int level) {
+  uintptr_t id = reinterpret_cast<uintptr_t>(ctx);
+  if (level != next_level[id]) bad_hints++;
+  next_level[id] = level + 1;
+}
 uint64_t Rnd() {
   rng ^= rng << 13;
   rng ^= rng >> 7;
@@ -358,6 +369,8 @@ void Run(void *ctx) {
   Mix(now);
   Mix(id);
   acts++;
+  if (next_level[id] == A2K_PREFETCH_LEVELS) fully_hinted++;
+  next_level[id] = 0;
   if (budget <= 0) return;
   budget--;
   int k = static_cast<int>(Rnd() % 4);
@@ -375,6 +388,8 @@ bool Scenario() {
   if (a2k_init(&e)) return false;
   for (uintptr_t i = 0; i < kProcs; i++)
     if (a2k_proc_create("o", Run, reinterpret_cast<void *>(i), &procs[i], &e)) return false;
+  if (with_hints)
+    for (unsigned i = 0; i < kProcs; i++) a2k_proc_set_prefetch(procs[i], Hint);
   for (unsigned i = 0; i < kProcs; i++)
     if (Rnd() % 2) a2k_wake_at(procs[i], Rnd() % 20);
   a2k_stop why;
@@ -416,6 +431,29 @@ TEST(KernelTest, SameTimeOrderIsSystemCTimedQueueOrder) {
   EXPECT_EQ(res.acts, 30020u);
   EXPECT_EQ(res.now, 4867u);
   EXPECT_EQ(res.hash, 0x8856468098b37f71ull);
+}
+
+// The prefetch hint reaches each process, level by level, right before it
+// runs, and changes nothing of the order.
+TEST(KernelTest, PrefetchHintsComeInOrderBeforeEachActivationAndChangeNothing) {
+  struct Result {
+    bool ok;
+    uint64_t hash, acts, fully, bad;
+  } res;
+  ASSERT_TRUE(a2test::RunForked(&res, [] {
+    Result r{};
+    order::with_hints = true;
+    r.ok = order::Scenario();
+    r.hash = order::hash;
+    r.acts = order::acts;
+    r.fully = order::fully_hinted;
+    r.bad = order::bad_hints;
+    return r;
+  }));
+  ASSERT_TRUE(res.ok);
+  EXPECT_EQ(res.hash, 0x8856468098b37f71ull);
+  EXPECT_EQ(res.bad, 0u);
+  EXPECT_EQ(res.fully, res.acts);
 }
 
 TEST(KernelTest, ProcessCreationBeforeInitIsRefused) {
