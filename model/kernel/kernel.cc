@@ -69,6 +69,7 @@ std::vector<uint32_t> g_prerel;  // triggered at a run's bound, not yet run
 struct Hint {
   a2k_prefetch_fn pf;
   const void *ctx;
+  const void *ev, *obj;  // SystemC's event and process object (cold at scale too)
 };
 std::vector<Hint> g_hints;       // per process
 std::vector<uint32_t> g_run;     // released by the last dispatcher, in run order
@@ -195,10 +196,19 @@ inline void take_due(F &&release) {
   }
 }
 
+// SystemC's objects of a process: what notifying it and running it read.
+inline void prefetch_sc(const Hint &h) {
+  __builtin_prefetch(h.ev);
+  __builtin_prefetch(static_cast<const char *>(h.ev) + 64);
+  for (int i = 0; i < 4; i++) __builtin_prefetch(static_cast<const char *>(h.obj) + 64 * i);
+}
+
 inline void hint(size_t i, int level) {
   if (i >= g_run.size()) return;
   const Hint &h = g_hints[g_run[i]];
-  if (h.pf) h.pf(h.ctx, level);
+  if (!h.pf) return;
+  if (level == 0) prefetch_sc(h);
+  h.pf(h.ctx, level);
 }
 
 // The hints due when g_run[i] starts (i < 0: before the first one runs).
@@ -222,6 +232,17 @@ inline void release(uint32_t p) {
   if (g_hinting) g_run.push_back(p);
 }
 
+// Notify g_run in order, prefetching SystemC's objects a few ahead.
+void release_run() {
+  constexpr size_t kAhead = 6;
+  size_t n = g_run.size();
+  for (size_t i = 0; i < n && i < kAhead; i++) prefetch_sc(g_hints[g_run[i]]);
+  for (size_t i = 0; i < n; i++) {
+    if (i + kAhead < n) prefetch_sc(g_hints[g_run[i + kAhead]]);
+    g_procs[g_run[i]].ev->notify();
+  }
+}
+
 // H: prefetch hints are in use (g_run is kept); without them (packet
 // timing) the dispatcher does exactly what it did before hints existed.
 template <bool H>
@@ -235,9 +256,10 @@ void timed_dispatch_as() {
   }
   g_now = sc_core::sc_time_stamp().value();
   g_sched = kNever;
-  if (H)
-    take_due([](uint32_t p) { release(p); });
-  else
+  if (H) {
+    take_due([](uint32_t p) { g_run.push_back(p); });
+    release_run();
+  } else
     take_due([](uint32_t p) { g_procs[p].ev->notify(); });
   reschedule(earliest_live());
   if (H) run_begin();
@@ -285,16 +307,17 @@ struct Dispatcher {
   void operator()() const { fn(); }
 };
 
-void spawn_method(sc_core::sc_event *ev, const char *name, bool dispatcher, a2k_fn fn, void *ctx,
-                  uint32_t id, void (*dfn)()) {
+// Returns the process's SystemC object.
+const void *spawn_method(sc_core::sc_event *ev, const char *name, bool dispatcher, a2k_fn fn,
+                         void *ctx, uint32_t id, void (*dfn)()) {
   sc_core::sc_spawn_options opts;
   opts.spawn_method();
   opts.dont_initialize();
   opts.set_sensitivity(ev);
-  if (dispatcher)
-    sc_core::sc_spawn(Dispatcher{dfn}, name, &opts);
-  else
-    sc_core::sc_spawn(Trampoline{fn, ctx, id}, name, &opts);
+  sc_core::sc_process_handle h = dispatcher
+                                     ? sc_core::sc_spawn(Dispatcher{dfn}, name, &opts)
+                                     : sc_core::sc_spawn(Trampoline{fn, ctx, id}, name, &opts);
+  return h.get_process_object();
 }
 
 // What sc_pending_activity() reports, with the same purge.
@@ -347,10 +370,11 @@ a2_code a2k_proc_create(const char *name, a2k_fn fn, void *ctx, a2k_proc *out, a
     sc_core::sc_event *ev = new sc_core::sc_event(ev_name);
     char proc_name[96];
     std::snprintf(proc_name, sizeof proc_name, "%s_p%zu", name, g_procs.size());
-    spawn_method(ev, proc_name, false, fn, ctx, static_cast<uint32_t>(g_procs.size()), nullptr);
+    const void *obj =
+        spawn_method(ev, proc_name, false, fn, ctx, static_cast<uint32_t>(g_procs.size()), nullptr);
     *out = static_cast<a2k_proc>(g_procs.size());
     g_procs.push_back(Proc{0, 0, NONE, ev});
-    g_hints.push_back(Hint{nullptr, ctx});
+    g_hints.push_back(Hint{nullptr, ctx, ev, obj});
   } catch (const std::exception &e) {
     return kernel_error(err, "process creation", e.what());
   }
