@@ -390,7 +390,7 @@ static void core_prefetch(const void *ctx, int level) {
   }
   const a2_sim *s = c->sim;
   const a2_xfer *x = c->pend.n ? (const a2_xfer *)(uintptr_t)c->pend.v[0].a : NULL;
-  uint32_t sn = c->seq_next % A2_WIN, hbm = s->hbm[c->rank];
+  uint32_t sn = c->seq_next % A2_WIN;
   if (level == 1) {
     __builtin_prefetch(c->prog);
     for (size_t o = 0; o < s->k->ntiles * sizeof *c->tiles && o < 1024; o += 64)
@@ -405,10 +405,7 @@ static void core_prefetch(const void *ctx, int level) {
     __builtin_prefetch(&s->mem[(size_t)c->rank * s->k->nbufs]);
     if (x)
       for (size_t o = 0; o < sizeof *x; o += 64) __builtin_prefetch((const char *)x + o, 1);
-    a2_net_prefetch_stage(s->net, c->mte_in, 0);
-    a2_net_prefetch_stage(s->net, c->mte_out, 0);
-    a2_net_prefetch_stage(s->net, hbm, 0);
-    for (int i = 0; i < A2_RECENT_STAGES; i++) a2_net_prefetch_stage(s->net, c->recent[i], 0);
+    a2_net_prefetch_stages(s->net, c->hint_stages, 3 + A2_RECENT_STAGES, 0);
     return;
   }
   const a2_program *p = c->prog; /* a streamed batch: read, and refilled in place */
@@ -420,10 +417,8 @@ static void core_prefetch(const void *ctx, int level) {
     if (in->op == A2_OP_NOTIFY && (uint32_t)x->tag[2] == c->rank && m)
       __builtin_prefetch(m + in->off, 1);
   }
-  a2_net_prefetch_stage(s->net, c->mte_in, 1);
-  a2_net_prefetch_stage(s->net, c->mte_out, 1);
-  a2_net_prefetch_stage(s->net, hbm, 1);
-  for (int i = 0; i < A2_RECENT_STAGES; i++) a2_net_prefetch_stage(s->net, c->recent[i], 1);
+  /* the interval lists of its own stages: those that hold many (the busiest) */
+  a2_net_prefetch_stages(s->net, c->hint_stages, 3, 1);
 }
 
 static void core_run(void *ctx) {
@@ -473,7 +468,11 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->prog_done = k->source == NULL;
   c->ahead = a2_net_reservation(s->net);
   c->wake_ps = UINT64_MAX;
-  for (int i = 0; i < A2_RECENT_STAGES; i++) c->recent[i] = c->mte_in; /* a stage that exists */
+  c->hint_stages[0] = c->mte_in;
+  c->hint_stages[1] = c->mte_out;
+  c->hint_stages[2] = s->hbm[rank];
+  for (int i = 0; i < A2_RECENT_STAGES; i++)
+    c->hint_stages[3 + i] = c->mte_in; /* one that exists */
   c->tiles = calloc(k->ntiles ? k->ntiles : 1, sizeof *c->tiles);
   c->buf_w = calloc(k->nbufs ? k->nbufs : 1, sizeof *c->buf_w);
   uint64_t ub = 0;

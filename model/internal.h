@@ -20,9 +20,9 @@
  * writer, the readers and one buffer write (a load: 1 + NPIPES + 1). */
 #define A2_MAXDEPS 8
 
-/* Stages a core remembers from its recent transfers, for the kernel's
- * prefetch hint. */
-#define A2_RECENT_STAGES 8
+/* Stages a core remembers from its recent transfers besides its own, for
+ * the kernel's prefetch hint. */
+#define A2_RECENT_STAGES 16
 
 /* Pipes of a vector core; each executes its instructions in order, and
  * different pipes overlap. Waits are resolved at dispatch. */
@@ -84,8 +84,9 @@ typedef struct a2_core {
   a2_tq pend;                  /* reservation timing: transfer events this core carries out
                                   (item.a = the a2_xfer) */
   uint32_t mte_in, mte_out;    /* stage ids */
-  uint32_t recent[A2_RECENT_STAGES]; /* stages of recent transfers (prefetch hint) */
-  uint32_t recent_next;
+  /* For the kernel's prefetch hint: the core's own HBM and MTE stages, then
+   * the other stages of its recent transfers (stage id s at 3 + s % 16) */
+  uint32_t hint_stages[3 + A2_RECENT_STAGES];
   a2k_proc proc;
   a2_tile_state *tiles;
   uint64_t *buf_w;            /* per buffer: seq + 1 of this core's last local write */

@@ -35,11 +35,11 @@ static void on_done(a2_xfer *x, uint64_t t) {
  * kernel's prefetch hint brings them in before the core's next activation:
  * a collective's steps reuse the same paths). */
 static void note_path(a2_core *c, const a2_xfer *x) {
+  uint32_t *own = c->hint_stages, *recent = own + 3;
   for (uint16_t h = 0; h < x->nhops; h++) {
     uint32_t id = x->path[h];
-    int i = 0;
-    while (i < A2_RECENT_STAGES && c->recent[i] != id) i++;
-    if (i == A2_RECENT_STAGES) c->recent[c->recent_next++ % A2_RECENT_STAGES] = id;
+    if (id != own[0] && id != own[1] && id != own[2]) /* those are always hinted */
+      recent[id % A2_RECENT_STAGES] = id;             /* direct-mapped: no search, no duplicates */
   }
 }
 

@@ -83,13 +83,15 @@ static inline a2_stage *stage_at(const a2_net *n, uint32_t id) {
   return &n->chunks[id / CHUNK][id % CHUNK];
 }
 
-void a2_net_prefetch_stage(const a2_net *n, uint32_t id, int level) {
-  const a2_stage *st = stage_at(n, id);
-  if (level == 0) {
-    __builtin_prefetch(st, 1);
-    __builtin_prefetch((const char *)st + 64, 1);
-  } else if (st->in && st->iv != st->inl) {
-    __builtin_prefetch(&st->iv[st->in - 1], 1);
+void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count, int level) {
+  for (unsigned i = 0; i < count; i++) {
+    const a2_stage *st = stage_at(n, ids[i]);
+    if (level == 0) {
+      __builtin_prefetch(st, 1);
+      __builtin_prefetch((const char *)st + 64, 1);
+    } else if (st->in && st->iv != st->inl) {
+      __builtin_prefetch(&st->iv[st->in - 1], 1);
+    }
   }
 }
 

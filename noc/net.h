@@ -127,10 +127,10 @@ void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx);
  * time passes; this shows the rest (call before removing the observer). */
 void a2_net_flush_observer(a2_net *n);
 
-/* A hint: prefetch what reserving a packet at stage id reads first (level
- * 0: the stage; level 1, once the stage is cached: the end of its reserved
- * intervals). Reads only. */
-void a2_net_prefetch_stage(const a2_net *n, uint32_t id, int level);
+/* A hint: prefetch what reserving a packet at stages ids[0..count) reads
+ * first (level 0: the stages; level 1, once they are cached: the ends of
+ * their reserved intervals). Reads only. */
+void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count, int level);
 
 /* Service time of len bytes at bw bytes/s, in ps, rounded up. */
 uint64_t a2_ser_ps(uint64_t len, uint64_t bw_bytes_per_s);
