@@ -85,7 +85,7 @@ typedef struct a2_core {
                                   (item.a = the a2_xfer) */
   uint32_t mte_in, mte_out;    /* stage ids */
   /* For the kernel's prefetch hint: the core's own HBM and MTE stages, then
-   * the other stages of its recent transfers (stage id s at 3 + s % 16) */
+   * the other stages of its recent transfers (stage id s at 3 + s % A2_RECENT_STAGES) */
   uint32_t hint_stages[3 + A2_RECENT_STAGES];
   a2k_proc proc;
   a2_tile_state *tiles;

@@ -26,7 +26,9 @@
 //
 // Prefetch hints: a dispatcher knows the order in which the processes it
 // releases will run (`g_run`), so each activation first asks the processes
-// one to three places behind it to prefetch their state (a2k_proc_set_prefetch).
+// due one to three places after it to prefetch their state
+// (a2k_proc_set_prefetch), and the dispatcher prefetches SystemC's own
+// objects of the processes it is about to notify.
 // At thousands of ranks every activation starts from cold cache and follows
 // a chain of dependent loads (core, program, instruction, stage); this
 // overlaps those chains with the work of the activations before.

@@ -15,9 +15,9 @@
  *     processes' events immediately, in that order (kernel.cc);
  *   - no SC_THREAD, no sc_event_queue, nothing per message or packet.
  * The shim itself only counts activations, passes on prefetch hints (below)
- * and translates errors: every
- * SystemC exception (sc_report) is caught at the C boundary and returned as
- * A2_E_KERNEL. One simulation per OS process: SystemC cannot re-elaborate.
+ * and translates errors: every SystemC exception (sc_report) is caught at
+ * the C boundary and returned as A2_E_KERNEL. One simulation per OS
+ * process: SystemC cannot re-elaborate.
  *
  * Times are absolute simulated picoseconds (uint64_t). */
 #ifndef A2_KERNEL_H
