@@ -379,8 +379,8 @@ static bool run_pending(a2_core *c, uint64_t now) {
 /* The kernel's prefetch hint (a2k_proc_set_prefetch): what an activation
  * touches first, one level of pointers at a time (at scale each of these is
  * a cache miss, and without the hint they come one after the other). The
- * transfer at the head of `pend` is usually a notify landing here: its
- * instruction copy names the signal cell the core then reads. Reads only. */
+ * transfer at the head of `pend` is usually a notify landing here, on the
+ * signal cell the core then reads. Reads only. */
 static void core_prefetch(const void *ctx, int level) {
   const a2_core *c = ctx;
   if (level == 0) { /* nothing of the core is read before it arrives */
@@ -405,20 +405,15 @@ static void core_prefetch(const void *ctx, int level) {
     __builtin_prefetch(&s->mem[(size_t)c->rank * s->k->nbufs]);
     if (x)
       for (size_t o = 0; o < sizeof *x; o += 64) __builtin_prefetch((const char *)x + o, 1);
-    a2_net_prefetch_stages(s->net, c->hint_stages, 3 + A2_RECENT_STAGES, 0);
+    a2_net_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 0);
     return;
   }
   const a2_program *p = c->prog; /* a streamed batch: read, and refilled in place */
   for (size_t o = 0; o < p->cap * sizeof *p->v && o < 1024; o += 64)
     __builtin_prefetch((const char *)p->v + o, 1);
-  if (x && x->tag[1] == (uint64_t)(uintptr_t)x->ext) { /* a notify: its own instruction copy */
-    const a2_instr *in = (const a2_instr *)x->ext;
-    const uint8_t *m = s->mem[(size_t)c->rank * s->k->nbufs + in->buf];
-    if (in->op == A2_OP_NOTIFY && (uint32_t)x->tag[2] == c->rank && m)
-      __builtin_prefetch(m + in->off, 1);
-  }
+  if (x) a2_prefetch_landing(c, x);
   /* the interval lists of its own stages: those that hold many (the busiest) */
-  a2_net_prefetch_stages(s->net, c->hint_stages, 3, 1);
+  a2_net_prefetch_stages(s->net, c->stages, ST_OWN, 1);
 }
 
 static void core_run(void *ctx) {
@@ -468,11 +463,9 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->prog_done = k->source == NULL;
   c->ahead = a2_net_reservation(s->net);
   c->wake_ps = UINT64_MAX;
-  c->hint_stages[0] = c->mte_in;
-  c->hint_stages[1] = c->mte_out;
-  c->hint_stages[2] = s->hbm[rank];
+  c->stages[ST_HBM] = s->hbm[rank];
   for (int i = 0; i < A2_RECENT_STAGES; i++)
-    c->hint_stages[3 + i] = c->mte_in; /* one that exists */
+    c->stages[ST_OWN + i] = c->stages[ST_MTE_IN]; /* one that exists */
   c->tiles = calloc(k->ntiles ? k->ntiles : 1, sizeof *c->tiles);
   c->buf_w = calloc(k->nbufs ? k->nbufs : 1, sizeof *c->buf_w);
   uint64_t ub = 0;

@@ -23,6 +23,7 @@
 /* Stages a core remembers from its recent transfers besides its own, for
  * the kernel's prefetch hint. */
 #define A2_RECENT_STAGES 16
+enum { ST_MTE_IN = 0, ST_MTE_OUT, ST_HBM, ST_OWN }; /* a core's own stages, in a2_core.stages */
 
 /* Pipes of a vector core; each executes its instructions in order, and
  * different pipes overlap. Waits are resolved at dispatch. */
@@ -83,10 +84,9 @@ typedef struct a2_core {
   uint64_t pipe_start[NPIPES]; /* reservation timing: start of each pipe's last instruction */
   a2_tq pend;                  /* reservation timing: transfer events this core carries out
                                   (item.a = the a2_xfer) */
-  uint32_t mte_in, mte_out;    /* stage ids */
-  /* For the kernel's prefetch hint: the core's own HBM and MTE stages, then
-   * the other stages of its recent transfers (stage id s at 3 + s % A2_RECENT_STAGES) */
-  uint32_t hint_stages[3 + A2_RECENT_STAGES];
+  /* stage ids: its own (ST_*), then, for the kernel's prefetch hint, the
+   * other stages of its recent transfers (id s at ST_OWN + s % A2_RECENT_STAGES) */
+  uint32_t stages[ST_OWN + A2_RECENT_STAGES];
   a2k_proc proc;
   a2_tile_state *tiles;
   uint64_t *buf_w;            /* per buffer: seq + 1 of this core's last local write */
@@ -145,6 +145,8 @@ void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps)
 void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps); /* put, get */
+/* A prefetch hint: when x is a notify, the signal cell it lands on (reads only). */
+void a2_prefetch_landing(const a2_core *c, const a2_xfer *x);
 /* Completion of the transfer(s) of instruction seq at t. */
 void a2_core_complete(a2_core *c, uint64_t seq, uint64_t t_ps);
 

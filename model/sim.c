@@ -127,10 +127,10 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
     for (uint32_t c = 0; c < C; c++) {
       a2_core *co = &s->cores[r * C + c];
       if ((rc = a2_net_add_stage(s->net, A2_STAGE_MTE_IN, cfg->mte_in_bw, cfg->mte_lat_ps,
-                                 (int32_t)r, (int32_t)c, &co->mte_in, err)))
+                                 (int32_t)r, (int32_t)c, &co->stages[ST_MTE_IN], err)))
         return rc;
       if ((rc = a2_net_add_stage(s->net, A2_STAGE_MTE_OUT, cfg->mte_out_bw, cfg->mte_lat_ps,
-                                 (int32_t)r, (int32_t)c, &co->mte_out, err)))
+                                 (int32_t)r, (int32_t)c, &co->stages[ST_MTE_OUT], err)))
         return rc;
       if ((rc = a2_core_init(s, co, r, c, err))) return rc;
     }

@@ -35,7 +35,7 @@ static void on_done(a2_xfer *x, uint64_t t) {
  * kernel's prefetch hint brings them in before the core's next activation:
  * a collective's steps reuse the same paths). */
 static void note_path(a2_core *c, const a2_xfer *x) {
-  uint32_t *own = c->hint_stages, *recent = own + 3;
+  uint32_t *own = c->stages, *recent = own + ST_OWN;
   for (uint16_t h = 0; h < x->nhops; h++) {
     uint32_t id = x->path[h];
     if (id != own[0] && id != own[1] && id != own[2]) /* those are always hinted */
@@ -128,7 +128,7 @@ static void local_read(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t)
   a2_xfer *x = xfer_new(c, in, seq, in->len);
   uint32_t *p = a2_xfer_path(x, 2);
   p[0] = c->sim->hbm[c->rank];
-  p[1] = c->mte_in;
+  p[1] = c->stages[ST_MTE_IN];
   x->apply_hop = 0;
   x->on_apply = apply_read;
   x->on_done = on_done;
@@ -139,7 +139,7 @@ static void local_read(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t)
 static void local_write(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   a2_xfer *x = xfer_new(c, in, seq, in->len);
   uint32_t *p = a2_xfer_path(x, 2);
-  p[0] = c->mte_out;
+  p[0] = c->stages[ST_MTE_OUT];
   p[1] = c->sim->hbm[c->rank];
   x->apply_hop = 1;
   x->on_apply = apply_write;
@@ -163,7 +163,7 @@ static void rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t)
   if (!p) abort();
   p[0] = c->sim->hbm[peer];
   uint16_t n = add_route(c, p, 1, peer, c->rank);
-  p[n] = c->mte_in;
+  p[n] = c->stages[ST_MTE_IN];
   x->apply_hop = 0;
   x->on_apply = apply_read;
   x->on_done = on_done;
@@ -204,7 +204,7 @@ void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint16_t len = (uint16_t)(route_len(c, c->rank, peer) + 2);
   uint32_t *p = a2_xfer_path(x, len);
   if (!p) abort();
-  p[0] = c->mte_out;
+  p[0] = c->stages[ST_MTE_OUT];
   add_route(c, p, 1, c->rank, peer);
   p[len - 1] = c->sim->hbm[peer];
   x->apply_hop = (uint16_t)(len - 1);
@@ -232,6 +232,13 @@ static void apply_notify(a2_xfer *x, uint64_t off, uint32_t len) {
   if (s->obs)
     a2_obs_notify_landed(s->obs, c, (uint8_t)x->tag[5], x->tag[4], in, peer, in->buf, in->off);
   a2_signal_changed(s, peer);
+}
+
+void a2_prefetch_landing(const a2_core *c, const a2_xfer *x) {
+  if (x->on_apply != apply_notify) return;
+  const a2_instr *in = instr_of(x);
+  const uint8_t *m = a2_mem(c->sim, (uint32_t)x->tag[2], in->buf);
+  if (m) __builtin_prefetch(m + in->off, 1);
 }
 
 void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
