@@ -12,8 +12,10 @@
  * and only after the matching notify, so there is no race. */
 #include "collectives/allreduce.h"
 
+/* a mod P for a in [-P, 2P): every index here is a rank plus or minus a
+ * step (no division: this runs for every step of every rank) */
 static uint64_t mod(int64_t a, uint32_t P) {
-  return (uint64_t)((a % P + P) % P);
+  return (uint64_t)(a < 0 ? a + P : a >= (int64_t)P ? a - P : a);
 }
 
 typedef struct {

@@ -92,134 +92,141 @@ uint64_t a2_tb_phase(a2_tb *tb, uint64_t count) {
   return 0;
 }
 
-int a2_tb_more(a2_tb *tb, uint64_t s) {
-  tb->in_step = 0;
-  if (tb->rc || tb->stopped || s >= tb->count) return 0;
-  if (tb->limit && tb->batch >= tb->limit) {
-    tb->stopped = 1;
-    tb->at.phase = tb->phase - 1;
-    tb->at.step = s;
-    return 0;
-  }
-  tb->in_step = 1;
-  return 1;
+void a2_tb_stop(a2_tb *tb, uint64_t s) {
+  tb->stopped = 1;
+  tb->at.phase = tb->phase - 1;
+  tb->at.step = s;
 }
 
-static void push(a2_tb *tb, a2_instr in) {
-  if (tb->rc) return;
+/* The next instruction of the program being built, zeroed (the caller sets
+ * its fields in place), or NULL when it must not be added (tb->rc says why). */
+static a2_instr *push(a2_tb *tb, uint8_t op) {
+  if (tb->rc) return NULL;
   if (tb->walking && !tb->in_step) {
     tb->rc = a2_err_set(tb->err, A2_E_INTERNAL, NULL, 0, 0,
                         "generator: an instruction outside a phase step (A2_STEPS)");
-    return;
+    return NULL;
   }
   if (!tb->lazy && tb->total >= A2_TB_MAX_INSTRS) { /* refuse before memory runs out */
     tb->rc = a2_tb_too_many(tb->err);
-    return;
+    return NULL;
   }
   if (tb->line == UINT32_MAX) {
     tb->rc = a2_err_set(tb->err, A2_E_INPUT, "--size", 0, 0,
                         "a program would have more than %u instructions", UINT32_MAX - 1);
-    return;
+    return NULL;
   }
-  a2_instr v; /* field by field into zeroed bytes: no stray padding */
-  memset(&v, 0, sizeof v);
-  v.op = in.op;
-  v.mode = in.mode;
-  v.tile = in.tile;
-  v.tile_a = in.tile_a;
-  v.tile_b = in.tile_b;
-  v.buf = in.buf;
-  v.peer = in.peer;
-  v.value = in.value;
-  v.line = ++tb->line;
-  v.off = in.off;
-  v.len = in.len;
-  v.buf2 = in.buf2;
-  v.chunk = in.chunk;
-  v.off2 = in.off2;
+  a2_instr *v = a2_program_add(tb->cur, tb->err);
+  if (!v) {
+    tb->rc = A2_E_NOMEM;
+    return NULL;
+  }
+  v->op = op;
+  v->line = ++tb->line;
   tb->total++;
   tb->batch++;
-  tb->rc = a2_program_push(tb->cur, &v, tb->err);
+  return v;
 }
 
+/* Each writes only its own fields into the zeroed instruction (no stray
+ * padding: programs compare with memcmp). */
 void a2_tb_load(a2_tb *tb, uint16_t tile, uint16_t buf, uint64_t off, uint64_t len) {
-  push(tb, (a2_instr){.op = A2_OP_LOAD, .tile = tile, .buf = buf, .off = off, .len = len});
+  a2_instr *v = push(tb, A2_OP_LOAD);
+  if (!v) return;
+  v->tile = tile;
+  v->buf = buf;
+  v->off = off;
+  v->len = len;
 }
 
 void a2_tb_store(a2_tb *tb, uint16_t tile, uint16_t buf, uint64_t off, uint64_t len) {
-  push(tb, (a2_instr){.op = A2_OP_STORE, .tile = tile, .buf = buf, .off = off, .len = len});
+  a2_instr *v = push(tb, A2_OP_STORE);
+  if (!v) return;
+  v->tile = tile;
+  v->buf = buf;
+  v->off = off;
+  v->len = len;
 }
 
 void a2_tb_rload(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off,
                  uint64_t len) {
-  push(tb, (a2_instr){.op = A2_OP_RLOAD,
-                      .tile = tile,
-                      .buf = buf,
-                      .peer = (int32_t)peer,
-                      .off = off,
-                      .len = len});
+  a2_instr *v = push(tb, A2_OP_RLOAD);
+  if (!v) return;
+  v->tile = tile;
+  v->buf = buf;
+  v->peer = (int32_t)peer;
+  v->off = off;
+  v->len = len;
 }
 
 void a2_tb_rstore(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off, uint64_t len,
                   int atomic_add) {
-  push(tb, (a2_instr){.op = A2_OP_RSTORE,
-                      .mode = (uint8_t)(atomic_add ? A2_MODE_ATOMIC_ADD : 0),
-                      .tile = tile,
-                      .buf = buf,
-                      .peer = (int32_t)peer,
-                      .off = off,
-                      .len = len});
+  a2_instr *v = push(tb, A2_OP_RSTORE);
+  if (!v) return;
+  v->mode = (uint8_t)(atomic_add ? A2_MODE_ATOMIC_ADD : 0);
+  v->tile = tile;
+  v->buf = buf;
+  v->peer = (int32_t)peer;
+  v->off = off;
+  v->len = len;
 }
 
 void a2_tb_notify(a2_tb *tb, uint16_t sig, uint32_t peer, uint64_t cell, int mode, int32_t value) {
-  push(tb, (a2_instr){.op = A2_OP_NOTIFY,
-                      .mode = (uint8_t)mode,
-                      .buf = sig,
-                      .peer = (int32_t)peer,
-                      .value = value,
-                      .off = cell * 4,
-                      .len = 4});
+  a2_instr *v = push(tb, A2_OP_NOTIFY);
+  if (!v) return;
+  v->mode = (uint8_t)mode;
+  v->buf = sig;
+  v->peer = (int32_t)peer;
+  v->value = value;
+  v->off = cell * 4;
+  v->len = 4;
 }
 
 void a2_tb_wait(a2_tb *tb, uint16_t sig, uint64_t cell, int mode, int32_t value) {
-  push(tb, (a2_instr){.op = A2_OP_WAIT,
-                      .mode = (uint8_t)mode,
-                      .buf = sig,
-                      .value = value,
-                      .off = cell * 4,
-                      .len = 4});
+  a2_instr *v = push(tb, A2_OP_WAIT);
+  if (!v) return;
+  v->mode = (uint8_t)mode;
+  v->buf = sig;
+  v->value = value;
+  v->off = cell * 4;
+  v->len = 4;
+}
+
+/* put and get: one DMA instruction, buf the destination, buf2 the source. */
+static void dma(a2_tb *tb, uint8_t op, uint16_t buf, uint32_t peer, uint64_t off, uint64_t len,
+                uint16_t buf2, uint64_t off2, uint32_t chunk, int pipeline) {
+  a2_instr *v = push(tb, op);
+  if (!v) return;
+  v->mode = (uint8_t)(pipeline ? A2_MODE_PIPELINE : 0);
+  v->buf = buf;
+  v->peer = (int32_t)peer;
+  v->off = off;
+  v->len = len;
+  v->buf2 = buf2;
+  v->off2 = off2;
+  v->chunk = chunk;
 }
 
 void a2_tb_put(a2_tb *tb, uint16_t dst_win, uint32_t peer, uint64_t off, uint64_t len,
                uint16_t src_buf, uint64_t src_off, uint32_t chunk, int pipeline) {
-  push(tb, (a2_instr){.op = A2_OP_PUT,
-                      .mode = (uint8_t)(pipeline ? A2_MODE_PIPELINE : 0),
-                      .buf = dst_win,
-                      .peer = (int32_t)peer,
-                      .off = off,
-                      .len = len,
-                      .buf2 = src_buf,
-                      .off2 = src_off,
-                      .chunk = chunk});
+  dma(tb, A2_OP_PUT, dst_win, peer, off, len, src_buf, src_off, chunk, pipeline);
 }
 
 void a2_tb_get(a2_tb *tb, uint16_t dst_buf, uint64_t off, uint64_t len, uint16_t src_win,
                uint32_t peer, uint64_t src_off, uint32_t chunk, int pipeline) {
-  push(tb, (a2_instr){.op = A2_OP_GET,
-                      .mode = (uint8_t)(pipeline ? A2_MODE_PIPELINE : 0),
-                      .buf = dst_buf,
-                      .peer = (int32_t)peer,
-                      .off = off,
-                      .len = len,
-                      .buf2 = src_win,
-                      .off2 = src_off,
-                      .chunk = chunk});
+  dma(tb, A2_OP_GET, dst_buf, peer, off, len, src_win, src_off, chunk, pipeline);
 }
 
 void a2_tb_vop(a2_tb *tb, a2_opcode op, uint16_t dst, uint16_t a, uint16_t b, uint64_t len) {
-  push(tb, (a2_instr){.op = (uint8_t)op, .tile = dst, .tile_a = a, .tile_b = b, .len = len});
+  a2_instr *v = push(tb, (uint8_t)op);
+  if (!v) return;
+  v->tile = dst;
+  v->tile_a = a;
+  v->tile_b = b;
+  v->len = len;
 }
 
 void a2_tb_compute(a2_tb *tb, int32_t cycles) {
-  push(tb, (a2_instr){.op = A2_OP_COMPUTE, .value = cycles});
+  a2_instr *v = push(tb, A2_OP_COMPUTE);
+  if (v) v->value = cycles;
 }

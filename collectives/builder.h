@@ -86,7 +86,17 @@ uint64_t a2_tb_phase(a2_tb *tb, uint64_t count);
 /* Run step s? No when the phase is over, after an error, or when the batch
  * is full (then (phase, s) becomes the resume point and every later phase
  * of this walk runs no step). */
-int a2_tb_more(a2_tb *tb, uint64_t s);
+void a2_tb_stop(a2_tb *tb, uint64_t s);               /* the batch is full before step s */
+static inline int a2_tb_more(a2_tb *tb, uint64_t s) { /* inline: runs per step */
+  tb->in_step = 0;
+  if (tb->rc || tb->stopped || s >= tb->count) return 0;
+  if (tb->limit && tb->batch >= tb->limit) {
+    a2_tb_stop(tb, s);
+    return 0;
+  }
+  tb->in_step = 1;
+  return 1;
+}
 #define A2_STEPS(tb, s, count) \
   for (uint64_t s = a2_tb_phase((tb), (count)); a2_tb_more((tb), s); s++)
 

@@ -29,8 +29,8 @@ bool a2_core_finished(const a2_core *c) {
          c->seq_oldest == c->seq_next;
 }
 
-const a2_instr *a2_core_next(a2_core *c) {
-  if (c->pc < c->base + c->prog->n) return &c->prog->v[c->pc - c->base];
+/* The slow path of a2_core_next: the window is used up. */
+static const a2_instr *refill(a2_core *c) {
   if (c->prog_done || c->failed) return NULL;
   a2_sim *s = c->sim;
   a2_source *src = s->k->source;
@@ -52,6 +52,11 @@ const a2_instr *a2_core_next(a2_core *c) {
     return NULL;
   }
   return &c->prog->v[0];
+}
+
+const a2_instr *a2_core_next(a2_core *c) {
+  if (c->pc < c->base + c->prog->n) return &c->prog->v[c->pc - c->base];
+  return refill(c);
 }
 
 void a2_signal_changed(struct a2_sim *s, uint32_t rank) {
@@ -464,8 +469,7 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->ahead = a2_net_reservation(s->net);
   c->wake_ps = UINT64_MAX;
   c->stages[ST_HBM] = s->hbm[rank];
-  for (int i = 0; i < A2_RECENT_STAGES; i++)
-    c->stages[ST_OWN + i] = c->stages[ST_MTE_IN]; /* one that exists */
+  for (int i = 0; i < A2_RECENT_STAGES; i++) c->stages[ST_OWN + i] = A2_NO_STAGE; /* none yet */
   c->tiles = calloc(k->ntiles ? k->ntiles : 1, sizeof *c->tiles);
   c->buf_w = calloc(k->nbufs ? k->nbufs : 1, sizeof *c->buf_w);
   uint64_t ub = 0;

@@ -85,7 +85,8 @@ typedef struct a2_core {
   a2_tq pend;                  /* reservation timing: transfer events this core carries out
                                   (item.a = the a2_xfer) */
   /* stage ids: its own (ST_*), then, for the kernel's prefetch hint, the
-   * other stages of its recent transfers (id s at ST_OWN + s % A2_RECENT_STAGES) */
+   * other stages of its recent transfers (id s at ST_OWN + s % A2_RECENT_STAGES;
+   * A2_NO_STAGE in a slot not used yet) */
   uint32_t stages[ST_OWN + A2_RECENT_STAGES];
   a2k_proc proc;
   a2_tile_state *tiles;

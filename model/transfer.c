@@ -31,20 +31,16 @@ static void on_done(a2_xfer *x, uint64_t t) {
   a2_core_complete(x->owner, x->tag[0], t);
 }
 
-/* Remember the stages of x's path among the core's recent ones (the
- * kernel's prefetch hint brings them in before the core's next activation:
- * a collective's steps reuse the same paths). */
-static void note_path(a2_core *c, const a2_xfer *x) {
-  uint32_t *own = c->stages, *recent = own + ST_OWN;
-  for (uint16_t h = 0; h < x->nhops; h++) {
-    uint32_t id = x->path[h];
-    if (id != own[0] && id != own[1] && id != own[2]) /* those are always hinted */
-      recent[id % A2_RECENT_STAGES] = id;             /* direct-mapped: no search, no duplicates */
-  }
+/* Remember stage id among the core's recent ones (the kernel's prefetch
+ * hint brings them in before the core's next activation: a collective's
+ * steps reuse the same paths). Called for the stages of a path that are not
+ * the core's own (those are always hinted), under reservation timing only
+ * (the hint is given there only). */
+static void note_stage(a2_core *c, uint32_t id) {
+  if (c->ahead) c->stages[ST_OWN + id % A2_RECENT_STAGES] = id; /* direct-mapped: no search */
 }
 
 static uint64_t start(a2_core *c, a2_xfer *x, uint64_t t) {
-  if (c->ahead) note_path(c, x); /* the hint is given under reservation timing only */
   return a2_xfer_start(c->sim->net, x, t);
 }
 
@@ -113,15 +109,22 @@ static void apply_write(a2_xfer *x, uint64_t off, uint32_t len) {
     memcpy(dst, src, len);
 }
 
-/* Append route(src->dst) to the path at position at; returns new length. */
-static uint16_t add_route(a2_core *c, uint32_t *path, uint16_t at, uint32_t src, uint32_t dst) {
-  a2_sim *s = c->sim;
-  a2_topo_route(s->topo, s->dev[src], s->dev[dst], path + at);
-  return (uint16_t)(at + a2_topo_route_len(s->topo, s->dev[src], s->dev[dst]));
-}
-
 static uint16_t route_len(a2_core *c, uint32_t src, uint32_t dst) {
   return a2_topo_route_len(c->sim->topo, c->sim->dev[src], c->sim->dev[dst]);
+}
+
+/* Write route(src->dst), its n = route_len(c, src, dst) stage ids, at path. */
+static void add_route(a2_core *c, uint32_t *path, uint32_t src, uint32_t dst, uint16_t n) {
+  a2_sim *s = c->sim;
+  a2_topo_route(s->topo, s->dev[src], s->dev[dst], path);
+  for (uint16_t i = 0; i < n; i++) note_stage(c, path[i]);
+}
+
+/* The HBM stage of a rank (a peer's is remembered as a recent stage). */
+static uint32_t hbm_of(a2_core *c, uint32_t rank) {
+  uint32_t id = c->sim->hbm[rank];
+  if (rank != c->rank) note_stage(c, id);
+  return id;
 }
 
 static void local_read(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
@@ -159,11 +162,12 @@ void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
 static void rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
   a2_xfer *x = xfer_new(c, in, seq, in->len);
-  uint32_t *p = a2_xfer_path(x, (uint16_t)(route_len(c, peer, c->rank) + 2));
+  uint16_t n = (uint16_t)(route_len(c, peer, c->rank) + 2);
+  uint32_t *p = a2_xfer_path(x, n);
   if (!p) abort();
-  p[0] = c->sim->hbm[peer];
-  uint16_t n = add_route(c, p, 1, peer, c->rank);
-  p[n] = c->stages[ST_MTE_IN];
+  p[0] = hbm_of(c, peer);
+  add_route(c, p + 1, peer, c->rank, (uint16_t)(n - 2));
+  p[n - 1] = c->stages[ST_MTE_IN];
   x->apply_hop = 0;
   x->on_apply = apply_read;
   x->on_done = on_done;
@@ -183,9 +187,10 @@ void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
     return;
   }
   a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes);
-  uint32_t *p = a2_xfer_path(x, route_len(c, c->rank, peer));
+  uint16_t n = route_len(c, c->rank, peer);
+  uint32_t *p = a2_xfer_path(x, n);
   if (!p) abort();
-  add_route(c, p, 0, c->rank, peer);
+  add_route(c, p, c->rank, peer, n);
   if (c->ahead) { /* reservation timing: the reply is reserved at once */
     rload_data(c, in, seq, start(c, x, t));
     return;
@@ -205,8 +210,8 @@ void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t *p = a2_xfer_path(x, len);
   if (!p) abort();
   p[0] = c->stages[ST_MTE_OUT];
-  add_route(c, p, 1, c->rank, peer);
-  p[len - 1] = c->sim->hbm[peer];
+  add_route(c, p + 1, c->rank, peer, (uint16_t)(len - 2));
+  p[len - 1] = hbm_of(c, peer);
   x->apply_hop = (uint16_t)(len - 1);
   x->on_apply = apply_write;
   x->on_done = on_done;
@@ -247,8 +252,8 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint16_t len = (uint16_t)(route_len(c, c->rank, peer) + 1);
   uint32_t *p = a2_xfer_path(x, len);
   if (!p) abort();
-  add_route(c, p, 0, c->rank, peer);
-  p[len - 1] = c->sim->hbm[peer];
+  add_route(c, p, c->rank, peer, (uint16_t)(len - 1));
+  p[len - 1] = hbm_of(c, peer);
   x->apply_hop = (uint16_t)(len - 1);
   x->on_apply = apply_notify;
   x->tag[2] = peer;
@@ -308,9 +313,9 @@ static void dma_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off,
   uint16_t n = (uint16_t)(route_len(c, src, dst) + 2);
   uint32_t *p = a2_xfer_path(x, n);
   if (!p) abort();
-  p[0] = c->sim->hbm[src];
-  add_route(c, p, 1, src, dst);
-  p[n - 1] = c->sim->hbm[dst];
+  p[0] = hbm_of(c, src);
+  add_route(c, p + 1, src, dst, (uint16_t)(n - 2));
+  p[n - 1] = hbm_of(c, dst);
   x->apply_hop = (uint16_t)(n - 1);
   x->on_apply = dma_apply;
   x->on_done = dma_chunk_done;
@@ -331,9 +336,10 @@ static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64
   uint32_t peer = (uint32_t)in->peer;
   if (in->op == A2_OP_GET && peer != c->rank) {
     a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes);
-    uint32_t *p = a2_xfer_path(x, route_len(c, c->rank, peer));
+    uint16_t n = route_len(c, c->rank, peer);
+    uint32_t *p = a2_xfer_path(x, n);
     if (!p) abort();
-    add_route(c, p, 0, c->rank, peer);
+    add_route(c, p, c->rank, peer, n);
     x->tag[2] = len; /* the data leg's length */
     x->tag[3] = off;
     x->on_done = get_request_done;

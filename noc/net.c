@@ -85,6 +85,7 @@ static inline a2_stage *stage_at(const a2_net *n, uint32_t id) {
 
 void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count, int level) {
   for (unsigned i = 0; i < count; i++) {
+    if (ids[i] == A2_NO_STAGE) continue;
     const a2_stage *st = stage_at(n, ids[i]);
     if (level == 0) {
       __builtin_prefetch(st, 1);
@@ -114,6 +115,9 @@ void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx) {
 }
 
 uint64_t a2_ser_ps(uint64_t len, uint64_t bw) {
+  /* a packet's length * 1e12 fits in 64 bits: one division instruction
+   * instead of a 128-bit division call (same result) */
+  if (len <= 18000000 && bw <= 100000000000000ull) return (len * 1000000000000ull + bw - 1) / bw;
   unsigned __int128 t = (unsigned __int128)len * 1000000000000ull + bw - 1;
   return (uint64_t)(t / bw);
 }
@@ -161,7 +165,11 @@ a2_xfer *a2_xfer_alloc(a2_net *n) {
   }
   a2_xfer *x = n->free_xfers;
   n->free_xfers = x->next_free;
-  memset(x, 0, offsetof(a2_xfer, ext));
+  /* zeroed in two parts: GCC then emits a few vector stores for each
+   * instead of a `rep stos`, whose start-up costs more at this size */
+  _Static_assert(offsetof(a2_xfer, ext) > 64, "the first part is 64 bytes");
+  memset(x, 0, 64);
+  memset((char *)x + 64, 0, offsetof(a2_xfer, ext) - 64);
   x->path = x->path_inline;
   x->path_cap = A2_INLINE_HOPS;
   x->apply_hop = A2_NO_HOP;
@@ -350,14 +358,35 @@ static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d, uint32_t *hin
  * injected when packet j starts service, the first at `ready`), service
  * ser_full each except a short last packet (ser_last). Appends after
  * everything reserved at st: coalesces touching services into one interval
- * in registers, one store per interval. Requires st->last_e <= the first
- * arrival (then every later arrival is after it too). Leaves in a[] the
- * arrivals at the next hop; returns the last start. */
+ * in registers, one store per interval. Requires rising arrivals, the
+ * first at or after the end of the last interval, or at least after its
+ * start (then no gap before the stage's last end can take it, nor a later
+ * arrival). Leaves in a[] the arrivals at the next hop; returns the last
+ * start. */
 static uint64_t hop_append(a2_stage *st, uint64_t *a, uint32_t k, bool hop0, uint64_t ready,
                            uint64_t ser_last) {
   uint64_t ser = st->ser_full, lat = st->lat_ps, free_ps = st->last_e, s = 0, busy = 0;
   uint32_t in = st->in;
   bool open = in > st->ihead; /* iv[in-1] is the last interval, its end in free_ps */
+  if (hop0) {                 /* each packet is ready when the one before starts: back to back */
+    s = ready > free_ps ? ready : free_ps;
+    if (!open || s != free_ps) {
+      if (in == st->icap) {
+        st->in = in;
+        ival_grow(st);
+      }
+      st->iv[in++].s = s;
+    }
+    for (uint32_t j = 0; j + 1 < k; j++) a[j] = s + (j + 1) * ser + lat;
+    s += (uint64_t)(k - 1) * ser;
+    free_ps = s + ser_last;
+    a[k - 1] = free_ps + lat;
+    st->iv[in - 1].e = free_ps;
+    st->in = in;
+    st->last_e = free_ps;
+    st->st.busy_ps += (uint64_t)(k - 1) * ser + ser_last;
+    return s;
+  }
   for (uint32_t j = 0; j < k; j++) {
     uint64_t arr = hop0 ? ready : a[j], d = j + 1 == k ? ser_last : ser;
     s = arr > free_ps ? arr : free_ps;
@@ -395,8 +424,8 @@ static void apply_all(a2_xfer *x) {
 }
 
 /* Returns whether x was handed to the defer hook (else the caller recycles it). */
-static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
-  uint64_t now = a2k_now_ps(), ready = t0, done = 0, applied = 0;
+static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
+  uint64_t ready = t0, done = 0, applied = 0;
   uint64_t a[BLOCK];
   uint32_t pkt = n->pkt_bytes;
   bool obs = n->observer != NULL;
@@ -422,18 +451,27 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
     uint64_t blk = kk <= BLOCK ? left : (uint64_t)k * pkt;
     uint32_t last_len = (uint32_t)(blk - (uint64_t)(k - 1) * pkt);
     x->injected += blk;
+    bool appended = false; /* the last hop took the block in order (hop_append) */
+    /* a[] rises: the previous hop took the block in order (a stage's
+     * earliest-fit search may put a short last packet into an earlier gap) */
+    bool sorted = true;
     for (uint16_t h = 0; h < x->nhops; h++) {
       a2_stage *st = h < np ? sp[h] : stage_at(n, x->path[h]);
       uint64_t ser_last = last_len == pkt ? st->ser_full : a2_ser_ps(last_len, st->bw);
       st->st.bytes += blk;
       st->st.packets += k;
-      /* hop 0: packet j+1 is injected when packet j starts service */
-      if (!obs && st->last_e <= (h == 0 ? ready : a[0])) {
+      /* hop 0: packet j+1 is injected when packet j starts service. The
+       * first arrival is after everything reserved, or queues behind the
+       * last interval (a FIFO backlog: the usual case of a busy stage). */
+      uint64_t a0 = h == 0 ? ready : a[0];
+      if (!obs && (st->last_e <= a0 || (sorted && st->iv[st->in - 1].s <= a0))) {
         uint64_t last = hop_append(st, a, k, h == 0, ready, ser_last);
         if (h == 0) ready = last;
         if (h == x->apply_hop && last > applied) applied = last; /* starts rise */
+        appended = sorted = true;
         continue;
       }
+      appended = sorted = false;
       uint32_t hint = 0;
       uint64_t busy = 0, lat = st->lat_ps;
       for (uint32_t j = 0; j < k; j++) {
@@ -449,8 +487,12 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t t0) {
       }
       st->st.busy_ps += busy;
     }
-    for (uint32_t j = 0; j < k; j++)
-      if (a[j] > done) done = a[j];
+    if (appended) { /* FIFO at the last hop: its last packet leaves last */
+      if (a[k - 1] > done) done = a[k - 1];
+    } else {
+      for (uint32_t j = 0; j < k; j++)
+        if (a[j] > done) done = a[j];
+    }
   }
   x->done_bytes = x->bytes;
   x->t_done = done;
@@ -484,7 +526,7 @@ uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
     inject(n, x, t0);
     return UINT64_MAX;
   }
-  bool deferred = reserve_all(n, x, t0);
+  bool deferred = reserve_all(n, x, now, t0);
   uint64_t t = x->t_done;
   if (!deferred) xfer_put(n, x); /* nothing left to do */
   return t;

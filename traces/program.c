@@ -3,8 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint32_t a2_dtype_size(a2_dtype t) { return t == A2_FP16 ? 2u : 4u; }
-
 const char *a2_dtype_name(a2_dtype t) {
   switch (t) {
   case A2_FP32: return "fp32";
@@ -67,14 +65,19 @@ void a2_kernel_free(a2_kernel *k) {
   k->progs = NULL;
 }
 
+a2_code a2_program_grow(a2_program *p, a2_err *err) {
+  if (p->n < p->cap) return A2_OK;
+  uint32_t cap = p->cap ? p->cap * 2 : 16;
+  a2_instr *v = realloc(p->v, (size_t)cap * sizeof *v);
+  if (!v) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for program");
+  p->v = v;
+  p->cap = cap;
+  return A2_OK;
+}
+
 a2_code a2_program_push(a2_program *p, const a2_instr *in, a2_err *err) {
-  if (p->n == p->cap) {
-    uint32_t cap = p->cap ? p->cap * 2 : 16;
-    a2_instr *v = realloc(p->v, (size_t)cap * sizeof *v);
-    if (!v) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for program");
-    p->v = v;
-    p->cap = cap;
-  }
-  memcpy(&p->v[p->n++], in, sizeof *in); /* padding too: programs compare with memcmp */
+  a2_instr *v = a2_program_add(p, err);
+  if (!v) return A2_E_NOMEM;
+  memcpy(v, in, sizeof *in);
   return A2_OK;
 }

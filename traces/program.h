@@ -9,6 +9,7 @@
 #define A2_PROGRAM_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "common/err.h"
 
@@ -17,7 +18,10 @@ extern "C" {
 #endif
 
 typedef enum { A2_FP32 = 0, A2_FP16 = 1, A2_INT32 = 2 } a2_dtype;
-uint32_t a2_dtype_size(a2_dtype t);
+/* Bytes per element (inline: validation asks for it per instruction). */
+static inline uint32_t a2_dtype_size(a2_dtype t) {
+  return t == A2_FP16 ? 2u : 4u;
+}
 const char *a2_dtype_name(a2_dtype t);
 
 /* Where a buffer lives. TENSOR: private GM of each rank (inputs/outputs);
@@ -184,6 +188,17 @@ void a2_kernel_free(a2_kernel *k);
 
 /* Append one instruction to program p (grows it). */
 a2_code a2_program_push(a2_program *p, const a2_instr *in, a2_err *err);
+/* Make room for at least one more instruction in p. */
+a2_code a2_program_grow(a2_program *p, a2_err *err);
+/* Append one zeroed instruction to p (grows it) and return it, or NULL when
+ * out of memory (err set): for writers that fill it in place (inline: the
+ * generators call it per instruction). */
+static inline a2_instr *a2_program_add(a2_program *p, a2_err *err) {
+  if (p->n == p->cap && a2_program_grow(p, err)) return NULL;
+  a2_instr *in = &p->v[p->n++];
+  memset(in, 0, sizeof *in); /* padding too: programs compare with memcmp */
+  return in;
+}
 
 /* "line" or "step": what instr.line counts in k (for reports). */
 static inline const char *a2_line_word(const a2_kernel *k) {

@@ -14,15 +14,31 @@ static int misaligned(uint64_t x, a2_dtype t) {
   return (x & (a2_dtype_size(t) - 1)) != 0;
 }
 
-static a2_code check_instr(const a2_kernel *k, const a2_instr *in, uint32_t rank, const char *name,
-                           a2_err *err) {
+/* inlined in its one caller: no call and register saves per instruction */
+static inline __attribute__((always_inline)) a2_code check_instr(const a2_kernel *k,
+                                                                 const a2_instr *in, uint32_t rank,
+                                                                 const char *name, a2_err *err) {
   /* the name only when a message needs it: this runs for every instruction */
 #define OPN a2_op_name((a2_opcode)in->op)
   if (in->op >= A2_OP_COUNT_) FAIL("unknown opcode %u", in->op);
-  int uses_buf = in->op <= A2_OP_WAIT || in->op == A2_OP_PUT || in->op == A2_OP_GET;
-  int uses_tile = in->op <= A2_OP_RSTORE || (in->op >= A2_OP_VADD && in->op <= A2_OP_VMUL);
-  int uses_peer = in->op == A2_OP_RLOAD || in->op == A2_OP_RSTORE || in->op == A2_OP_NOTIFY ||
-                  in->op == A2_OP_PUT || in->op == A2_OP_GET;
+  /* which operands each opcode has (a table: one load instead of a chain of
+   * compares per instruction) */
+  enum { BUF = 1, TILE = 2, PEER = 4 };
+  static const uint8_t uses[A2_OP_COUNT_] = {[A2_OP_LOAD] = BUF | TILE,
+                                             [A2_OP_STORE] = BUF | TILE,
+                                             [A2_OP_RLOAD] = BUF | TILE | PEER,
+                                             [A2_OP_RSTORE] = BUF | TILE | PEER,
+                                             [A2_OP_NOTIFY] = BUF | PEER,
+                                             [A2_OP_WAIT] = BUF,
+                                             [A2_OP_VADD] = TILE,
+                                             [A2_OP_VMAX] = TILE,
+                                             [A2_OP_VMIN] = TILE,
+                                             [A2_OP_VMUL] = TILE,
+                                             [A2_OP_COMPUTE] = 0,
+                                             [A2_OP_PUT] = BUF | PEER,
+                                             [A2_OP_GET] = BUF | PEER};
+  int uses_buf = uses[in->op] & BUF, uses_tile = uses[in->op] & TILE;
+  int uses_peer = uses[in->op] & PEER;
   const a2_buf_decl *b = NULL;
   const a2_tile_decl *t = NULL;
   if (uses_buf) {

@@ -142,6 +142,15 @@ TEST(StageTest, SerialisationTimeRoundsUpToWholePicoseconds) {
   // n * 1e12 overflows 64 bits here: the product must be computed wider.
   EXPECT_EQ(a2_ser_ps(1ull << 40, 1000000000ull), 1099511627776000ull);
   EXPECT_EQ(a2_ser_ps(10000000ull, 1ull), 10000000000000000000ull);  // 1e19 ps still fits
+  // Short lengths take a 64-bit division: the same rounding on both sides of
+  // where the wide one takes over, at any bandwidth.
+  for (uint64_t bw : {1ull, 7ull, 3000000000ull, 28000000000ull, 99999999999999ull,
+                      100000000000000ull, 100000000000001ull, 18446744073709551615ull})
+    for (uint64_t len : {1ull, 4096ull, 17999999ull, 18000000ull, 18000001ull}) {
+      unsigned __int128 want = ((unsigned __int128)len * 1000000000000ull + bw - 1) / bw;
+      if (want >> 64) continue;  // does not fit the result type
+      EXPECT_EQ(a2_ser_ps(len, bw), (uint64_t)want) << len << " bytes at " << bw << " B/s";
+    }
 }
 
 TEST(StageTest, ZeroBandwidthStageIsRefused) {
