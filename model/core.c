@@ -243,6 +243,7 @@ static bool dispatch(a2_core *c, uint64_t now) {
     if (in->op == A2_OP_NOTIFY) {
       st->notifies++;
       c->in_sync_run = true;
+      if (c->ahead) a2_prefetch_notify_target(c, in); /* it starts later in this activation */
     } else {
       close_sync_run(c);
     }

@@ -106,6 +106,7 @@ struct a2_sim {
   a2_topo *topo;
   uint64_t cycle_ps;
   uint8_t **mem;        /* [rank * nbufs + buf] */
+  uint8_t **buf_mem;    /* [buf]: every rank's copy in one block (NULL: not allocated) */
   uint64_t *ub_off;     /* byte offset of each tile in a core's UB */
   uint32_t *hbm;        /* HBM stage per rank */
   a2_core *cores;       /* [rank * ncores + core] */
@@ -148,6 +149,9 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps
 void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps); /* put, get */
 /* A prefetch hint: when x is a notify, the signal cell it lands on (reads only). */
 void a2_prefetch_landing(const a2_core *c, const a2_xfer *x);
+/* A prefetch hint: what the landing of notify `in` is handed to (its
+ * peer's core, which carries out the landing event; reads only). */
+void a2_prefetch_notify_target(const a2_core *c, const a2_instr *in);
 /* Completion of the transfer(s) of instruction seq at t. */
 void a2_core_complete(a2_core *c, uint64_t seq, uint64_t t_ps);
 

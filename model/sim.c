@@ -4,9 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/huge.h"
 #include "model/internal.h"
 #include "traces/fp16.h"
 #include "traces/validate.h"
+
+static size_t cores_bytes(const a2_kernel *k) {
+  return (size_t)k->nranks * k->ncores * sizeof(a2_core);
+}
+
+/* Bytes between two ranks' copies of a buffer (lines of their own). */
+static size_t buf_stride(const a2_buf_decl *b) {
+  return ((size_t)(b->bytes ? b->bytes : 1) + 63) / 64 * 64;
+}
 
 static void fill_pattern(uint8_t *m, const a2_buf_decl *b, uint32_t seed, uint32_t rank) {
   uint32_t es = a2_dtype_size(b->dtype);
@@ -96,24 +106,29 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
   s->mem = calloc((size_t)P * (k->nbufs ? k->nbufs : 1), sizeof *s->mem);
   s->ub_off = calloc(k->ntiles ? k->ntiles : 1, sizeof *s->ub_off);
   s->hbm = calloc(P, sizeof *s->hbm);
-  /* cache-line aligned: a window slot is one line */
-  s->cores = aligned_alloc(_Alignof(a2_core), (size_t)P * C * sizeof *s->cores);
-  if (s->cores) memset(s->cores, 0, (size_t)P * C * sizeof *s->cores);
+  /* cache-line aligned (a window slot is one line), on huge pages */
+  s->cores = a2_huge_alloc(cores_bytes(k));
   s->stats = calloc(P, sizeof *s->stats);
-  if (!s->dev || !s->mem || !s->ub_off || !s->hbm || !s->cores || !s->stats)
+  s->buf_mem = calloc(k->nbufs ? k->nbufs : 1, sizeof *s->buf_mem);
+  if (!s->dev || !s->mem || !s->ub_off || !s->hbm || !s->cores || !s->stats || !s->buf_mem)
     return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for %u ranks", P);
   for (uint32_t r = 0; r < P; r++) s->dev[r] = devices ? devices[r] : r;
   for (uint32_t i = 1; i < k->ntiles; i++) s->ub_off[i] = s->ub_off[i - 1] + k->tiles[i - 1].bytes;
-  for (uint32_t r = 0; r < P; r++)
-    for (uint32_t b = 0; b < k->nbufs; b++) {
-      if (s->no_data && k->bufs[b].kind != A2_BUF_SIGNAL) continue; /* stays NULL */
-      uint8_t *m = calloc(k->bufs[b].bytes ? k->bufs[b].bytes : 1, 1);
-      if (!m)
-        return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for buffer '%s'",
-                          k->bufs[b].name);
-      s->mem[(size_t)r * k->nbufs + b] = m;
-      if (k->init[b] == A2_INIT_PATTERN) fill_pattern(m, &k->bufs[b], k->seed, r);
+  /* a buffer of every rank in one block (rank r's at r * buf_stride): */
+  for (uint32_t b = 0; b < k->nbufs; b++) {
+    if (s->no_data && k->bufs[b].kind != A2_BUF_SIGNAL) continue; /* stays NULL */
+    size_t stride = buf_stride(&k->bufs[b]);
+    uint8_t *m = stride <= SIZE_MAX / P ? a2_huge_alloc(stride * P) : NULL;
+    if (!m)
+      return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for buffer '%s'",
+                        k->bufs[b].name);
+    s->buf_mem[b] = m;
+    for (uint32_t r = 0; r < P; r++) {
+      s->mem[(size_t)r * k->nbufs + b] = m + (size_t)r * stride;
+      if (k->init[b] == A2_INIT_PATTERN)
+        fill_pattern(m + (size_t)r * stride, &k->bufs[b], k->seed, r);
     }
+  }
 
   if ((rc = a2k_init(err))) return rc;
   if ((rc = a2_net_create(cfg->packet_bytes, &s->net, err))) return rc;
@@ -147,10 +162,12 @@ void a2_sim_free(a2_sim *s) {
       free(s->cores[i].ub);
       a2_tq_free(&s->cores[i].pend);
     }
-  if (s->mem)
-    for (size_t i = 0; i < (size_t)k->nranks * k->nbufs; i++) free(s->mem[i]);
+  if (s->buf_mem)
+    for (uint32_t b = 0; b < k->nbufs; b++)
+      a2_huge_free(s->buf_mem[b], buf_stride(&k->bufs[b]) * k->nranks);
+  free(s->buf_mem);
   free(s->mem);
-  free(s->cores);
+  a2_huge_free(s->cores, cores_bytes(k));
   free(s->ub_off);
   free(s->hbm);
   free(s->stats);

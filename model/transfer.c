@@ -246,6 +246,19 @@ void a2_prefetch_landing(const a2_core *c, const a2_xfer *x) {
   if (m) __builtin_prefetch(m + in->off, 1);
 }
 
+/* The core a notify's landing is handed to (a2_core_defer pushes onto its
+ * queue and wakes it). */
+static a2_core *notify_runner(const a2_core *c, uint32_t peer) {
+  return &c->sim->cores[peer * c->sim->k->ncores];
+}
+
+void a2_prefetch_notify_target(const a2_core *c, const a2_instr *in) {
+  const a2_core *r = notify_runner(c, (uint32_t)in->peer);
+  __builtin_prefetch(r, 1); /* running, wake_ps */
+  __builtin_prefetch(&r->pend, 1);
+  __builtin_prefetch((const char *)&r->pend + sizeof r->pend - 1, 1);
+}
+
 void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
   a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes);
@@ -262,7 +275,7 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   _Static_assert(sizeof x->ext >= sizeof *in, "a2_xfer.ext holds an a2_instr");
   memcpy(x->ext, in, sizeof *in);
   x->tag[1] = (uint64_t)(uintptr_t)x->ext;
-  x->runner = &c->sim->cores[peer * c->sim->k->ncores];       /* lands there: its core acts */
+  x->runner = notify_runner(c, peer);                         /* lands there: its core acts */
   const a2_slot_ext *e = &c->ext[seq % A2_WIN];               /* set only with these options */
   if (c->sim->race) x->tag[3] = (uint64_t)(uintptr_t)e->snap; /* handed to the cell on landing */
   if (c->sim->obs) {

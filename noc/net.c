@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/huge.h"
 #include "common/tq.h"
 #include "model/kernel/kernel.h"
 
@@ -57,9 +58,9 @@ _Static_assert(offsetof(a2_stage, inl) == 64 && offsetof(a2_stage, heap) == 128,
                "a reservation touches a stage's first two lines");
 
 #define SLAB 1024
-#define CHUNK                                                        \
-  256 /* stages per allocation: a stage is found from its id without \
-         loading a pointer per stage (a cache miss at scale) */
+/* stages per allocation: a stage is found from its id without loading a
+ * pointer per stage (a cache miss at scale), and a chunk is one huge page */
+#define CHUNK (A2_HUGE_PAGE / sizeof(a2_stage))
 
 struct a2_net {
   uint32_t pkt_bytes;
@@ -92,6 +93,8 @@ void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count
       __builtin_prefetch((const char *)st + 64, 1);
     } else if (st->in && st->iv != st->inl) {
       __builtin_prefetch(&st->iv[st->in - 1], 1);
+    } else if (st->heap) { /* in place now: where the list goes when it grows */
+      __builtin_prefetch(st->heap, 1);
     }
   }
 }
@@ -582,7 +585,7 @@ a2_code a2_net_create(uint32_t pkt_bytes, a2_net **out, a2_err *err) {
 void a2_net_free(a2_net *n) {
   if (!n) return;
   for (uint32_t i = 0; i < n->nstages; i++) free(stage_at(n, i)->heap);
-  for (uint32_t i = 0; i < n->nchunks; i++) free(n->chunks[i]);
+  for (uint32_t i = 0; i < n->nchunks; i++) a2_huge_free(n->chunks[i], CHUNK * sizeof(a2_stage));
   free(n->chunks);
   a2_tq_free(&n->held);
   for (uint32_t i = 0; i < n->nslabs; i++) free(n->slabs[i]);
@@ -599,7 +602,7 @@ a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t la
     a2_stage **v = realloc(n->chunks, (n->nchunks + 1) * sizeof *v);
     if (!v) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for stages");
     n->chunks = v;
-    v[n->nchunks] = aligned_alloc(_Alignof(a2_stage), CHUNK * sizeof(a2_stage));
+    v[n->nchunks] = a2_huge_alloc(CHUNK * sizeof(a2_stage));
     if (!v[n->nchunks]) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for stages");
     n->nchunks++;
   }

@@ -129,7 +129,8 @@ void a2_net_flush_observer(a2_net *n);
 
 /* A hint: prefetch what reserving a packet at stages ids[0..count) reads
  * first (level 0: the stages; level 1, once they are cached: the ends of
- * their reserved intervals). Ids A2_NO_STAGE are skipped. Reads only. */
+ * their reserved intervals, or the array they move to when they outgrow
+ * the stage). Ids A2_NO_STAGE are skipped. Reads only. */
 #define A2_NO_STAGE UINT32_MAX
 void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count, int level);
 

@@ -1,0 +1,19 @@
+/* Zeroed memory for large, long-lived model state (all cores, all stages,
+ * a buffer of every rank), asked to be backed by transparent huge pages.
+ * A run at scale touches every rank's state in turn: with 4 KiB pages each
+ * of those touches also misses the TLB, with 2 MiB pages a few hundred
+ * entries cover it all. The kernel may decline (THP off): then this is
+ * plain zeroed memory. Requests under 2 MiB come from the C heap. */
+#ifndef A2_HUGE_H
+#define A2_HUGE_H
+
+#include <stddef.h>
+
+#define A2_HUGE_PAGE ((size_t)2 << 20)
+
+/* bytes of zeroed memory aligned to at least 64 bytes, or NULL. */
+void *a2_huge_alloc(size_t bytes);
+/* Free p from a2_huge_alloc(bytes) (same bytes); NULL is ignored. */
+void a2_huge_free(void *p, size_t bytes);
+
+#endif
