@@ -110,6 +110,12 @@ struct a2_sim {
   uint64_t *ub_off;     /* byte offset of each tile in a core's UB */
   uint32_t *hbm;        /* HBM stage per rank */
   a2_core *cores;       /* [rank * ncores + core] */
+  /* every core's tile scoreboard, last local writes and tile bytes (UB), in
+   * one block each; a core has its slice (core_ub NULL when timing-only) */
+  a2_tile_state *core_tiles;
+  uint64_t *core_buf_w;
+  uint8_t *core_ub;
+  size_t ub_stride;     /* bytes of a core's UB in core_ub */
   a2_rank_stats *stats; /* per rank */
   uint32_t *dev;        /* NPU of each kernel rank */
   a2_race *race;        /* NULL when race checking is off */

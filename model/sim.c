@@ -12,6 +12,18 @@
 static size_t cores_bytes(const a2_kernel *k) {
   return (size_t)k->nranks * k->ncores * sizeof(a2_core);
 }
+static size_t tiles_bytes(const a2_kernel *k) {
+  return (size_t)k->nranks * k->ncores * (k->ntiles ? k->ntiles : 1) * sizeof(a2_tile_state);
+}
+static size_t buf_w_bytes(const a2_kernel *k) {
+  return (size_t)k->nranks * k->ncores * (k->nbufs ? k->nbufs : 1) * sizeof(uint64_t);
+}
+/* Bytes of one core's unified buffer: its tiles, rounded to lines. */
+static size_t ub_stride(const a2_kernel *k) {
+  size_t ub = 0;
+  for (uint32_t i = 0; i < k->ntiles; i++) ub += k->tiles[i].bytes;
+  return (ub + 63) / 64 * 64;
+}
 
 /* Bytes between two ranks' copies of a buffer (lines of their own). */
 static size_t buf_stride(const a2_buf_decl *b) {
@@ -110,7 +122,12 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
   s->cores = a2_huge_alloc(cores_bytes(k));
   s->stats = calloc(P, sizeof *s->stats);
   s->buf_mem = calloc(k->nbufs ? k->nbufs : 1, sizeof *s->buf_mem);
-  if (!s->dev || !s->mem || !s->ub_off || !s->hbm || !s->cores || !s->stats || !s->buf_mem)
+  s->core_tiles = a2_huge_alloc(tiles_bytes(k));
+  s->core_buf_w = a2_huge_alloc(buf_w_bytes(k));
+  s->ub_stride = ub_stride(k);
+  if (!no_data) s->core_ub = a2_huge_alloc(s->ub_stride * P * C);
+  if (!s->dev || !s->mem || !s->ub_off || !s->hbm || !s->cores || !s->stats || !s->buf_mem ||
+      !s->core_tiles || !s->core_buf_w || (!no_data && !s->core_ub))
     return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for %u ranks", P);
   for (uint32_t r = 0; r < P; r++) s->dev[r] = devices ? devices[r] : r;
   for (uint32_t i = 1; i < k->ntiles; i++) s->ub_off[i] = s->ub_off[i - 1] + k->tiles[i - 1].bytes;
@@ -156,12 +173,10 @@ void a2_sim_free(a2_sim *s) {
   if (!s) return;
   const a2_kernel *k = s->k;
   if (s->cores)
-    for (uint32_t i = 0; i < k->nranks * k->ncores; i++) {
-      free(s->cores[i].tiles);
-      free(s->cores[i].buf_w);
-      free(s->cores[i].ub);
-      a2_tq_free(&s->cores[i].pend);
-    }
+    for (uint32_t i = 0; i < k->nranks * k->ncores; i++) a2_tq_free(&s->cores[i].pend);
+  a2_huge_free(s->core_tiles, tiles_bytes(k));
+  a2_huge_free(s->core_buf_w, buf_w_bytes(k));
+  a2_huge_free(s->core_ub, s->ub_stride * k->nranks * k->ncores);
   if (s->buf_mem)
     for (uint32_t b = 0; b < k->nbufs; b++)
       a2_huge_free(s->buf_mem[b], buf_stride(&k->bufs[b]) * k->nranks);

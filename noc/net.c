@@ -57,7 +57,7 @@ typedef struct {
 _Static_assert(offsetof(a2_stage, inl) == 64 && offsetof(a2_stage, heap) == 128,
                "a reservation touches a stage's first two lines");
 
-#define SLAB 1024
+#define SLAB_BYTES A2_HUGE_PAGE
 /* stages per allocation: a stage is found from its id without loading a
  * pointer per stage (a cache miss at scale), and a chunk is one huge page */
 #define CHUNK (A2_HUGE_PAGE / sizeof(a2_stage))
@@ -125,7 +125,9 @@ uint64_t a2_ser_ps(uint64_t len, uint64_t bw) {
   return (uint64_t)(t / bw);
 }
 
-static void *slab_alloc(a2_net *n, size_t each) {
+/* A slab of SLAB_BYTES / each objects (one huge page: transfers pending
+ * at scale, one per rank and more, are touched in no particular order). */
+static void *slab_alloc(a2_net *n) {
   if (n->nslabs == n->slab_cap) {
     uint32_t cap = n->slab_cap ? n->slab_cap * 2 : 16;
     void **s = realloc(n->slabs, cap * sizeof *s);
@@ -133,16 +135,16 @@ static void *slab_alloc(a2_net *n, size_t each) {
     n->slabs = s;
     n->slab_cap = cap;
   }
-  void *m = calloc(SLAB, each);
+  void *m = a2_huge_alloc(SLAB_BYTES);
   if (m) n->slabs[n->nslabs++] = m;
   return m;
 }
 
 static a2_pkt *pkt_get(a2_net *n) {
   if (!n->free_pkts) {
-    a2_pkt *m = slab_alloc(n, sizeof *m);
+    a2_pkt *m = slab_alloc(n);
     if (!m) abort(); /* pools only grow with packets in flight; see docs/architecture.md */
-    for (int i = 0; i < SLAB; i++) {
+    for (size_t i = 0; i < SLAB_BYTES / sizeof *m; i++) {
       m[i].next = n->free_pkts;
       n->free_pkts = &m[i];
     }
@@ -159,9 +161,9 @@ static void pkt_put(a2_net *n, a2_pkt *p) {
 
 a2_xfer *a2_xfer_alloc(a2_net *n) {
   if (!n->free_xfers) {
-    a2_xfer *m = slab_alloc(n, sizeof *m);
+    a2_xfer *m = slab_alloc(n);
     if (!m) return NULL;
-    for (int i = 0; i < SLAB; i++) {
+    for (size_t i = 0; i < SLAB_BYTES / sizeof *m; i++) {
       m[i].next_free = n->free_xfers;
       n->free_xfers = &m[i];
     }
@@ -588,7 +590,7 @@ void a2_net_free(a2_net *n) {
   for (uint32_t i = 0; i < n->nchunks; i++) a2_huge_free(n->chunks[i], CHUNK * sizeof(a2_stage));
   free(n->chunks);
   a2_tq_free(&n->held);
-  for (uint32_t i = 0; i < n->nslabs; i++) free(n->slabs[i]);
+  for (uint32_t i = 0; i < n->nslabs; i++) a2_huge_free(n->slabs[i], SLAB_BYTES);
   free(n->slabs);
   free(n);
 }
