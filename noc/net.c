@@ -392,8 +392,8 @@ static uint64_t hop_append(a2_stage *st, uint64_t *a, uint32_t k, bool hop0, uin
     st->st.busy_ps += (uint64_t)(k - 1) * ser + ser_last;
     return s;
   }
-  for (uint32_t j = 0; j < k; j++) {
-    uint64_t arr = hop0 ? ready : a[j], d = j + 1 == k ? ser_last : ser;
+  for (uint32_t j = 0; j < k; j++) { /* later hops: each packet as it arrives */
+    uint64_t arr = a[j], d = j + 1 == k ? ser_last : ser;
     s = arr > free_ps ? arr : free_ps;
     if (!open || s != free_ps) { /* a gap: close the open interval, open one at s */
       if (open) st->iv[in - 1].e = free_ps;
@@ -406,7 +406,6 @@ static uint64_t hop_append(a2_stage *st, uint64_t *a, uint32_t k, bool hop0, uin
     }
     free_ps = s + d;
     busy += d;
-    ready = s;
     a[j] = free_ps + lat;
   }
   st->iv[in - 1].e = free_ps;
