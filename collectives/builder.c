@@ -130,45 +130,36 @@ static a2_instr *push(a2_tb *tb, uint8_t op) {
 
 /* Each writes only its own fields into the zeroed instruction (no stray
  * padding: programs compare with memcmp). */
-void a2_tb_load(a2_tb *tb, uint16_t tile, uint16_t buf, uint64_t off, uint64_t len) {
-  a2_instr *v = push(tb, A2_OP_LOAD);
+/* load, store, remote_load, remote_store: a tile and a buffer region. */
+static void tile_mem(a2_tb *tb, uint8_t op, uint8_t mode, uint16_t tile, uint16_t buf, int32_t peer,
+                     uint64_t off, uint64_t len) {
+  a2_instr *v = push(tb, op);
   if (!v) return;
+  v->mode = mode;
   v->tile = tile;
   v->buf = buf;
+  v->peer = peer;
   v->off = off;
   v->len = len;
 }
 
+void a2_tb_load(a2_tb *tb, uint16_t tile, uint16_t buf, uint64_t off, uint64_t len) {
+  tile_mem(tb, A2_OP_LOAD, 0, tile, buf, 0, off, len);
+}
+
 void a2_tb_store(a2_tb *tb, uint16_t tile, uint16_t buf, uint64_t off, uint64_t len) {
-  a2_instr *v = push(tb, A2_OP_STORE);
-  if (!v) return;
-  v->tile = tile;
-  v->buf = buf;
-  v->off = off;
-  v->len = len;
+  tile_mem(tb, A2_OP_STORE, 0, tile, buf, 0, off, len);
 }
 
 void a2_tb_rload(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off,
                  uint64_t len) {
-  a2_instr *v = push(tb, A2_OP_RLOAD);
-  if (!v) return;
-  v->tile = tile;
-  v->buf = buf;
-  v->peer = (int32_t)peer;
-  v->off = off;
-  v->len = len;
+  tile_mem(tb, A2_OP_RLOAD, 0, tile, buf, (int32_t)peer, off, len);
 }
 
 void a2_tb_rstore(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_t off, uint64_t len,
                   int atomic_add) {
-  a2_instr *v = push(tb, A2_OP_RSTORE);
-  if (!v) return;
-  v->mode = (uint8_t)(atomic_add ? A2_MODE_ATOMIC_ADD : 0);
-  v->tile = tile;
-  v->buf = buf;
-  v->peer = (int32_t)peer;
-  v->off = off;
-  v->len = len;
+  tile_mem(tb, A2_OP_RSTORE, (uint8_t)(atomic_add ? A2_MODE_ATOMIC_ADD : 0), tile, buf,
+           (int32_t)peer, off, len);
 }
 
 void a2_tb_notify(a2_tb *tb, uint16_t sig, uint32_t peer, uint64_t cell, int mode, int32_t value) {
