@@ -128,9 +128,9 @@ static a2_instr *push(a2_tb *tb, uint8_t op) {
   return v;
 }
 
-/* Each writes only its own fields into the zeroed instruction (no stray
- * padding: programs compare with memcmp). */
-/* load, store, remote_load, remote_store: a tile and a buffer region. */
+/* The writers below set only their own fields of the zeroed instruction
+ * (no stray padding: programs compare with memcmp).
+ * load, store, remote_load, remote_store: a tile and a buffer region. */
 static void tile_mem(a2_tb *tb, uint8_t op, uint8_t mode, uint16_t tile, uint16_t buf, int32_t peer,
                      uint64_t off, uint64_t len) {
   a2_instr *v = push(tb, op);

@@ -12,7 +12,7 @@ static size_t round_up(size_t n, size_t to) {
 
 void *a2_huge_alloc(size_t bytes) {
   if (bytes < A2_HUGE_PAGE) {
-    size_t n = round_up(bytes ? bytes : 1, 64);
+    size_t n = a2_lines(bytes ? bytes : 1);
     void *p = aligned_alloc(64, n);
     if (p) memset(p, 0, n);
     return p;

@@ -11,6 +11,12 @@
 
 #define A2_HUGE_PAGE ((size_t)2 << 20)
 
+/* n rounded up to whole 64-byte lines (a stride that keeps each part of a
+ * block on lines of its own). */
+static inline size_t a2_lines(size_t n) {
+  return (n + 63) / 64 * 64;
+}
+
 /* bytes of zeroed memory aligned to at least 64 bytes, or NULL. */
 void *a2_huge_alloc(size_t bytes);
 /* Free p from a2_huge_alloc(bytes) (same bytes); NULL is ignored. */

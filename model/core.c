@@ -471,10 +471,6 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->wake_ps = UINT64_MAX;
   c->stages[ST_HBM] = s->hbm[rank];
   for (int i = 0; i < A2_RECENT_STAGES; i++) c->stages[ST_OWN + i] = A2_NO_STAGE; /* none yet */
-  size_t i = (size_t)rank * k->ncores + idx; /* its slice of the sim's per-core blocks */
-  c->tiles = s->core_tiles + i * (k->ntiles ? k->ntiles : 1);
-  c->buf_w = s->core_buf_w + i * (k->nbufs ? k->nbufs : 1);
-  c->ub = s->no_data ? NULL : s->core_ub + i * s->ub_stride; /* timing-only: no tile bytes */
   a2_code rc = a2k_proc_create("core", core_run, c, &c->proc, err);
   /* Under packet timing most activations are packets at stages and a core's
    * are short and frequent: the hint would cost more than it saves there. */

@@ -131,6 +131,7 @@ static inline uint8_t *a2_mem(const struct a2_sim *s, uint32_t rank, uint32_t bu
 }
 
 /* core.c */
+/* c is zeroed, its stage ids and tiles/buf_w/ub slices set (sim.c). */
 a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, a2_err *err);
 void a2_core_wake(a2_core *c, uint64_t t_ps);
 /* Reservation timing: the network's defer hook (ctx = the sim). */

@@ -9,25 +9,24 @@
 #include "traces/fp16.h"
 #include "traces/validate.h"
 
-static size_t cores_bytes(const a2_kernel *k) {
-  return (size_t)k->nranks * k->ncores * sizeof(a2_core);
+/* Bytes of a block holding `each` bytes for every core. */
+static size_t per_core(const a2_kernel *k, size_t each) {
+  return (size_t)k->nranks * k->ncores * each;
 }
-static size_t tiles_bytes(const a2_kernel *k) {
-  return (size_t)k->nranks * k->ncores * (k->ntiles ? k->ntiles : 1) * sizeof(a2_tile_state);
-}
-static size_t buf_w_bytes(const a2_kernel *k) {
-  return (size_t)k->nranks * k->ncores * (k->nbufs ? k->nbufs : 1) * sizeof(uint64_t);
-}
-/* Bytes of one core's unified buffer: its tiles, rounded to lines. */
+/* a core's tile scoreboard entries and last-write slots (at least one each) */
+#define NTILES(k) ((size_t)((k)->ntiles ? (k)->ntiles : 1))
+#define NBUFS(k) ((size_t)((k)->nbufs ? (k)->nbufs : 1))
+
+/* Bytes of one core's unified buffer: its tiles, on lines of its own. */
 static size_t ub_stride(const a2_kernel *k) {
   size_t ub = 0;
   for (uint32_t i = 0; i < k->ntiles; i++) ub += k->tiles[i].bytes;
-  return (ub + 63) / 64 * 64;
+  return a2_lines(ub);
 }
 
-/* Bytes between two ranks' copies of a buffer (lines of their own). */
+/* Bytes between two ranks' copies of a buffer. */
 static size_t buf_stride(const a2_buf_decl *b) {
-  return ((size_t)(b->bytes ? b->bytes : 1) + 63) / 64 * 64;
+  return a2_lines(b->bytes ? b->bytes : 1);
 }
 
 static void fill_pattern(uint8_t *m, const a2_buf_decl *b, uint32_t seed, uint32_t rank) {
@@ -119,15 +118,15 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
   s->ub_off = calloc(k->ntiles ? k->ntiles : 1, sizeof *s->ub_off);
   s->hbm = calloc(P, sizeof *s->hbm);
   /* cache-line aligned (a window slot is one line), on huge pages */
-  s->cores = a2_huge_alloc(cores_bytes(k));
+  s->cores = a2_huge_alloc(per_core(k, sizeof(a2_core)));
   s->stats = calloc(P, sizeof *s->stats);
   s->buf_mem = calloc(k->nbufs ? k->nbufs : 1, sizeof *s->buf_mem);
-  s->core_tiles = a2_huge_alloc(tiles_bytes(k));
-  s->core_buf_w = a2_huge_alloc(buf_w_bytes(k));
+  s->core_tiles = a2_huge_alloc(per_core(k, NTILES(k) * sizeof(a2_tile_state)));
+  s->core_buf_w = a2_huge_alloc(per_core(k, NBUFS(k) * sizeof(uint64_t)));
   s->ub_stride = ub_stride(k);
-  if (!no_data) s->core_ub = a2_huge_alloc(s->ub_stride * P * C);
+  if (!s->no_data) s->core_ub = a2_huge_alloc(per_core(k, s->ub_stride));
   if (!s->dev || !s->mem || !s->ub_off || !s->hbm || !s->cores || !s->stats || !s->buf_mem ||
-      !s->core_tiles || !s->core_buf_w || (!no_data && !s->core_ub))
+      !s->core_tiles || !s->core_buf_w || (!s->no_data && !s->core_ub))
     return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for %u ranks", P);
   for (uint32_t r = 0; r < P; r++) s->dev[r] = devices ? devices[r] : r;
   for (uint32_t i = 1; i < k->ntiles; i++) s->ub_off[i] = s->ub_off[i - 1] + k->tiles[i - 1].bytes;
@@ -157,7 +156,12 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
       return rc;
   for (uint32_t r = 0; r < P; r++)
     for (uint32_t c = 0; c < C; c++) {
-      a2_core *co = &s->cores[r * C + c];
+      size_t i = (size_t)r * C + c;
+      a2_core *co = &s->cores[i];
+      /* its slices of the per-core blocks (no UB when timing-only) */
+      co->tiles = s->core_tiles + i * NTILES(k);
+      co->buf_w = s->core_buf_w + i * NBUFS(k);
+      co->ub = s->no_data ? NULL : s->core_ub + i * s->ub_stride;
       if ((rc = a2_net_add_stage(s->net, A2_STAGE_MTE_IN, cfg->mte_in_bw, cfg->mte_lat_ps,
                                  (int32_t)r, (int32_t)c, &co->stages[ST_MTE_IN], err)))
         return rc;
@@ -174,15 +178,15 @@ void a2_sim_free(a2_sim *s) {
   const a2_kernel *k = s->k;
   if (s->cores)
     for (uint32_t i = 0; i < k->nranks * k->ncores; i++) a2_tq_free(&s->cores[i].pend);
-  a2_huge_free(s->core_tiles, tiles_bytes(k));
-  a2_huge_free(s->core_buf_w, buf_w_bytes(k));
-  a2_huge_free(s->core_ub, s->ub_stride * k->nranks * k->ncores);
+  a2_huge_free(s->core_tiles, per_core(k, NTILES(k) * sizeof(a2_tile_state)));
+  a2_huge_free(s->core_buf_w, per_core(k, NBUFS(k) * sizeof(uint64_t)));
+  a2_huge_free(s->core_ub, per_core(k, s->ub_stride));
   if (s->buf_mem)
     for (uint32_t b = 0; b < k->nbufs; b++)
       a2_huge_free(s->buf_mem[b], buf_stride(&k->bufs[b]) * k->nranks);
   free(s->buf_mem);
   free(s->mem);
-  a2_huge_free(s->cores, cores_bytes(k));
+  a2_huge_free(s->cores, per_core(k, sizeof(a2_core)));
   free(s->ub_off);
   free(s->hbm);
   free(s->stats);

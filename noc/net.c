@@ -368,6 +368,17 @@ static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d, uint32_t *hin
  * start (then no gap before the stage's last end can take it, nor a later
  * arrival). Leaves in a[] the arrivals at the next hop; returns the last
  * start. */
+/* Open a new interval at s in slot in (the first free one; grows the
+ * array when full); returns in + 1. */
+static uint32_t ival_open(a2_stage *st, uint32_t in, uint64_t s) {
+  if (in == st->icap) {
+    st->in = in; /* what ival_grow moves */
+    ival_grow(st);
+  }
+  st->iv[in].s = s;
+  return in + 1;
+}
+
 static uint64_t hop_append(a2_stage *st, uint64_t *a, uint32_t k, bool hop0, uint64_t ready,
                            uint64_t ser_last) {
   uint64_t ser = st->ser_full, lat = st->lat_ps, free_ps = st->last_e, s = 0, busy = 0;
@@ -375,13 +386,7 @@ static uint64_t hop_append(a2_stage *st, uint64_t *a, uint32_t k, bool hop0, uin
   bool open = in > st->ihead; /* iv[in-1] is the last interval, its end in free_ps */
   if (hop0) {                 /* each packet is ready when the one before starts: back to back */
     s = ready > free_ps ? ready : free_ps;
-    if (!open || s != free_ps) {
-      if (in == st->icap) {
-        st->in = in;
-        ival_grow(st);
-      }
-      st->iv[in++].s = s;
-    }
+    if (!open || s != free_ps) in = ival_open(st, in, s);
     for (uint32_t j = 0; j + 1 < k; j++) a[j] = s + (j + 1) * ser + lat;
     s += (uint64_t)(k - 1) * ser;
     free_ps = s + ser_last;
@@ -397,11 +402,7 @@ static uint64_t hop_append(a2_stage *st, uint64_t *a, uint32_t k, bool hop0, uin
     s = arr > free_ps ? arr : free_ps;
     if (!open || s != free_ps) { /* a gap: close the open interval, open one at s */
       if (open) st->iv[in - 1].e = free_ps;
-      if (in == st->icap) {
-        st->in = in; /* what ival_grow moves */
-        ival_grow(st);
-      }
-      st->iv[in++].s = s;
+      in = ival_open(st, in, s);
       open = true;
     }
     free_ps = s + d;
@@ -455,9 +456,9 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
     uint64_t blk = kk <= BLOCK ? left : (uint64_t)k * pkt;
     uint32_t last_len = (uint32_t)(blk - (uint64_t)(k - 1) * pkt);
     x->injected += blk;
-    bool appended = false; /* the last hop took the block in order (hop_append) */
-    /* a[] rises: the previous hop took the block in order (a stage's
-     * earliest-fit search may put a short last packet into an earlier gap) */
+    /* a[] rises: the previous hop took the block in order, by hop_append (a
+     * stage's earliest-fit search may put a short last packet into an
+     * earlier gap) */
     bool sorted = true;
     for (uint16_t h = 0; h < x->nhops; h++) {
       a2_stage *st = h < np ? sp[h] : stage_at(n, x->path[h]);
@@ -472,10 +473,10 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
         uint64_t last = hop_append(st, a, k, h == 0, ready, ser_last);
         if (h == 0) ready = last;
         if (h == x->apply_hop && last > applied) applied = last; /* starts rise */
-        appended = sorted = true;
+        sorted = true;
         continue;
       }
-      appended = sorted = false;
+      sorted = false;
       uint32_t hint = 0;
       uint64_t busy = 0, lat = st->lat_ps;
       for (uint32_t j = 0; j < k; j++) {
@@ -491,7 +492,7 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
       }
       st->st.busy_ps += busy;
     }
-    if (appended) { /* FIFO at the last hop: its last packet leaves last */
+    if (sorted) { /* the last hop took it in order: its last packet leaves last */
       if (a[k - 1] > done) done = a[k - 1];
     } else {
       for (uint32_t j = 0; j < k; j++)
