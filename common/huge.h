@@ -17,6 +17,16 @@ static inline size_t a2_lines(size_t n) {
   return (n + 63) / 64 * 64;
 }
 
+/* A stride for the parts of a block that are used alike (every rank's copy
+ * of a buffer): n in whole lines, an odd number of them. The same offset in
+ * consecutive parts then falls in different cache sets; with a power of two
+ * stride (a signal window of 8 KiB) every rank's cell of a round mapped to
+ * the same few sets, and at a thousand ranks they evicted one another. */
+static inline size_t a2_stride_lines(size_t n) {
+  size_t l = a2_lines(n);
+  return (l / 64) % 2 ? l : l + 64;
+}
+
 /* bytes of zeroed memory aligned to at least 64 bytes, or NULL. */
 void *a2_huge_alloc(size_t bytes);
 /* Free p from a2_huge_alloc(bytes) (same bytes); NULL is ignored. */

@@ -20,7 +20,7 @@ void a2_core_wake(a2_core *c, uint64_t t) {
 }
 
 void a2_core_complete(a2_core *c, uint64_t seq, uint64_t t) {
-  c->done[seq % A2_WIN] = t;
+  c->done[a2_slot_of(c, seq)] = t;
   a2_core_wake(c, t);
 }
 
@@ -179,7 +179,7 @@ static bool retire(a2_core *c, uint64_t now);
  * which reservations are made changes; a wait stops it (a signal is read at
  * its own time). */
 static bool retire_ahead(a2_core *c) {
-  uint64_t d = c->done[c->seq_oldest % A2_WIN];
+  uint64_t d = c->done[a2_slot_of(c, c->seq_oldest)];
   if (!c->ahead || d == UINT64_MAX) return false;
   /* Only with every dispatched instruction started: one still queued may
    * depend on what would retire, and a retired dependency is not waited for
@@ -197,7 +197,6 @@ static bool retire_ahead(a2_core *c) {
 /* Dispatch as many instructions as allowed; returns true on progress. */
 static bool dispatch(a2_core *c, uint64_t now) {
   bool progress = false;
-  a2_rank_stats *st = &c->sim->stats[c->rank];
   const a2_instr *in;
   while ((in = a2_core_next(c))) {
     if (in->op == A2_OP_WAIT) {
@@ -212,7 +211,7 @@ static bool dispatch(a2_core *c, uint64_t now) {
       }
       if (c->sim->obs) a2_obs_wait(c->sim->obs, c, c->blocked ? c->wait_since : now, in);
       c->blocked = false;
-      st->waits++;
+      c->cnt.waits++;
       if (c->sim->race)
         a2_race_acquire(c->sim->race, c->rank * c->sim->k->ncores + c->idx, c->rank, in->buf,
                         in->off);
@@ -225,23 +224,25 @@ static bool dispatch(a2_core *c, uint64_t now) {
     }
     if (c->seq_next - c->seq_oldest == A2_WIN && !retire_ahead(c)) break;
     uint64_t seq = c->seq_next++;
-    if (c->ahead) c->disp[seq % A2_WIN] = c->vt > now ? c->vt : now;
-    a2_slot *sl = &c->win[seq % A2_WIN];
+    uint32_t k = (uint32_t)__builtin_ctzll(c->slot_free); /* one is free: the window is not full */
+    c->slot_free &= c->slot_free - 1;
+    c->at[seq % A2_WIN] = (uint8_t)k;
+    if (c->ahead) c->disp[k] = c->vt > now ? c->vt : now;
+    a2_slot *sl = &c->win[k];
     int pipe = pipe_of(in->op);
-    c->done[seq % A2_WIN] = UINT64_MAX;
+    c->done[k] = UINT64_MAX;
     sl->in = *in;
     memset(sl->dep, 0, sizeof sl->dep);
     track_tiles(c, in, sl, seq, pipe);
     if (c->sim->race) {
       race_accesses(c, in, c->vt > now ? c->vt : now);
       if (in->op == A2_OP_NOTIFY)
-        c->ext[seq % A2_WIN].snap =
-            a2_race_notify(c->sim->race, c->rank * c->sim->k->ncores + c->idx);
+        c->ext[k].snap = a2_race_notify(c->sim->race, c->rank * c->sim->k->ncores + c->idx);
     }
-    c->pq[pipe][(c->pq_head[pipe] + c->pq_n[pipe]++) % A2_WIN] = (uint8_t)(seq % A2_WIN);
+    c->pq[pipe] |= 1ull << (seq % A2_WIN);
     c->pq_mask |= 1u << pipe;
     if (in->op == A2_OP_NOTIFY) {
-      st->notifies++;
+      c->cnt.notifies++;
       c->in_sync_run = true;
       if (c->ahead) a2_prefetch_notify_target(c, in); /* it starts later in this activation */
     } else {
@@ -251,11 +252,11 @@ static bool dispatch(a2_core *c, uint64_t now) {
                    in->op == A2_OP_GET) &&
                   (uint32_t)in->peer != c->rank;
     if (remote) {
-      st->remote_ops++;
+      c->cnt.remote_ops++;
       if (in->op == A2_OP_RLOAD || in->op == A2_OP_GET)
-        st->remote_read_bytes += in->len;
+        c->cnt.remote_read_bytes += in->len;
       else
-        st->remote_write_bytes += in->len;
+        c->cnt.remote_write_bytes += in->len;
     }
     c->pc++;
     progress = true;
@@ -271,13 +272,13 @@ static uint64_t ready_at(const a2_core *c, const a2_slot *sl, uint64_t seq) {
   uint64_t t = 0;
   for (int i = 0; i < A2_MAXDEPS && sl->dep[i]; i++)
     if (seq - sl->dep[i] >= c->seq_oldest) {
-      uint64_t d = c->done[(seq - sl->dep[i]) % A2_WIN];
+      uint64_t d = c->done[a2_slot_of(c, seq - sl->dep[i])];
       if (d > t) t = d;
     }
   if (sl->in.op == A2_OP_NOTIFY)
     for (uint64_t s = c->seq_oldest; s < seq; s++) {
-      uint64_t d = c->done[s % A2_WIN];
-      if (d > t && c->win[s % A2_WIN].in.op != A2_OP_NOTIFY) t = d;
+      uint32_t k = a2_slot_of(c, s);
+      if (c->done[k] > t && c->win[k].in.op != A2_OP_NOTIFY) t = c->done[k];
     }
   return t;
 }
@@ -307,9 +308,13 @@ static bool start_pipes(a2_core *c, uint64_t now) {
   bool progress = false;
   for (uint32_t m = c->pq_mask; m; m &= m - 1) { /* the pipes with work, in order */
     int p = __builtin_ctz(m);
-    while (c->pq_n[p]) {
-      uint8_t slot = c->pq[p][c->pq_head[p]];
-      uint64_t seq = c->seq_oldest + ((slot - c->seq_oldest) % A2_WIN); /* in the window */
+    while (c->pq[p]) {
+      /* the head: the first pending position from the oldest on (the
+       * window is at most A2_WIN long, so rotated they are in seq order) */
+      uint32_t rot = (uint32_t)(c->seq_oldest % A2_WIN);
+      uint64_t r = rot ? c->pq[p] >> rot | c->pq[p] << (A2_WIN - rot) : c->pq[p];
+      uint64_t seq = c->seq_oldest + (uint64_t)__builtin_ctzll(r);
+      uint32_t slot = a2_slot_of(c, seq);
       a2_slot *sl = &c->win[slot];
       uint64_t t = ready_at(c, sl, seq);
       if (c->ahead ? t == UINT64_MAX : t > now) break;
@@ -317,8 +322,8 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       if (c->ahead && t < c->disp[slot]) t = c->disp[slot]; /* dispatched ahead */
       if (c->ahead && t < c->pipe_start[p]) t = c->pipe_start[p];
       c->pipe_start[p] = t;
-      c->pq_head[p] = (c->pq_head[p] + 1) % A2_WIN;
-      if (!--c->pq_n[p]) c->pq_mask &= ~(1u << p);
+      c->pq[p] &= ~(1ull << (seq % A2_WIN));
+      if (!c->pq[p]) c->pq_mask &= ~(1u << p);
       progress = true;
       if (c->sim->obs) {
         c->ext[slot].start_ps = t;
@@ -350,7 +355,7 @@ static bool start_pipes(a2_core *c, uint64_t now) {
 static bool retire(a2_core *c, uint64_t now) {
   bool progress = false;
   while (c->seq_oldest < c->seq_next) {
-    uint32_t slot = c->seq_oldest % A2_WIN;
+    uint32_t slot = a2_slot_of(c, c->seq_oldest);
     uint64_t done = c->done[slot];
     if (done > now) break;
     if (done > c->end_ps) c->end_ps = done;
@@ -358,6 +363,7 @@ static bool retire(a2_core *c, uint64_t now) {
     if (c->sim->obs && sl->in.op != A2_OP_NOTIFY) /* a notify's slice ends when it lands */
       a2_obs_done(c->sim->obs, c, pipe_of(sl->in.op), c->ext[slot].lane, c->ext[slot].start_ps,
                   done, &sl->in);
+    c->slot_free |= 1ull << slot;
     c->seq_oldest++;
     progress = true;
   }
@@ -390,33 +396,35 @@ static bool run_pending(a2_core *c, uint64_t now) {
 static void core_prefetch(const void *ctx, int level) {
   const a2_core *c = ctx;
   if (level == 0) { /* nothing of the core is read before it arrives */
-    for (size_t o = 0; o < offsetof(a2_core, pq); o += 64)
+    for (size_t o = 0; o < offsetof(a2_core, done); o += 64)
       __builtin_prefetch((const char *)c + o, 1);
     return;
   }
   const a2_sim *s = c->sim;
   const a2_xfer *x = c->pend.n ? (const a2_xfer *)(uintptr_t)c->pend.v[0].a : NULL;
-  uint32_t sn = c->seq_next % A2_WIN;
+  uint32_t sn = c->slot_free ? (uint32_t)__builtin_ctzll(c->slot_free) : 0; /* the next one taken */
   if (level == 1) {
     __builtin_prefetch(c->prog);
     for (size_t o = 0; o < s->k->ntiles * sizeof *c->tiles && o < 1024; o += 64)
       __builtin_prefetch((const char *)c->tiles + o, 1);
     __builtin_prefetch(c->buf_w, 1);
-    __builtin_prefetch(&c->done[c->seq_oldest % A2_WIN], 1);
+    __builtin_prefetch(&c->done[a2_slot_of(c, c->seq_oldest)], 1);
     __builtin_prefetch(&c->done[sn], 1);
-    __builtin_prefetch(&c->win[c->seq_oldest % A2_WIN]);
+    __builtin_prefetch(&c->disp[sn], 1);
+    __builtin_prefetch(&c->win[a2_slot_of(c, c->seq_oldest)]);
     for (uint32_t i = 0; i < 8; i++) /* what dispatch writes next: about a step's worth */
       __builtin_prefetch(&c->win[(sn + i) % A2_WIN], 1);
-    __builtin_prefetch(&s->stats[c->rank], 1);
-    __builtin_prefetch(&s->mem[(size_t)c->rank * s->k->nbufs]);
     if (x)
       for (size_t o = 0; o < sizeof *x; o += 64) __builtin_prefetch((const char *)x + o, 1);
     a2_net_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 0);
     return;
   }
-  const a2_program *p = c->prog; /* a streamed batch: read, and refilled in place */
-  for (size_t o = 0; o < p->cap * sizeof *p->v && o < 1024; o += 64)
-    __builtin_prefetch((const char *)p->v + o, 1);
+  /* the next instructions of its program (about a step's worth); a
+   * streamed batch that is used up is refilled from its start */
+  const a2_program *p = c->prog;
+  uint64_t i = c->pc - c->base < p->n ? c->pc - c->base : 0, e = i + 8 < p->cap ? i + 8 : p->cap;
+  for (uintptr_t a = (uintptr_t)&p->v[i] & ~(uintptr_t)63; a < (uintptr_t)&p->v[e]; a += 64)
+    __builtin_prefetch((const void *)a, 1);
   if (x) a2_prefetch_landing(c, x);
   /* the interval lists of its own stages: those that hold many (the busiest) */
   a2_net_prefetch_stages(s->net, c->stages, ST_OWN, 1);
@@ -442,16 +450,16 @@ static void core_run(void *ctx) {
   uint64_t next = UINT64_MAX;
   if (!c->ahead) {
     for (uint64_t s = c->seq_oldest; s < c->seq_next; s++) {
-      uint64_t t = c->done[s % A2_WIN];
+      uint64_t t = c->done[a2_slot_of(c, s)];
       if (t > now && t < next) next = t;
     }
   } else if (c->seq_next - c->seq_oldest == A2_WIN) {
-    uint64_t t = c->done[c->seq_oldest % A2_WIN];
+    uint64_t t = c->done[a2_slot_of(c, c->seq_oldest)];
     if (t > now && t < next) next = t;
   } else if (c->seq_oldest < c->seq_next && !a2_core_next(c)) { /* nothing left to dispatch */
     uint64_t last = 0;
     for (uint64_t s = c->seq_oldest; s < c->seq_next; s++)
-      if (c->done[s % A2_WIN] > last) last = c->done[s % A2_WIN];
+      if (c->done[a2_slot_of(c, s)] > last) last = c->done[a2_slot_of(c, s)];
     if (last > now && last != UINT64_MAX) next = last;
   }
   if (c->wait_ahead && c->vt < next) next = c->vt;
@@ -469,6 +477,7 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->prog_done = k->source == NULL;
   c->ahead = a2_net_reservation(s->net);
   c->wake_ps = UINT64_MAX;
+  c->slot_free = UINT64_MAX;
   c->stages[ST_HBM] = s->hbm[rank];
   for (int i = 0; i < A2_RECENT_STAGES; i++) c->stages[ST_OWN + i] = A2_NO_STAGE; /* none yet */
   a2_code rc = a2k_proc_create("core", core_run, c, &c->proc, err);

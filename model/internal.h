@@ -79,8 +79,11 @@ typedef struct a2_core {
   bool blocked;     /* waiting on a signal at dispatch */
   bool in_sync_run, run_has_wait;
   bool running; /* inside its own activation: wake-ups due now are not needed */
-  uint32_t pq_head[NPIPES], pq_n[NPIPES];
+  /* per pipe, the instructions dispatched to it and not yet started: bit
+   * seq % A2_WIN (a pipe starts them in order: the lowest seq first) */
+  uint64_t pq[NPIPES];
   uint32_t pq_mask;            /* bit p: pipe p has instructions not yet started */
+  uint64_t slot_free;          /* storage slots not in use (bit k: win[k], done[k], ...) */
   uint64_t pipe_start[NPIPES]; /* reservation timing: start of each pipe's last instruction */
   a2_tq pend;                  /* reservation timing: transfer events this core carries out
                                   (item.a = the a2_xfer) */
@@ -92,9 +95,21 @@ typedef struct a2_core {
   a2_tile_state *tiles;
   uint64_t *buf_w;            /* per buffer: seq + 1 of this core's last local write */
   uint8_t *ub;                /* tile storage */
-  uint8_t pq[NPIPES][A2_WIN]; /* per-pipe FIFO of slots (seq % A2_WIN) not yet started */
-  uint64_t done[A2_WIN];      /* per slot: completion time, UINT64_MAX until known */
-  uint64_t disp[A2_WIN];      /* reservation timing: per slot, when it was dispatched */
+  /* The storage slot of in-window sequence number seq is at[seq % A2_WIN]
+   * (a2_slot_of): dispatch takes the lowest free one, so that a core with a
+   * few instructions in flight keeps reusing the same few lines. Indexed by
+   * seq % A2_WIN itself, a slot's lines came back only every A2_WIN
+   * instructions, after every other core's had passed through the cache:
+   * at a thousand ranks each window write was a last-level miss. */
+  uint8_t at[A2_WIN];
+  /* its share of its rank's counters (a2_rank_stats, summed at the end of
+   * a run): here, among the lines every activation has, rather than a line
+   * of their own */
+  struct {
+    uint64_t remote_read_bytes, remote_write_bytes, remote_ops, notifies, waits;
+  } cnt;
+  uint64_t done[A2_WIN]; /* per storage slot: completion time, UINT64_MAX until known */
+  uint64_t disp[A2_WIN]; /* reservation timing: per storage slot, when it was dispatched */
   _Alignas(64) a2_slot win[A2_WIN];
   a2_slot_ext ext[A2_WIN];
 } a2_core;
@@ -105,8 +120,8 @@ struct a2_sim {
   a2_net *net;
   a2_topo *topo;
   uint64_t cycle_ps;
-  uint8_t **mem;        /* [rank * nbufs + buf] */
   uint8_t **buf_mem;    /* [buf]: every rank's copy in one block (NULL: not allocated) */
+  size_t *buf_stride;   /* [buf]: bytes between two ranks' copies in buf_mem[buf] */
   uint64_t *ub_off;     /* byte offset of each tile in a core's UB */
   uint32_t *hbm;        /* HBM stage per rank */
   a2_core *cores;       /* [rank * ncores + core] */
@@ -126,8 +141,17 @@ struct a2_sim {
   a2_err run_err;
 };
 
+/* The storage slot (win, done, disp, ext) of in-window sequence number seq. */
+static inline uint32_t a2_slot_of(const a2_core *c, uint64_t seq) {
+  return c->at[seq % A2_WIN];
+}
+
+/* Rank's copy of buffer buf, or NULL when not allocated (timing-only). From
+ * the block and its stride, not a per-rank table: at scale a table row is
+ * one more cache miss per signal read. */
 static inline uint8_t *a2_mem(const struct a2_sim *s, uint32_t rank, uint32_t buf) {
-  return s->mem[(size_t)rank * s->k->nbufs + buf];
+  uint8_t *m = s->buf_mem[buf];
+  return m ? m + (size_t)rank * s->buf_stride[buf] : NULL;
 }
 
 /* core.c */

@@ -21,12 +21,12 @@ static size_t per_core(const a2_kernel *k, size_t each) {
 static size_t ub_stride(const a2_kernel *k) {
   size_t ub = 0;
   for (uint32_t i = 0; i < k->ntiles; i++) ub += k->tiles[i].bytes;
-  return a2_lines(ub);
+  return a2_stride_lines(ub);
 }
 
 /* Bytes between two ranks' copies of a buffer. */
 static size_t buf_stride(const a2_buf_decl *b) {
-  return a2_lines(b->bytes ? b->bytes : 1);
+  return a2_stride_lines(b->bytes ? b->bytes : 1);
 }
 
 static void fill_pattern(uint8_t *m, const a2_buf_decl *b, uint32_t seed, uint32_t rank) {
@@ -114,18 +114,18 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
   s->cycle_ps = a2_config_cycle_ps(cfg);
   uint32_t P = k->nranks, C = k->ncores;
   s->dev = calloc(P, sizeof *s->dev);
-  s->mem = calloc((size_t)P * (k->nbufs ? k->nbufs : 1), sizeof *s->mem);
   s->ub_off = calloc(k->ntiles ? k->ntiles : 1, sizeof *s->ub_off);
   s->hbm = calloc(P, sizeof *s->hbm);
   /* cache-line aligned (a window slot is one line), on huge pages */
   s->cores = a2_huge_alloc(per_core(k, sizeof(a2_core)));
   s->stats = calloc(P, sizeof *s->stats);
   s->buf_mem = calloc(k->nbufs ? k->nbufs : 1, sizeof *s->buf_mem);
+  s->buf_stride = calloc(k->nbufs ? k->nbufs : 1, sizeof *s->buf_stride);
   s->core_tiles = a2_huge_alloc(per_core(k, NTILES(k) * sizeof(a2_tile_state)));
   s->core_buf_w = a2_huge_alloc(per_core(k, NBUFS(k) * sizeof(uint64_t)));
   s->ub_stride = ub_stride(k);
   if (!s->no_data) s->core_ub = a2_huge_alloc(per_core(k, s->ub_stride));
-  if (!s->dev || !s->mem || !s->ub_off || !s->hbm || !s->cores || !s->stats || !s->buf_mem ||
+  if (!s->dev || !s->ub_off || !s->hbm || !s->cores || !s->stats || !s->buf_mem || !s->buf_stride ||
       !s->core_tiles || !s->core_buf_w || (!s->no_data && !s->core_ub))
     return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for %u ranks", P);
   for (uint32_t r = 0; r < P; r++) s->dev[r] = devices ? devices[r] : r;
@@ -139,11 +139,9 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
       return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for buffer '%s'",
                         k->bufs[b].name);
     s->buf_mem[b] = m;
-    for (uint32_t r = 0; r < P; r++) {
-      s->mem[(size_t)r * k->nbufs + b] = m + (size_t)r * stride;
-      if (k->init[b] == A2_INIT_PATTERN)
-        fill_pattern(m + (size_t)r * stride, &k->bufs[b], k->seed, r);
-    }
+    s->buf_stride[b] = stride;
+    for (uint32_t r = 0; r < P && k->init[b] == A2_INIT_PATTERN; r++)
+      fill_pattern(m + (size_t)r * stride, &k->bufs[b], k->seed, r);
   }
 
   if ((rc = a2k_init(err))) return rc;
@@ -185,7 +183,7 @@ void a2_sim_free(a2_sim *s) {
     for (uint32_t b = 0; b < k->nbufs; b++)
       a2_huge_free(s->buf_mem[b], buf_stride(&k->bufs[b]) * k->nranks);
   free(s->buf_mem);
-  free(s->mem);
+  free(s->buf_stride);
   a2_huge_free(s->cores, per_core(k, sizeof(a2_core)));
   free(s->ub_off);
   free(s->hbm);
@@ -258,9 +256,19 @@ a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *er
   }
   if (rc) return rc;
   bool all_done = true;
+  for (uint32_t r = 0; r < s->k->nranks; r++) { /* the counters: the sum of its cores' */
+    a2_rank_stats *st = &s->stats[r];
+    st->remote_read_bytes = st->remote_write_bytes = st->remote_ops = 0;
+    st->notifies = st->waits = 0;
+  }
   for (uint32_t i = 0; i < n; i++) {
     a2_core *c = &s->cores[i];
     a2_rank_stats *st = &s->stats[c->rank];
+    st->remote_read_bytes += c->cnt.remote_read_bytes;
+    st->remote_write_bytes += c->cnt.remote_write_bytes;
+    st->remote_ops += c->cnt.remote_ops;
+    st->notifies += c->cnt.notifies;
+    st->waits += c->cnt.waits;
     if (!a2_core_finished(c)) all_done = false;
     if (c->end_ps > st->end_ps) st->end_ps = c->end_ps;
     if (c->rounds > st->barrier_rounds) st->barrier_rounds = c->rounds;

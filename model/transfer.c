@@ -51,7 +51,7 @@ static void launch(a2_core *c, a2_xfer *x, uint64_t seq, uint64_t t) {
   if (c->ahead) {
     x->known = 1;
     x->on_done = NULL;
-    c->done[seq % A2_WIN] = start(c, x, t);
+    c->done[a2_slot_of(c, seq)] = start(c, x, t);
   } else {
     start(c, x, t);
   }
@@ -276,7 +276,7 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   memcpy(x->ext, in, sizeof *in);
   x->tag[1] = (uint64_t)(uintptr_t)x->ext;
   x->runner = notify_runner(c, peer);                         /* lands there: its core acts */
-  const a2_slot_ext *e = &c->ext[seq % A2_WIN];               /* set only with these options */
+  const a2_slot_ext *e = &c->ext[a2_slot_of(c, seq)];         /* set only with these options */
   if (c->sim->race) x->tag[3] = (uint64_t)(uintptr_t)e->snap; /* handed to the cell on landing */
   if (c->sim->obs) {
     x->tag[4] = e->start_ps;
@@ -309,7 +309,7 @@ static void dma_chunk_done(a2_xfer *x, uint64_t t) {
   a2_core *c = x->owner;
   const a2_instr *in = instr_of(x);
   uint64_t seq = x->tag[0];
-  a2_slot_ext *sl = &c->ext[seq % A2_WIN];
+  a2_slot_ext *sl = &c->ext[a2_slot_of(c, seq)];
   sl->inflight--;
   if (sl->next_off < in->len)
     dma_start_chunk(c, in, seq, t);
@@ -341,7 +341,7 @@ static void get_request_done(a2_xfer *req, uint64_t t) {
 }
 
 static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
-  a2_slot_ext *sl = &c->ext[seq % A2_WIN];
+  a2_slot_ext *sl = &c->ext[a2_slot_of(c, seq)];
   uint64_t off = sl->next_off, left = in->len - off;
   uint64_t len = in->chunk && in->chunk < left ? in->chunk : left;
   sl->next_off += len;
@@ -365,6 +365,6 @@ static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64
 void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint64_t now = t;
   int depth = in->chunk && in->mode == A2_MODE_PIPELINE ? 2 : 1;
-  for (int i = 0; i < depth && c->ext[seq % A2_WIN].next_off < in->len; i++)
+  for (int i = 0; i < depth && c->ext[a2_slot_of(c, seq)].next_off < in->len; i++)
     dma_start_chunk(c, in, seq, now);
 }

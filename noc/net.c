@@ -60,7 +60,9 @@ _Static_assert(offsetof(a2_stage, inl) == 64 && offsetof(a2_stage, heap) == 128,
 #define SLAB_BYTES A2_HUGE_PAGE
 /* stages per allocation: a stage is found from its id without loading a
  * pointer per stage (a cache miss at scale), and a chunk is one huge page */
-#define CHUNK (A2_HUGE_PAGE / sizeof(a2_stage))
+#define CHUNK_BITS 13 /* 8192 stages per chunk: a power of two (a shift, not a division) */
+#define CHUNK ((uint32_t)1 << CHUNK_BITS)
+_Static_assert(CHUNK * sizeof(a2_stage) <= A2_HUGE_PAGE, "a chunk fits in a huge page");
 
 struct a2_net {
   uint32_t pkt_bytes;
@@ -81,7 +83,7 @@ struct a2_net {
 };
 
 static inline a2_stage *stage_at(const a2_net *n, uint32_t id) {
-  return &n->chunks[id / CHUNK][id % CHUNK];
+  return &n->chunks[id >> CHUNK_BITS][id & (CHUNK - 1)];
 }
 
 void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count, int level) {
@@ -253,9 +255,8 @@ int a2_net_reservation(const a2_net *n) {
   return n->defer != NULL;
 }
 
-/* Drop intervals that ended by `now`: nothing can be reserved before now.
- * Past intervals left in place are harmless (searches skip them), so a
- * short list is not scanned: that would cost a cache miss per stage. */
+/* Drop intervals that ended by `now`: nothing can be reserved before now
+ * (past intervals left in the list are harmless: searches skip them). */
 static void ival_prune(a2_stage *st, uint64_t now) {
   if (st->last_e <= now) { /* all past: the usual case, without touching iv */
     st->ihead = st->in = 0;
@@ -276,14 +277,26 @@ static void ival_prune(a2_stage *st, uint64_t now) {
     }
     return;
   }
-  if (st->in - st->ihead < 32) return;
-  while (st->ihead < st->in && st->iv[st->ihead].e <= now) st->ihead++;
-  if (st->ihead == st->in) {
-    st->ihead = st->in = 0;
-  } else if (st->ihead >= 64 && st->ihead * 2 >= st->in) {
-    memmove(st->iv, st->iv + st->ihead, (st->in - st->ihead) * sizeof *st->iv);
-    st->in -= st->ihead;
+  /* In the heap array: a short list goes back in place, or to the array's
+   * start, so that the stage keeps using the same few lines (left to slide
+   * along the array, its lines came back only after the whole array, and at
+   * scale every append was a cache miss); a long one slides until half of
+   * the array is past. */
+  uint32_t h = st->ihead;
+  while (h < st->in && st->iv[h].e <= now) h++;
+  uint32_t live = st->in - h;
+  if (live <= INL) {
+    memcpy(st->inl, st->iv + h, live * sizeof *st->iv);
+    st->iv = st->inl;
+    st->icap = INL;
     st->ihead = 0;
+    st->in = live;
+  } else if (h > st->ihead && (live <= 16 || (h >= 64 && h * 2 >= st->in))) {
+    memmove(st->iv, st->iv + h, live * sizeof *st->iv);
+    st->ihead = 0;
+    st->in = live;
+  } else {
+    st->ihead = h;
   }
 }
 
@@ -428,6 +441,49 @@ static void apply_all(a2_xfer *x) {
   }
 }
 
+/* One packet at a stage, arriving at or after the start of its last
+ * interval (hop_append for k = 1): it goes at that interval's end, or at
+ * its arrival after it. */
+static inline uint64_t append_one(a2_stage *st, uint64_t arr, uint64_t ser) {
+  uint64_t free_ps = st->last_e, s = arr > free_ps ? arr : free_ps;
+  uint32_t in = st->in;
+  if (in == st->ihead || s != free_ps) in = ival_open(st, in, s);
+  st->iv[in - 1].e = s + ser;
+  st->in = in;
+  st->last_e = s + ser;
+  return s;
+}
+
+/* Reservation of a one-packet transfer (control messages, chunks up to a
+ * packet: at thousands of ranks, every transfer of the ring) along stages
+ * sp[0..x->nhops): the general loop of reserve_all with its block of one,
+ * without the block. Returns when the packet leaves the last stage; *applied
+ * is when it started service at the apply hop. */
+static uint64_t reserve_one(a2_net *n, const a2_xfer *x, a2_stage *const *sp, uint64_t t0,
+                            uint64_t *applied) {
+  uint32_t len = (uint32_t)x->bytes;
+  bool obs = n->observer != NULL;
+  uint64_t arr = t0;
+  for (uint16_t h = 0; h < x->nhops; h++) {
+    a2_stage *st = sp[h];
+    uint64_t ser = len == n->pkt_bytes ? st->ser_full : a2_ser_ps(len, st->bw);
+    uint64_t s;
+    if (!obs && (st->last_e <= arr || st->iv[st->in - 1].s <= arr)) {
+      s = append_one(st, arr, ser);
+    } else {
+      uint32_t hint = 0;
+      s = ival_reserve(st, arr, ser, &hint);
+      if (obs) a2_tq_push(&n->held, s, s + ser, (uint64_t)st->id << 32 | len);
+    }
+    st->st.bytes += len;
+    st->st.packets++;
+    st->st.busy_ps += ser;
+    if (h == x->apply_hop) *applied = s;
+    arr = s + ser + st->lat_ps;
+  }
+  return arr;
+}
+
 /* Returns whether x was handed to the defer hook (else the caller recycles it). */
 static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
   uint64_t ready = t0, done = 0, applied = 0;
@@ -448,6 +504,10 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
   }
   for (uint16_t h = 0; h < x->nhops; h++) ival_prune(h < np ? sp[h] : stage_at(n, x->path[h]), now);
   if (n->held.n && now) held_flush(n, now - 1);
+  if (x->bytes && x->bytes <= pkt && x->nhops == np) { /* one packet: the loop below, k = 1 */
+    done = reserve_one(n, x, sp, t0, &applied);
+    x->injected = x->bytes;
+  }
   while (x->injected < x->bytes) {
     /* k packets, all full but perhaps the last (the transfer's tail) */
     uint64_t left = x->bytes - x->injected;
@@ -587,7 +647,7 @@ a2_code a2_net_create(uint32_t pkt_bytes, a2_net **out, a2_err *err) {
 void a2_net_free(a2_net *n) {
   if (!n) return;
   for (uint32_t i = 0; i < n->nstages; i++) free(stage_at(n, i)->heap);
-  for (uint32_t i = 0; i < n->nchunks; i++) a2_huge_free(n->chunks[i], CHUNK * sizeof(a2_stage));
+  for (uint32_t i = 0; i < n->nchunks; i++) a2_huge_free(n->chunks[i], A2_HUGE_PAGE);
   free(n->chunks);
   a2_tq_free(&n->held);
   for (uint32_t i = 0; i < n->nslabs; i++) a2_huge_free(n->slabs[i], SLAB_BYTES);
@@ -604,7 +664,7 @@ a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t la
     a2_stage **v = realloc(n->chunks, (n->nchunks + 1) * sizeof *v);
     if (!v) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for stages");
     n->chunks = v;
-    v[n->nchunks] = a2_huge_alloc(CHUNK * sizeof(a2_stage));
+    v[n->nchunks] = a2_huge_alloc(A2_HUGE_PAGE); /* all of it: a huge page */
     if (!v[n->nchunks]) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for stages");
     n->nchunks++;
   }

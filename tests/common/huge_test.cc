@@ -48,4 +48,26 @@ TEST(HugeTest, ImpossibleSizesFailCleanly) {
   EXPECT_EQ(a2_huge_alloc(SIZE_MAX - A2_HUGE_PAGE), nullptr);
 }
 
+TEST(HugeTest, StridesAreWholeOddLineCounts) {
+  // n -> expected stride: at least n, whole lines, an odd number of them
+  const size_t cases[][2] = {{1, 64},
+                             {64, 64},
+                             {65, 192},
+                             {128, 192},
+                             {129, 192},
+                             {8184, 8256},
+                             {8192, 8256},
+                             {8193, 8256},
+                             {8256, 8256},
+                             {8257, 8384},
+                             {1 << 24, (1 << 24) + 64}};
+  for (const auto &c : cases) {
+    size_t s = a2_stride_lines(c[0]);
+    EXPECT_EQ(s, c[1]) << c[0];
+    EXPECT_GE(s, c[0]);
+    EXPECT_EQ(s % 64, 0u);
+    EXPECT_EQ(s / 64 % 2, 1u) << c[0];
+  }
+}
+
 }  // namespace
