@@ -474,6 +474,10 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->rank = rank;
   c->idx = idx;
   c->prog = &k->progs[rank * k->ncores + idx];
+  if (k->source) {
+    c->batch = (a2_program){c->batch_v, 0, A2_CORE_BATCH, 1};
+    c->prog = &c->batch;
+  }
   c->prog_done = k->source == NULL;
   c->ahead = a2_net_reservation(s->net);
   c->wake_ps = UINT64_MAX;

@@ -20,6 +20,10 @@
  * writer, the readers and one buffer write (a load: 1 + NPIPES + 1). */
 #define A2_MAXDEPS 8
 
+/* Instructions of a streamed program a core holds (its batch, refilled in
+ * place; a generator's batch is about 8, in whole steps). */
+#define A2_CORE_BATCH 16
+
 /* Stages a core remembers from its recent transfers besides its own, for
  * the kernel's prefetch hint. */
 #define A2_RECENT_STAGES 16
@@ -57,7 +61,7 @@ typedef struct a2_core {
   /* Scalars every activation reads and writes first, together: a run at
    * scale reaches each core's state from cold cache. */
   struct a2_sim *sim;
-  a2_program *prog;    /* materialised: the whole program; streamed: a window */
+  a2_program *prog;    /* materialised: the whole program; streamed: &batch */
   uint64_t pc;         /* index in the program of the next instruction to dispatch */
   uint64_t base;       /* index in the program of prog->v[0] */
   uint64_t seq_next;   /* next sequence number to dispatch */
@@ -112,6 +116,11 @@ typedef struct a2_core {
   uint64_t disp[A2_WIN]; /* reservation timing: per storage slot, when it was dispatched */
   _Alignas(64) a2_slot win[A2_WIN];
   a2_slot_ext ext[A2_WIN];
+  /* a streamed program's batch: in the core, on its huge pages (a heap
+   * block per core was a TLB miss per activation at scale); batch_v is lent
+   * to the program source, which moves it to the heap if it outgrows it */
+  a2_program batch;
+  a2_instr batch_v[A2_CORE_BATCH];
 } a2_core;
 
 struct a2_sim {

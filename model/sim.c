@@ -175,7 +175,10 @@ void a2_sim_free(a2_sim *s) {
   if (!s) return;
   const a2_kernel *k = s->k;
   if (s->cores)
-    for (uint32_t i = 0; i < k->nranks * k->ncores; i++) a2_tq_free(&s->cores[i].pend);
+    for (uint32_t i = 0; i < k->nranks * k->ncores; i++) {
+      a2_tq_free(&s->cores[i].pend);
+      if (!s->cores[i].batch.lent) free(s->cores[i].batch.v); /* it outgrew batch_v */
+    }
   a2_huge_free(s->core_tiles, per_core(k, NTILES(k) * sizeof(a2_tile_state)));
   a2_huge_free(s->core_buf_w, per_core(k, NBUFS(k) * sizeof(uint64_t)));
   a2_huge_free(s->core_ub, per_core(k, s->ub_stride));

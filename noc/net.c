@@ -277,15 +277,16 @@ static void ival_prune(a2_stage *st, uint64_t now) {
     }
     return;
   }
-  /* In the heap array: a short list goes back in place, or to the array's
-   * start, so that the stage keeps using the same few lines (left to slide
-   * along the array, its lines came back only after the whole array, and at
-   * scale every append was a cache miss); a long one slides until half of
-   * the array is past. */
+  /* In the heap array: a list of one goes back in place (room for two
+   * more there), one of up to 16 moves to the array's start, so that the
+   * stage keeps using the same few lines (left to slide along the array,
+   * its lines came back only after the whole array, and at scale every
+   * append was a cache miss); a longer one slides until half of the array
+   * is past. */
   uint32_t h = st->ihead;
   while (h < st->in && st->iv[h].e <= now) h++;
   uint32_t live = st->in - h;
-  if (live <= INL) {
+  if (live <= 1) {
     memcpy(st->inl, st->iv + h, live * sizeof *st->iv);
     st->iv = st->inl;
     st->icap = INL;

@@ -60,7 +60,8 @@ void a2_kernel_free(a2_kernel *k) {
   if (k->source && k->source->free) k->source->free(k->source);
   k->source = NULL;
   if (!k->progs) return;
-  for (size_t i = 0; i < (size_t)k->nranks * k->ncores; i++) free(k->progs[i].v);
+  for (size_t i = 0; i < (size_t)k->nranks * k->ncores; i++)
+    if (!k->progs[i].lent) free(k->progs[i].v);
   free(k->progs);
   k->progs = NULL;
 }
@@ -68,10 +69,12 @@ void a2_kernel_free(a2_kernel *k) {
 a2_code a2_program_grow(a2_program *p, a2_err *err) {
   if (p->n < p->cap) return A2_OK;
   uint32_t cap = p->cap ? p->cap * 2 : 16;
-  a2_instr *v = realloc(p->v, (size_t)cap * sizeof *v);
+  a2_instr *v = p->lent ? malloc((size_t)cap * sizeof *v) : realloc(p->v, (size_t)cap * sizeof *v);
   if (!v) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for program");
+  if (p->lent && p->n) memcpy(v, p->v, (size_t)p->n * sizeof *v);
   p->v = v;
   p->cap = cap;
+  p->lent = 0;
   return A2_OK;
 }
 

@@ -95,6 +95,10 @@ typedef struct {
 typedef struct {
   a2_instr *v;
   uint32_t n, cap;
+  /* 1: v[0..cap) is storage lent by the owner of this struct (the model
+   * keeps a streamed program's batch in its core): never freed here, and
+   * left for a heap copy when the program must grow past cap */
+  uint32_t lent;
 } a2_program;
 
 /* What the result must be, computed independently by the checker

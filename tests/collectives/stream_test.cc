@@ -334,6 +334,30 @@ TEST(BuilderPhases, FillAppendsToWhatTheBatchAlreadyHolds) {
   free(out.v);
 }
 
+// The model lends a core's own storage for a batch (a2_program.lent): a
+// batch that outgrows it moves to the heap, keeps what it held and leaves
+// the lent storage as it was beyond that.
+TEST(BuilderPhases, LentStorageThatIsOutgrownMovesToTheHeap) {
+  a2_coll_params p{};
+  p.nranks = 1;
+  a2_err e{};
+  Kernel whole, lazy;
+  ASSERT_EQ(a2_gen_run(&kToy, &p, &whole.k, 0, &e), A2_OK) << e.msg;
+  ASSERT_EQ(a2_gen_run(&kToy, &p, &lazy.k, 4, &e), A2_OK) << e.msg;
+  a2_instr lent[5];
+  std::memset(lent, 0xa5, sizeof lent);
+  a2_program out{lent, 0, 5, 1};
+  ASSERT_EQ(lazy.k.source->fill(lazy.k.source, 0, 0, &out, &e), A2_OK) << e.msg;
+  ASSERT_EQ(out.n, 6u);  // steps of 1, 2 and 3: the third outgrew the 5 lent
+  EXPECT_NE(out.v, lent);
+  EXPECT_EQ(out.lent, 0u);
+  EXPECT_GE(out.cap, 6u);
+  for (uint32_t j = 0; j < 6; j++)
+    EXPECT_EQ(std::memcmp(&out.v[j], &whole.k.progs[0].v[j], sizeof(a2_instr)), 0) << j;
+  EXPECT_EQ(std::memcmp(&lent[3], &whole.k.progs[0].v[3], sizeof(a2_instr)), 0);
+  free(out.v);  // the heap copy is the program's own now
+}
+
 void OutsideStep(a2_tb *tb, const void *, uint32_t, uint32_t) {
   A2_STEPS(tb, s, 2) a2_tb_compute(tb, 1);
   a2_tb_compute(tb, 2);  // not in a step: would be emitted again on every walk
