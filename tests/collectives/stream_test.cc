@@ -290,15 +290,22 @@ void ToyBody(a2_tb *tb, const void *ctx, uint32_t rank, uint32_t core) {
 
 const a2_gen_def kToy = {sizeof(ToyCtx), ToyDeclare, ToyBody};
 
-TEST(BuilderPhases, BatchesStopAfterWholeStepsAndResumeThere) {
+// The toy generator on P ranks, materialised into *whole and lazy with a
+// batch limit of 4 into *lazy.
+void ToyKernels(uint32_t P, a2_kernel *whole, a2_kernel *lazy) {
   a2_coll_params p{};
-  p.nranks = 2;
+  p.nranks = P;
+  a2_err e{};
+  ASSERT_EQ(a2_gen_run(&kToy, &p, whole, 0, &e), A2_OK) << e.msg;
+  ASSERT_EQ(a2_gen_run(&kToy, &p, lazy, 4, &e), A2_OK) << e.msg;
+}
+
+TEST(BuilderPhases, BatchesStopAfterWholeStepsAndResumeThere) {
   a2_err e{};
   Kernel whole, lazy;
-  ASSERT_EQ(a2_gen_run(&kToy, &p, &whole.k, 0, &e), A2_OK) << e.msg;
+  ToyKernels(2, &whole.k, &lazy.k);
   // steps emit 1,2,3,4,5 then 1,2,3 instructions: 21 in all
   ASSERT_EQ(whole.k.progs[0].n, 21u);
-  ASSERT_EQ(a2_gen_run(&kToy, &p, &lazy.k, 4, &e), A2_OK) << e.msg;
   // limit 4: steps are taken while fewer than 4 are in the batch
   const std::vector<uint32_t> want = {1 + 2 + 3, 4, 5, 1 + 2 + 3, 0};
   for (uint32_t r = 0; r < 2; r++) {
@@ -338,12 +345,9 @@ TEST(BuilderPhases, FillAppendsToWhatTheBatchAlreadyHolds) {
 // batch that outgrows it moves to the heap, keeps what it held and leaves
 // the lent storage as it was beyond that.
 TEST(BuilderPhases, LentStorageThatIsOutgrownMovesToTheHeap) {
-  a2_coll_params p{};
-  p.nranks = 1;
   a2_err e{};
   Kernel whole, lazy;
-  ASSERT_EQ(a2_gen_run(&kToy, &p, &whole.k, 0, &e), A2_OK) << e.msg;
-  ASSERT_EQ(a2_gen_run(&kToy, &p, &lazy.k, 4, &e), A2_OK) << e.msg;
+  ToyKernels(1, &whole.k, &lazy.k);
   a2_instr lent[5];
   std::memset(lent, 0xa5, sizeof lent);
   a2_program out{lent, 0, 5, 1};
