@@ -182,9 +182,9 @@ void a2_sim_free(a2_sim *s) {
   a2_huge_free(s->core_tiles, per_core(k, NTILES(k) * sizeof(a2_tile_state)));
   a2_huge_free(s->core_buf_w, per_core(k, NBUFS(k) * sizeof(uint64_t)));
   a2_huge_free(s->core_ub, per_core(k, s->ub_stride));
-  if (s->buf_mem)
+  if (s->buf_mem && s->buf_stride) /* a block is allocated only with its stride set */
     for (uint32_t b = 0; b < k->nbufs; b++)
-      a2_huge_free(s->buf_mem[b], buf_stride(&k->bufs[b]) * k->nranks);
+      a2_huge_free(s->buf_mem[b], s->buf_stride[b] * k->nranks);
   free(s->buf_mem);
   free(s->buf_stride);
   a2_huge_free(s->cores, per_core(k, sizeof(a2_core)));

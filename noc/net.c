@@ -373,15 +373,6 @@ static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d, uint32_t *hin
 
 #define BLOCK 64 /* packets reserved hop by hop together */
 
-/* One hop of a block of k packets: arrivals a[] (hop 0: packet j+1 is
- * injected when packet j starts service, the first at `ready`), service
- * ser_full each except a short last packet (ser_last). Appends after
- * everything reserved at st: coalesces touching services into one interval
- * in registers, one store per interval. Requires rising arrivals, the
- * first at or after the end of the last interval, or at least after its
- * start (then no gap before the stage's last end can take it, nor a later
- * arrival). Leaves in a[] the arrivals at the next hop; returns the last
- * start. */
 /* Open a new interval at s in slot in (the first free one; grows the
  * array when full); returns in + 1. */
 static uint32_t ival_open(a2_stage *st, uint32_t in, uint64_t s) {
@@ -393,23 +384,40 @@ static uint32_t ival_open(a2_stage *st, uint32_t in, uint64_t s) {
   return in + 1;
 }
 
+/* Reserve d ps at st for work that arrives at or after the start of its
+ * last interval: at that interval's end (joining it), or at the arrival
+ * after it. Returns the start. */
+static inline uint64_t ival_append(a2_stage *st, uint64_t arr, uint64_t d) {
+  uint64_t free_ps = st->last_e, s = arr > free_ps ? arr : free_ps;
+  uint32_t in = st->in;
+  if (in == st->ihead || s != free_ps) in = ival_open(st, in, s);
+  st->iv[in - 1].e = s + d;
+  st->in = in;
+  st->last_e = s + d;
+  return s;
+}
+
+/* One hop of a block of k packets: arrivals a[] (hop 0: packet j+1 is
+ * injected when packet j starts service, the first at `ready`), service
+ * ser_full each except a short last packet (ser_last). Appends after
+ * everything reserved at st: coalesces touching services into one interval
+ * in registers, one store per interval. Requires rising arrivals, the
+ * first at or after the end of the last interval, or at least after its
+ * start (then no gap before the stage's last end can take it, nor a later
+ * arrival). Leaves in a[] the arrivals at the next hop; returns the last
+ * start. */
 static uint64_t hop_append(a2_stage *st, uint64_t *a, uint32_t k, bool hop0, uint64_t ready,
                            uint64_t ser_last) {
   uint64_t ser = st->ser_full, lat = st->lat_ps, free_ps = st->last_e, s = 0, busy = 0;
   uint32_t in = st->in;
   bool open = in > st->ihead; /* iv[in-1] is the last interval, its end in free_ps */
-  if (hop0) {                 /* each packet is ready when the one before starts: back to back */
-    s = ready > free_ps ? ready : free_ps;
-    if (!open || s != free_ps) in = ival_open(st, in, s);
+  if (hop0) { /* each packet is ready when the one before starts: back to back, one interval */
+    busy = (uint64_t)(k - 1) * ser + ser_last;
+    s = ival_append(st, ready, busy);
     for (uint32_t j = 0; j + 1 < k; j++) a[j] = s + (j + 1) * ser + lat;
-    s += (uint64_t)(k - 1) * ser;
-    free_ps = s + ser_last;
-    a[k - 1] = free_ps + lat;
-    st->iv[in - 1].e = free_ps;
-    st->in = in;
-    st->last_e = free_ps;
-    st->st.busy_ps += (uint64_t)(k - 1) * ser + ser_last;
-    return s;
+    a[k - 1] = s + busy + lat;
+    st->st.busy_ps += busy;
+    return s + (uint64_t)(k - 1) * ser;
   }
   for (uint32_t j = 0; j < k; j++) { /* later hops: each packet as it arrives */
     uint64_t arr = a[j], d = j + 1 == k ? ser_last : ser;
@@ -442,23 +450,10 @@ static void apply_all(a2_xfer *x) {
   }
 }
 
-/* One packet at a stage, arriving at or after the start of its last
- * interval (hop_append for k = 1): it goes at that interval's end, or at
- * its arrival after it. */
-static inline uint64_t append_one(a2_stage *st, uint64_t arr, uint64_t ser) {
-  uint64_t free_ps = st->last_e, s = arr > free_ps ? arr : free_ps;
-  uint32_t in = st->in;
-  if (in == st->ihead || s != free_ps) in = ival_open(st, in, s);
-  st->iv[in - 1].e = s + ser;
-  st->in = in;
-  st->last_e = s + ser;
-  return s;
-}
-
 /* Reservation of a one-packet transfer (control messages, chunks up to a
  * packet: at thousands of ranks, every transfer of the ring) along stages
- * sp[0..x->nhops): the general loop of reserve_all with its block of one,
- * without the block. Returns when the packet leaves the last stage; *applied
+ * sp[0..x->nhops): the general loop of reserve_all for a block of one,
+ * without the block arithmetic. Returns when the packet leaves the last stage; *applied
  * is when it started service at the apply hop. */
 static uint64_t reserve_one(a2_net *n, const a2_xfer *x, a2_stage *const *sp, uint64_t t0,
                             uint64_t *applied) {
@@ -470,7 +465,7 @@ static uint64_t reserve_one(a2_net *n, const a2_xfer *x, a2_stage *const *sp, ui
     uint64_t ser = len == n->pkt_bytes ? st->ser_full : a2_ser_ps(len, st->bw);
     uint64_t s;
     if (!obs && (st->last_e <= arr || st->iv[st->in - 1].s <= arr)) {
-      s = append_one(st, arr, ser);
+      s = ival_append(st, arr, ser);
     } else {
       uint32_t hint = 0;
       s = ival_reserve(st, arr, ser, &hint);
