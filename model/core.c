@@ -382,7 +382,10 @@ static bool run_pending(a2_core *c, uint64_t now) {
   bool progress = false;
   a2_tq_item it;
   while (a2_tq_pop_due(&c->pend, now, &it)) {
-    a2_xfer_finish(c->sim->net, (a2_xfer *)(uintptr_t)it.a);
+    if (it.b)
+      a2_notify_land(c, it.a, it.b);
+    else
+      a2_xfer_finish(c->sim->net, (a2_xfer *)(uintptr_t)it.a);
     progress = true;
   }
   return progress;
@@ -391,7 +394,7 @@ static bool run_pending(a2_core *c, uint64_t now) {
 /* The kernel's prefetch hint (a2k_proc_set_prefetch): what an activation
  * touches first, one level of pointers at a time (at scale each of these is
  * a cache miss, and without the hint they come one after the other). The
- * transfer at the head of `pend` is usually a notify landing here, on the
+ * event at the head of `pend` is usually a notify landing here, on the
  * signal cell the core then reads. Reads only. */
 static void core_prefetch(const void *ctx, int level) {
   const a2_core *c = ctx;
@@ -401,7 +404,9 @@ static void core_prefetch(const void *ctx, int level) {
     return;
   }
   const a2_sim *s = c->sim;
-  const a2_xfer *x = c->pend.n ? (const a2_xfer *)(uintptr_t)c->pend.v[0].a : NULL;
+  /* the event at the head of `pend`: a notify's landing (its cell), or a transfer */
+  const a2_tq_item *ev = c->pend.n ? &c->pend.v[0] : NULL;
+  const a2_xfer *x = ev && !ev->b ? (const a2_xfer *)(uintptr_t)ev->a : NULL;
   uint32_t sn = c->slot_free ? (uint32_t)__builtin_ctzll(c->slot_free) : 0; /* the next one taken */
   if (level == 1) {
     __builtin_prefetch(c->prog);
@@ -416,6 +421,8 @@ static void core_prefetch(const void *ctx, int level) {
       __builtin_prefetch(&c->win[(sn + i) % A2_WIN], 1);
     if (x)
       for (size_t o = 0; o < sizeof *x; o += 64) __builtin_prefetch((const char *)x + o, 1);
+    else if (ev)
+      __builtin_prefetch((const void *)(uintptr_t)ev->a, 1);
     a2_net_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 0);
     return;
   }
@@ -426,8 +433,8 @@ static void core_prefetch(const void *ctx, int level) {
   for (uintptr_t a = (uintptr_t)&p->v[i] & ~(uintptr_t)63; a < (uintptr_t)&p->v[e]; a += 64)
     __builtin_prefetch((const void *)a, 1);
   if (x) a2_prefetch_landing(c, x);
-  /* the interval lists of its own stages: those that hold many (the busiest) */
-  a2_net_prefetch_stages(s->net, c->stages, ST_OWN, 1);
+  /* the earlier intervals of the stages it reserved at recently, where there are any */
+  a2_net_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 1);
 }
 
 static void core_run(void *ctx) {

@@ -90,7 +90,8 @@ typedef struct a2_core {
   uint64_t slot_free;          /* storage slots not in use (bit k: win[k], done[k], ...) */
   uint64_t pipe_start[NPIPES]; /* reservation timing: start of each pipe's last instruction */
   a2_tq pend;                  /* reservation timing: transfer events this core carries out
-                                  (item.a = the a2_xfer) */
+                                  (item.a = the a2_xfer, item.b = 0; or a notify's landing:
+                                  a2_notify_land) */
   /* stage ids: its own (ST_*), then, for the kernel's prefetch hint, the
    * other stages of its recent transfers (id s at ST_OWN + s % A2_RECENT_STAGES;
    * A2_NO_STAGE in a slot not used yet) */
@@ -187,6 +188,9 @@ void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps)
 void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps); /* put, get */
+/* Reservation timing without race checking or a timing trace: a notify's
+ * landing event in r's `pend` is two words (b != 0), not a transfer. */
+void a2_notify_land(a2_core *r, uint64_t a, uint64_t b);
 /* A prefetch hint: when x is a notify, the signal cell it lands on (reads only). */
 void a2_prefetch_landing(const a2_core *c, const a2_xfer *x);
 /* A prefetch hint: what the landing of notify `in` is handed to (its

@@ -219,6 +219,14 @@ void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   launch(c, x, seq, t);
 }
 
+/* Set the signal cell at `cell` as a notify of `mode` with `value` does. */
+static void notify_cell(uint8_t *cell, uint8_t mode, int32_t value) {
+  int32_t v;
+  memcpy(&v, cell, 4);
+  v = mode == A2_MODE_ADD ? (int32_t)((uint32_t)v + (uint32_t)value) : value;
+  memcpy(cell, &v, 4);
+}
+
 static void apply_notify(a2_xfer *x, uint64_t off, uint32_t len) {
   (void)off;
   (void)len;
@@ -226,11 +234,7 @@ static void apply_notify(a2_xfer *x, uint64_t off, uint32_t len) {
   a2_sim *s = ((a2_core *)x->runner)->sim;
   const a2_instr *in = instr_of(x);
   uint32_t peer = (uint32_t)x->tag[2];
-  uint8_t *cell = a2_mem(s, peer, in->buf) + in->off;
-  int32_t v;
-  memcpy(&v, cell, 4);
-  v = in->mode == A2_MODE_ADD ? (int32_t)((uint32_t)v + (uint32_t)in->value) : in->value;
-  memcpy(cell, &v, 4);
+  notify_cell(a2_mem(s, peer, in->buf) + in->off, in->mode, in->value);
   if (s->race)
     a2_race_land(s->race, peer, in->buf, in->off, in->mode == A2_MODE_SET,
                  (uint32_t *)(uintptr_t)x->tag[3]);
@@ -259,6 +263,15 @@ void a2_prefetch_notify_target(const a2_core *c, const a2_instr *in) {
   __builtin_prefetch((const char *)&r->pend + sizeof r->pend - 1, 1);
 }
 
+/* A landing event of a2_issue_notify's short form, carried out by r, the
+ * peer's core: a = the cell, b = value << 32 | mode << 1 | 1 (a transfer's
+ * event has b = 0). */
+void a2_notify_land(a2_core *r, uint64_t a, uint64_t b) {
+  notify_cell((uint8_t *)(uintptr_t)a, b >> 1 & 1 ? A2_MODE_ADD : A2_MODE_SET,
+              (int32_t)(uint32_t)(b >> 32));
+  a2_signal_changed(r->sim, r->rank);
+}
+
 void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
   a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes);
@@ -268,7 +281,22 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   add_route(c, p, c->rank, peer, (uint16_t)(len - 1));
   p[len - 1] = hbm_of(c, peer);
   x->apply_hop = (uint16_t)(len - 1);
+  if (c->ahead && !c->sim->race && !c->sim->obs) {
+    /* Reservation timing, nothing else to hand over: the landing needs only
+     * the cell and the value, so the transfer is recycled now and the peer's
+     * core gets them as its event (a2_notify_land). Carried to the landing,
+     * the transfer's lines were cold again by then at thousands of ranks. */
+    x->lands = 1;
+    uint64_t t_land = start(c, x, t);
+    a2_core *r = notify_runner(c, peer);
+    uint8_t *cell = a2_mem(c->sim, peer, in->buf) + in->off;
+    a2_tq_push(&r->pend, t_land, (uint64_t)(uintptr_t)cell,
+               (uint64_t)(uint32_t)in->value << 32 | (uint64_t)(in->mode == A2_MODE_ADD) << 1 | 1);
+    a2_core_wake(r, t_land);
+    return;
+  }
   x->on_apply = apply_notify;
+  x->writes = 1; /* at hop 0 too: a notify to its own rank lands at its time */
   x->tag[2] = peer;
   /* A notify is posted: its slot may be reused before it lands, so the
    * transfer carries its own copy of the instruction. */

@@ -24,26 +24,36 @@ typedef struct {
   uint64_t s, e;
 } a2_ival;
 
-#define INL 3 /* busy intervals a stage holds in place (in its second cache line) */
+#define INL 3           /* earlier intervals a stage holds in place (in its second cache line) */
+#define WIDE UINT32_MAX /* a 32-bit time that does not fit: the 64-bit copy holds it */
 
+/* A stage's reserved future (reservation timing) is its earlier intervals,
+ * iv[ihead, in) (nl of them), then its last interval [last_s, last_e)
+ * (last_e 0: none at all, and then nl is 0). A reservation without
+ * contention (after everything reserved) and a prune of what is all past
+ * read and write the first cache line only: at thousands of ranks each line
+ * of a stage is a miss per packet. While nl is 0, iv, ihead and in are
+ * stale: the list is reset when an interval is next pushed onto it. */
 typedef struct {
-  /* first cache line: what reserving a packet reads and writes */
-  _Alignas(64) uint64_t last_e; /* reservation: end of the last interval, 0 when none */
-  uint64_t ser_full;            /* service time of a full packet */
-  uint64_t lat_ps;
-  a2_ival *iv; /* reservation: future busy intervals, sorted and disjoint, in
-                  iv[ihead, in); inl while they fit there */
-  uint32_t ihead, in;
-  a2_stage_stats st;
-  /* second: the intervals while there are at most INL (the usual case: a
-   * stage without contention holds a few) */
+  /* first cache line: what reserving a packet without contention touches */
+  _Alignas(64) uint64_t last_s;
+  uint64_t last_e;
+  uint64_t bytes, busy_ps; /* stats (also under packet timing) */
+  a2_ival *iv;             /* inl, or the heap array while they outgrow it */
+  uint32_t ser32, lat32;   /* full packet's service time, latency (ps); WIDE: ser_full, lat_ps */
+  uint32_t small_len;      /* the last shorter length served (a control message), 0: none */
+  uint32_t small_ser;      /* its service time (ps); WIDE: recomputed */
+  uint32_t packets;        /* stats: packets served, low 32 bits (packets_hi: the rest) */
+  uint32_t nl;             /* earlier intervals, in iv[ihead, in) */
+  /* second: the earlier intervals while there are at most INL */
   a2_ival inl[INL];
-  uint32_t icap;
-  uint32_t id;
-  uint64_t bw;
-  /* the rest: not read by an uncontended reservation */
+  uint32_t ihead, in, icap, id;
+  /* the rest: not read by a reservation without contention */
+  uint64_t ser_full, lat_ps, bw;
   a2_ival *heap; /* kept for reuse after the intervals went back to inl */
   uint32_t heap_cap;
+  uint32_t packets_hi;
+  a2_stage_stats st; /* filled by a2_net_stage_stats */
   /* packet timing */
   uint64_t free_ps; /* end of current service */
   uint64_t wake_ps; /* pending wake-up, UINT64_MAX when none */
@@ -54,8 +64,27 @@ typedef struct {
   a2_net *net;
 } a2_stage;
 
-_Static_assert(offsetof(a2_stage, inl) == 64 && offsetof(a2_stage, heap) == 128,
-               "a reservation touches a stage's first two lines");
+_Static_assert(offsetof(a2_stage, inl) == 64 && offsetof(a2_stage, ser_full) == 128,
+               "a reservation touches a stage's first line, its second under contention");
+
+/* Count k packets served (the low word carries into packets_hi). */
+static inline void count_packets(a2_stage *st, uint32_t k) {
+  uint32_t lo = st->packets;
+  st->packets = lo + k;
+  if (st->packets < lo) st->packets_hi++;
+}
+
+static inline uint64_t st_lat(const a2_stage *st) {
+  return st->lat32 != WIDE ? st->lat32 : st->lat_ps;
+}
+
+static inline uint64_t st_ser_full(const a2_stage *st) {
+  return st->ser32 != WIDE ? st->ser32 : st->ser_full;
+}
+
+static inline uint32_t narrow(uint64_t t) {
+  return t < WIDE ? (uint32_t)t : WIDE;
+}
 
 #define SLAB_BYTES A2_HUGE_PAGE
 /* stages per allocation: a stage is found from its id without loading a
@@ -86,17 +115,26 @@ static inline a2_stage *stage_at(const a2_net *n, uint32_t id) {
   return &n->chunks[id >> CHUNK_BITS][id & (CHUNK - 1)];
 }
 
+/* Service time of a len-byte packet at st: a full one's, the last shorter
+ * length's (control messages: one size), or computed (and remembered). */
+static inline uint64_t st_ser(const a2_net *n, a2_stage *st, uint32_t len) {
+  if (len == n->pkt_bytes) return st_ser_full(st);
+  if (len == st->small_len && st->small_ser != WIDE) return st->small_ser;
+  uint64_t t = a2_ser_ps(len, st->bw);
+  st->small_len = len;
+  st->small_ser = narrow(t);
+  return t;
+}
+
 void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count, int level) {
   for (unsigned i = 0; i < count; i++) {
     if (ids[i] == A2_NO_STAGE) continue;
     const a2_stage *st = stage_at(n, ids[i]);
     if (level == 0) {
-      __builtin_prefetch(st, 1);
+      __builtin_prefetch(st, 1); /* the first line: all a reservation without contention reads */
+    } else if (st->nl) {         /* earlier intervals: a reservation may push onto them */
       __builtin_prefetch((const char *)st + 64, 1);
-    } else if (st->in && st->iv != st->inl) {
-      __builtin_prefetch(&st->iv[st->in - 1], 1);
-    } else if (st->heap) { /* in place now: where the list goes when it grows */
-      __builtin_prefetch(st->heap, 1);
+      if (st->iv != st->inl) __builtin_prefetch(st->iv, 1); /* a short list is at its start */
     }
   }
 }
@@ -256,37 +294,36 @@ int a2_net_reservation(const a2_net *n) {
 }
 
 /* Drop intervals that ended by `now`: nothing can be reserved before now
- * (past intervals left in the list are harmless: searches skip them). */
-static void ival_prune(a2_stage *st, uint64_t now) {
-  if (st->last_e <= now) { /* all past: the usual case, without touching iv */
-    st->ihead = st->in = 0;
+ * (past intervals left in the list are harmless: searches skip them, and a
+ * reservation after everything never reads them). Here only when all are
+ * past, on the first line; earlier intervals are pruned by list_prune when
+ * the list is next used. */
+static inline void ival_prune(a2_stage *st, uint64_t now) {
+  if (st->last_e <= now) { /* all past: the usual case */
     st->last_e = 0;
-    if (st->iv != st->inl) { /* back in place; the heap array is kept */
-      st->iv = st->inl;
-      st->icap = INL;
-    }
-    return;
+    st->nl = 0;
   }
-  if (st->iv == st->inl) { /* in place: drop the past ones, the line is at hand */
-    uint32_t h = st->ihead;
-    while (h < st->in && st->iv[h].e <= now) h++;
-    if (h) {
-      memmove(st->iv, st->iv + h, (st->in - h) * sizeof *st->iv);
-      st->in -= h;
-      st->ihead = 0;
-    }
-    return;
-  }
-  /* In the heap array: a list of one goes back in place (room for two
-   * more there), one of up to 16 moves to the array's start, so that the
-   * stage keeps using the same few lines (left to slide along the array,
-   * its lines came back only after the whole array, and at scale every
-   * append was a cache miss); a longer one slides until half of the array
-   * is past. */
+}
+
+/* Drop the earlier intervals that ended by `now`. */
+static void list_prune(a2_stage *st, uint64_t now) {
+  if (!st->nl) return;
   uint32_t h = st->ihead;
   while (h < st->in && st->iv[h].e <= now) h++;
   uint32_t live = st->in - h;
-  if (live <= 1) {
+  if (st->iv == st->inl) { /* in place: drop the past ones, the line is at hand */
+    if (h) {
+      memmove(st->iv, st->iv + h, live * sizeof *st->iv);
+      st->in = live;
+      st->ihead = 0;
+    }
+  } else if (live <= 1) {
+    /* In the heap array: a list of one goes back in place (room for two
+     * more there), one of up to 16 moves to the array's start, so that the
+     * stage keeps using the same few lines (left to slide along the array,
+     * its lines came back only after the whole array, and at scale every
+     * append was a cache miss); a longer one slides until half of the
+     * array is past. */
     memcpy(st->inl, st->iv + h, live * sizeof *st->iv);
     st->iv = st->inl;
     st->icap = INL;
@@ -299,6 +336,7 @@ static void ival_prune(a2_stage *st, uint64_t now) {
   } else {
     st->ihead = h;
   }
+  st->nl = live;
 }
 
 static void ival_grow(a2_stage *st) {
@@ -320,12 +358,48 @@ static void ival_grow(a2_stage *st) {
   st->icap = st->heap_cap = cap;
 }
 
+/* Append the last interval to the earlier ones (it is followed by a new
+ * one), dropping those that ended by now. An empty list starts over in
+ * place. */
+static void push_last(a2_stage *st, uint64_t now) {
+  list_prune(st, now);
+  if (!st->nl) {
+    st->iv = st->inl;
+    st->icap = INL;
+    st->ihead = st->in = 0;
+  }
+  if (st->in == st->icap) ival_grow(st);
+  st->iv[st->in++] = (a2_ival){st->last_s, st->last_e};
+  st->nl++;
+}
+
+/* Every interval in iv[ihead, in), the last one included: the form the
+ * earliest-fit search works on (contention only). */
+static void ival_spill(a2_stage *st, uint64_t now) {
+  if (st->last_e) {
+    push_last(st, now);
+    st->last_e = 0;
+  } else if (!st->nl) {
+    st->ihead = st->in = 0;
+  }
+}
+
+/* Back from ival_spill's form: the last interval to last_s/last_e. */
+static void ival_unspill(a2_stage *st) {
+  if (st->in > st->ihead) {
+    a2_ival l = st->iv[--st->in];
+    st->last_s = l.s;
+    st->last_e = l.e;
+  }
+  st->nl = st->in - st->ihead;
+}
+
 /* Reserve d ps at the earliest start >= a that overlaps no reserved
- * interval; returns the start. Intervals that touch are merged, so a
- * stream at the stage's own rate stays one interval. *hint: where the
- * previous packet of the block went (0: none); the search starts there
- * when every interval before it ends by a (packets arrive in order), and
- * *hint is left where this one went. */
+ * interval of iv[ihead, in) (ival_spill's form); returns the start.
+ * Intervals that touch are merged, so a stream at the stage's own rate
+ * stays one interval. *hint: where the previous packet of the block went
+ * (0: none); the search starts there when every interval before it ends by
+ * a (packets arrive in order), and *hint is left where this one went. */
 static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d, uint32_t *hint) {
   uint32_t lo = st->ihead, hi = st->in;
   if (*hint > lo && *hint <= hi && st->iv[*hint - 1].e <= a) {
@@ -333,7 +407,7 @@ static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d, uint32_t *hin
     for (int g = 0; g < 4 && lo < hi && st->iv[lo].e <= a; g++) lo++;
   }
   if (hi > lo && st->iv[hi - 1].e <= a) {
-    lo = hi; /* the common case: after everything reserved */
+    lo = hi; /* after everything reserved */
   } else {
     while (lo < hi) { /* first interval ending after a */
       uint32_t mid = lo + (hi - lo) / 2;
@@ -367,74 +441,73 @@ static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d, uint32_t *hin
     st->iv[i] = (a2_ival){s, s + d};
     st->in++;
   }
-  st->last_e = st->iv[st->in - 1].e;
+  return s;
+}
+
+/* ival_reserve for one packet, from and back to the usual form. */
+static uint64_t ival_reserve_one(a2_stage *st, uint64_t now, uint64_t a, uint64_t d) {
+  uint32_t hint = 0;
+  ival_spill(st, now);
+  uint64_t s = ival_reserve(st, a, d, &hint);
+  ival_unspill(st);
   return s;
 }
 
 #define BLOCK 64 /* packets reserved hop by hop together */
 
-/* Open a new interval at s in slot in (the first free one; grows the
- * array when full); returns in + 1. */
-static uint32_t ival_open(a2_stage *st, uint32_t in, uint64_t s) {
-  if (in == st->icap) {
-    st->in = in; /* what ival_grow moves */
-    ival_grow(st);
-  }
-  st->iv[in].s = s;
-  return in + 1;
-}
-
 /* Reserve d ps at st for work that arrives at or after the start of its
  * last interval: at that interval's end (joining it), or at the arrival
  * after it. Returns the start. */
-static inline uint64_t ival_append(a2_stage *st, uint64_t arr, uint64_t d) {
-  uint64_t free_ps = st->last_e, s = arr > free_ps ? arr : free_ps;
-  uint32_t in = st->in;
-  if (in == st->ihead || s != free_ps) in = ival_open(st, in, s);
-  st->iv[in - 1].e = s + d;
-  st->in = in;
-  st->last_e = s + d;
-  return s;
+static inline uint64_t ival_append(a2_stage *st, uint64_t now, uint64_t arr, uint64_t d) {
+  if (st->last_e && arr <= st->last_e) { /* joins the last interval */
+    uint64_t s = st->last_e;
+    st->last_e = s + d;
+    return s;
+  }
+  if (st->last_e) push_last(st, now); /* a gap after it */
+  st->last_s = arr;
+  st->last_e = arr + d;
+  return arr;
 }
 
 /* One hop of a block of k packets: arrivals a[] (hop 0: packet j+1 is
  * injected when packet j starts service, the first at `ready`), service
  * ser_full each except a short last packet (ser_last). Appends after
  * everything reserved at st: coalesces touching services into one interval
- * in registers, one store per interval. Requires rising arrivals, the
- * first at or after the end of the last interval, or at least after its
- * start (then no gap before the stage's last end can take it, nor a later
- * arrival). Leaves in a[] the arrivals at the next hop; returns the last
- * start. */
-static uint64_t hop_append(a2_stage *st, uint64_t *a, uint32_t k, bool hop0, uint64_t ready,
-                           uint64_t ser_last) {
-  uint64_t ser = st->ser_full, lat = st->lat_ps, free_ps = st->last_e, s = 0, busy = 0;
-  uint32_t in = st->in;
-  bool open = in > st->ihead; /* iv[in-1] is the last interval, its end in free_ps */
+ * in registers. Requires rising arrivals, the first at or after the end of
+ * the last interval, or at least after its start (then no gap before the
+ * stage's last end can take it, nor a later arrival). Leaves in a[] the
+ * arrivals at the next hop; returns the last start. */
+static uint64_t hop_append(a2_stage *st, uint64_t now, uint64_t *a, uint32_t k, bool hop0,
+                           uint64_t ready, uint64_t ser_last) {
+  uint64_t ser = st_ser_full(st), lat = st_lat(st), s = 0, busy = 0;
   if (hop0) { /* each packet is ready when the one before starts: back to back, one interval */
     busy = (uint64_t)(k - 1) * ser + ser_last;
-    s = ival_append(st, ready, busy);
+    s = ival_append(st, now, ready, busy);
     for (uint32_t j = 0; j + 1 < k; j++) a[j] = s + (j + 1) * ser + lat;
     a[k - 1] = s + busy + lat;
-    st->st.busy_ps += busy;
+    st->busy_ps += busy;
     return s + (uint64_t)(k - 1) * ser;
   }
+  uint64_t free_ps = st->last_e;
+  bool open = free_ps != 0;          /* [last_s, free_ps) is the last interval */
   for (uint32_t j = 0; j < k; j++) { /* later hops: each packet as it arrives */
     uint64_t arr = a[j], d = j + 1 == k ? ser_last : ser;
     s = arr > free_ps ? arr : free_ps;
     if (!open || s != free_ps) { /* a gap: close the open interval, open one at s */
-      if (open) st->iv[in - 1].e = free_ps;
-      in = ival_open(st, in, s);
+      if (open) {
+        st->last_e = free_ps;
+        push_last(st, now);
+      }
+      st->last_s = s;
       open = true;
     }
     free_ps = s + d;
     busy += d;
     a[j] = free_ps + lat;
   }
-  st->iv[in - 1].e = free_ps;
-  st->in = in;
   st->last_e = free_ps;
-  st->st.busy_ps += busy;
+  st->busy_ps += busy;
   return s;
 }
 
@@ -455,27 +528,26 @@ static void apply_all(a2_xfer *x) {
  * sp[0..x->nhops): the general loop of reserve_all for a block of one,
  * without the block arithmetic. Returns when the packet leaves the last stage; *applied
  * is when it started service at the apply hop. */
-static uint64_t reserve_one(a2_net *n, const a2_xfer *x, a2_stage *const *sp, uint64_t t0,
-                            uint64_t *applied) {
+static uint64_t reserve_one(a2_net *n, const a2_xfer *x, a2_stage *const *sp, uint64_t now,
+                            uint64_t t0, uint64_t *applied) {
   uint32_t len = (uint32_t)x->bytes;
   bool obs = n->observer != NULL;
   uint64_t arr = t0;
   for (uint16_t h = 0; h < x->nhops; h++) {
     a2_stage *st = sp[h];
-    uint64_t ser = len == n->pkt_bytes ? st->ser_full : a2_ser_ps(len, st->bw);
+    uint64_t ser = st_ser(n, st, len);
     uint64_t s;
-    if (!obs && (st->last_e <= arr || st->iv[st->in - 1].s <= arr)) {
-      s = ival_append(st, arr, ser);
+    if (!obs && (st->last_e <= arr || st->last_s <= arr)) {
+      s = ival_append(st, now, arr, ser);
     } else {
-      uint32_t hint = 0;
-      s = ival_reserve(st, arr, ser, &hint);
+      s = ival_reserve_one(st, now, arr, ser);
       if (obs) a2_tq_push(&n->held, s, s + ser, (uint64_t)st->id << 32 | len);
     }
-    st->st.bytes += len;
-    st->st.packets++;
-    st->st.busy_ps += ser;
+    st->bytes += len;
+    count_packets(st, 1);
+    st->busy_ps += ser;
     if (h == x->apply_hop) *applied = s;
-    arr = s + ser + st->lat_ps;
+    arr = s + ser + st_lat(st);
   }
   return arr;
 }
@@ -496,12 +568,11 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
   for (uint16_t h = 0; h < np; h++) {
     sp[h] = stage_at(n, x->path[h]);
     __builtin_prefetch(sp[h], 1);
-    __builtin_prefetch((const char *)sp[h] + 64, 1);
   }
   for (uint16_t h = 0; h < x->nhops; h++) ival_prune(h < np ? sp[h] : stage_at(n, x->path[h]), now);
   if (n->held.n && now) held_flush(n, now - 1);
   if (x->bytes && x->bytes <= pkt && x->nhops == np) { /* one packet: the loop below, k = 1 */
-    done = reserve_one(n, x, sp, t0, &applied);
+    done = reserve_one(n, x, sp, now, t0, &applied);
     x->injected = x->bytes;
   }
   while (x->injected < x->bytes) {
@@ -518,15 +589,15 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
     bool sorted = true;
     for (uint16_t h = 0; h < x->nhops; h++) {
       a2_stage *st = h < np ? sp[h] : stage_at(n, x->path[h]);
-      uint64_t ser_last = last_len == pkt ? st->ser_full : a2_ser_ps(last_len, st->bw);
-      st->st.bytes += blk;
-      st->st.packets += k;
+      uint64_t ser_last = st_ser(n, st, last_len);
+      st->bytes += blk;
+      count_packets(st, k);
       /* hop 0: packet j+1 is injected when packet j starts service. The
        * first arrival is after everything reserved, or queues behind the
        * last interval (a FIFO backlog: the usual case of a busy stage). */
       uint64_t a0 = h == 0 ? ready : a[0];
-      if (!obs && (st->last_e <= a0 || (sorted && st->iv[st->in - 1].s <= a0))) {
-        uint64_t last = hop_append(st, a, k, h == 0, ready, ser_last);
+      if (!obs && (st->last_e <= a0 || (sorted && st->last_s <= a0))) {
+        uint64_t last = hop_append(st, now, a, k, h == 0, ready, ser_last);
         if (h == 0) ready = last;
         if (h == x->apply_hop && last > applied) applied = last; /* starts rise */
         sorted = true;
@@ -534,10 +605,11 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
       }
       sorted = false;
       uint32_t hint = 0;
-      uint64_t busy = 0, lat = st->lat_ps;
+      uint64_t busy = 0, lat = st_lat(st), ser_full = st_ser_full(st);
+      ival_spill(st, now);
       for (uint32_t j = 0; j < k; j++) {
         uint64_t arr = h == 0 ? ready : a[j];
-        uint64_t ser = j + 1 == k ? ser_last : st->ser_full;
+        uint64_t ser = j + 1 == k ? ser_last : ser_full;
         uint64_t s = ival_reserve(st, arr, ser, &hint);
         if (h == 0) ready = s;
         busy += ser;
@@ -546,7 +618,8 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
         if (h == x->apply_hop && s > applied) applied = s;
         a[j] = s + ser + lat;
       }
-      st->st.busy_ps += busy;
+      ival_unspill(st);
+      st->busy_ps += busy;
     }
     if (sorted) { /* the last hop took it in order: its last packet leaves last */
       if (a[k - 1] > done) done = a[k - 1];
@@ -557,12 +630,13 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
   }
   x->done_bytes = x->bytes;
   x->t_done = done;
+  x->t_apply = applied;
   /* Bytes move now when the caller has taken the completion time (x->known),
    * or when x reads at its first stage (a load's source), as packet timing
    * reads when that stage serves them: a later write to the source, which
    * program order puts after it, must not be seen. */
   bool applies = x->on_apply && x->apply_hop != A2_NO_HOP;
-  if (applies && (x->known || x->apply_hop == 0)) {
+  if (applies && (x->known || (x->apply_hop == 0 && !x->writes))) {
     apply_all(x);
     applies = false;
     x->apply_hop = A2_NO_HOP;
@@ -588,7 +662,7 @@ uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
     return UINT64_MAX;
   }
   bool deferred = reserve_all(n, x, now, t0);
-  uint64_t t = x->t_done;
+  uint64_t t = x->lands ? x->t_apply : x->t_done;
   if (!deferred) xfer_put(n, x); /* nothing left to do */
   return t;
 }
@@ -609,9 +683,9 @@ static void stage_run(void *ctx) {
     if (!s->head) s->tail = NULL;
     uint64_t ser = a2_ser_ps(p->len, s->bw);
     s->free_ps = now + ser;
-    s->st.bytes += p->len;
-    s->st.busy_ps += ser;
-    s->st.packets++;
+    s->bytes += p->len;
+    s->busy_ps += ser;
+    count_packets(s, 1);
     if (n->observer) n->observer(n->observer_ctx, s->id, now, s->free_ps, p->len);
     a2_xfer *x = p->x;
     if (p->hop == x->apply_hop && x->on_apply) x->on_apply(x, p->off, p->len);
@@ -674,6 +748,8 @@ a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t la
   s->bw = bw;
   s->lat_ps = lat_ps;
   s->ser_full = a2_ser_ps(n->pkt_bytes, bw);
+  s->ser32 = narrow(s->ser_full);
+  s->lat32 = narrow(lat_ps);
   s->iv = s->inl;
   s->icap = INL;
   s->wake_ps = UINT64_MAX;
@@ -696,5 +772,7 @@ a2_stage_kind a2_net_stage_kind(const a2_net *n, uint32_t id, int32_t *a, int32_
 }
 
 const a2_stage_stats *a2_net_stage_stats(const a2_net *n, uint32_t id) {
-  return &stage_at(n, id)->st;
+  a2_stage *s = stage_at(n, id); /* the counters, gathered where the report reads them */
+  s->st = (a2_stage_stats){s->bytes, s->busy_ps, (uint64_t)s->packets_hi << 32 | s->packets};
+  return &s->st;
 }

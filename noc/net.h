@@ -46,6 +46,11 @@ struct a2_xfer {
   uint16_t apply_hop;  /* A2_NO_HOP for none */
   uint8_t known;       /* reservation timing: the caller takes the completion time from
                           a2_xfer_start; the payload is applied when reserved, no event */
+  uint8_t lands;       /* reservation timing: a2_xfer_start returns when the last packet
+                          starts service at apply_hop (the moment packet timing applies
+                          it), where the caller applies the payload itself: no on_apply,
+                          no on_done, no event */
+  uint8_t writes;      /* on_apply writes (a notify): applied at its time even at hop 0 */
   uint64_t bytes;      /* total payload, > 0 */
   uint64_t injected;   /* bytes already turned into packets */
   uint64_t done_bytes; /* bytes through the last hop */
@@ -54,6 +59,7 @@ struct a2_xfer {
   void *owner;     /* caller's context */
   void *runner;    /* reservation timing: who carries out its event (caller's) */
   uint64_t t_done; /* reservation timing: when the last packet leaves the path */
+  uint64_t t_apply; /* reservation timing: when the last packet starts service at apply_hop */
   uint64_t tag[6]; /* caller's data */
   a2_xfer *next_free;
   uint64_t ext[8]; /* caller's data: room for a copy of a small struct (not zeroed) */
@@ -92,7 +98,8 @@ uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops);
 
 /* Start x: its first packet is ready at the first stage at t_ps (>= now).
  * Returns, under reservation timing, when its last packet leaves the path
- * (UINT64_MAX under packet timing: not known yet); a transfer with nothing
+ * (x->t_apply instead for x->lands; UINT64_MAX under packet timing: not
+ * known yet); a transfer with nothing
  * to do later (no on_done, nothing left to apply - e.g. a request whose
  * reply can then be started at once) is recycled before it returns. */
 uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
@@ -109,10 +116,11 @@ uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
  * whole payload (on_apply over [0, bytes)), calls on_done(x, x->t_done) and
  * recycles x. t is x->t_done, except for a transfer with on_apply and no
  * on_done (a notify): then it is when its last packet starts service at the
- * apply hop, the moment packet timing applies it. A transfer whose apply hop
- * is its first (a read at its source) applies when it is reserved instead, so
- * that it never sees a write that program order puts after it; one with
- * nothing left to do is not deferred. */
+ * apply hop, the moment packet timing applies it. A read whose apply hop is
+ * its first (at its source) applies when it is reserved instead, so that it
+ * never sees a write that program order puts after it (a write there, with
+ * x->writes, waits for its time like any other); one with nothing left to
+ * do is not deferred. */
 typedef void (*a2_net_defer_fn)(void *ctx, a2_xfer *x, uint64_t t_ps);
 void a2_net_set_reservation(a2_net *n, a2_net_defer_fn defer, void *ctx);
 int a2_net_reservation(const a2_net *n);
@@ -128,9 +136,9 @@ void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx);
 void a2_net_flush_observer(a2_net *n);
 
 /* A hint: prefetch what reserving a packet at stages ids[0..count) reads
- * first (level 0: the stages; level 1, once they are cached: the ends of
- * their reserved intervals, or the array they move to when they outgrow
- * the stage). Ids A2_NO_STAGE are skipped. Reads only. */
+ * first (level 0: each stage's first line, all that a reservation without
+ * contention reads; level 1, once those are cached: the earlier intervals
+ * of the stages that hold some). Ids A2_NO_STAGE are skipped. Reads only. */
 #define A2_NO_STAGE UINT32_MAX
 void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count, int level);
 
