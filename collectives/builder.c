@@ -66,6 +66,7 @@ void a2_tb_walk(a2_tb *tb, a2_program *out, const a2_tb_resume *at, uint32_t lim
   tb->at = *at;
   tb->limit = limit;
   tb->batch = 0;
+  tb->waited = 0;
   tb->phase = 0;
   tb->count = 0;
   tb->walking = 1;
@@ -176,6 +177,7 @@ void a2_tb_notify(a2_tb *tb, uint16_t sig, uint32_t peer, uint64_t cell, int mod
 void a2_tb_wait(a2_tb *tb, uint16_t sig, uint64_t cell, int mode, int32_t value) {
   a2_instr *v = push(tb, A2_OP_WAIT);
   if (!v) return;
+  tb->waited = 1;
   v->mode = (uint8_t)mode;
   v->buf = sig;
   v->value = value;

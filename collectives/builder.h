@@ -62,6 +62,7 @@ typedef struct {
   uint64_t count;  /* its step count */
   uint32_t batch;  /* instructions appended by this walk */
   uint32_t limit;  /* stop once batch >= limit (0: never) */
+  int waited;      /* this walk appended a wait: with a limit, it stops after that step */
   a2_tb_resume at; /* where this walk started / the next one resumes */
 } a2_tb;
 
@@ -74,7 +75,11 @@ uint16_t a2_tb_tile(a2_tb *tb, const char *name, a2_dtype t, uint64_t bytes);
 void a2_tb_at(a2_tb *tb, uint32_t rank, uint32_t core);
 
 /* Walk a body: append to `out`, resume at *at, stop after a whole step once
- * `limit` instructions were appended (0: run to the end). Then call the body,
+ * `limit` instructions were appended, or after a step with a wait (limit 0:
+ * run to the end). A program source's batch thus ends where its core
+ * blocks: what follows a wait is generated when the wait is satisfied and
+ * dispatched at once, instead of waiting in the batch, at scale evicted by
+ * the time it is read. Then call the body,
  * then a2_tb_walked, which stores the next resume point in *at (phase
  * A2_TB_DONE when the body ended) and returns tb->rc. */
 void a2_tb_walk(a2_tb *tb, a2_program *out, const a2_tb_resume *at, uint32_t limit);
@@ -84,13 +89,13 @@ a2_code a2_tb_walked(a2_tb *tb, a2_tb_resume *at);
  * when the phase finished in an earlier walk). */
 uint64_t a2_tb_phase(a2_tb *tb, uint64_t count);
 /* Run step s? No when the phase is over, after an error, or when the batch
- * is full (then (phase, s) becomes the resume point and every later phase
- * of this walk runs no step). */
+ * is full or holds a wait (then (phase, s) becomes the resume point and
+ * every later phase of this walk runs no step). */
 void a2_tb_stop(a2_tb *tb, uint64_t s);               /* the batch is full before step s */
 static inline int a2_tb_more(a2_tb *tb, uint64_t s) { /* inline: runs per step */
   tb->in_step = 0;
   if (tb->rc || tb->stopped || s >= tb->count) return 0;
-  if (tb->limit && tb->batch >= tb->limit) {
+  if (tb->limit && (tb->batch >= tb->limit || tb->waited)) {
     a2_tb_stop(tb, s);
     return 0;
   }

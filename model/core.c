@@ -427,9 +427,13 @@ static void core_prefetch(const void *ctx, int level) {
     return;
   }
   /* the next instructions of its program (about a step's worth); a
-   * streamed batch that is used up is refilled from its start */
+   * streamed batch that is used up, or down to its last (a wait: the batch
+   * ends there, builder.h), is refilled from its start */
   const a2_program *p = c->prog;
-  uint64_t i = c->pc - c->base < p->n ? c->pc - c->base : 0, e = i + 8 < p->cap ? i + 8 : p->cap;
+  uint64_t i = c->pc - c->base;
+  if (i < p->n) __builtin_prefetch(&p->v[i], 1);
+  if (i + 1 >= p->n) i = 0;
+  uint64_t e = i + 8 < p->cap ? i + 8 : p->cap;
   for (uintptr_t a = (uintptr_t)&p->v[i] & ~(uintptr_t)63; a < (uintptr_t)&p->v[e]; a += 64)
     __builtin_prefetch((const void *)a, 1);
   if (x) a2_prefetch_landing(c, x);
