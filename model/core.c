@@ -35,6 +35,7 @@ static const a2_instr *refill(a2_core *c) {
   a2_sim *s = c->sim;
   a2_source *src = s->k->source;
   c->base = c->pc;
+  if (c->prog == &c->batch && c->batch.lent) c->batch.v = s->scratch; /* see keep_rest */
   c->prog->n = 0;
   a2_err e;
   a2_code rc = src->fill(src, c->rank, c->idx, c->prog, &e);
@@ -52,6 +53,19 @@ static const a2_instr *refill(a2_core *c) {
     return NULL;
   }
   return &c->prog->v[0];
+}
+
+/* The end of an activation: what is left of a batch refilled in the
+ * shared scratch moves to the core's own batch_v. */
+static void keep_rest(a2_core *c) {
+  a2_program *p = &c->batch;
+  if (p->v != c->sim->scratch) return;
+  uint64_t i = c->pc - c->base;
+  uint32_t left = i < p->n ? p->n - (uint32_t)i : 0;
+  memcpy(c->batch_v, p->v + i, left * sizeof *p->v);
+  p->v = c->batch_v;
+  p->n = left;
+  c->base = c->pc;
 }
 
 const a2_instr *a2_core_next(a2_core *c) {
@@ -426,16 +440,12 @@ static void core_prefetch(const void *ctx, int level) {
     a2_net_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 0);
     return;
   }
-  /* the next instructions of its program (about a step's worth); a
-   * streamed batch that is used up, or down to its last (a wait: the batch
-   * ends there, builder.h), is refilled from its start */
+  /* the next instructions of its program, up to about a step's worth (a
+   * streamed batch is refilled in the shared scratch, already cached) */
   const a2_program *p = c->prog;
-  uint64_t i = c->pc - c->base;
-  if (i < p->n) __builtin_prefetch(&p->v[i], 1);
-  if (i + 1 >= p->n) i = 0;
-  uint64_t e = i + 8 < p->cap ? i + 8 : p->cap;
+  uint64_t i = c->pc - c->base, e = i + 8 < p->n ? i + 8 : p->n;
   for (uintptr_t a = (uintptr_t)&p->v[i] & ~(uintptr_t)63; a < (uintptr_t)&p->v[e]; a += 64)
-    __builtin_prefetch((const void *)a, 1);
+    __builtin_prefetch((const void *)a);
   if (x) a2_prefetch_landing(c, x);
   /* the earlier intervals of the stages it reserved at recently, where there are any */
   a2_net_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 1);
@@ -475,6 +485,7 @@ static void core_run(void *ctx) {
   }
   if (c->wait_ahead && c->vt < next) next = c->vt;
   if (a2_tq_next(&c->pend) < next) next = a2_tq_next(&c->pend);
+  keep_rest(c);
   c->running = false;
   if (next != UINT64_MAX) a2_core_wake(c, next);
 }

@@ -117,9 +117,11 @@ typedef struct a2_core {
   uint64_t disp[A2_WIN]; /* reservation timing: per storage slot, when it was dispatched */
   _Alignas(64) a2_slot win[A2_WIN];
   a2_slot_ext ext[A2_WIN];
-  /* a streamed program's batch: in the core, on its huge pages (a heap
-   * block per core was a TLB miss per activation at scale); batch_v is lent
-   * to the program source, which moves it to the heap if it outgrows it */
+  /* a streamed program's batch: refilled in the sim's scratch, and what is
+   * left of it at the end of an activation in batch_v, in the core, on its
+   * huge pages (a heap block per core was a TLB miss per activation at
+   * scale); both are lent to the program source, which moves the batch to
+   * the heap if it outgrows them */
   a2_program batch;
   a2_instr batch_v[A2_CORE_BATCH];
 } a2_core;
@@ -149,6 +151,11 @@ struct a2_sim {
   bool no_data;         /* timing-only: payload buffers and tiles are not allocated */
   a2_code run_rc;       /* first error raised during the run (a program source) */
   a2_err run_err;
+  /* Where a core's streamed batch is refilled (only one core runs at a
+   * time): hot in cache, unlike each core's own batch_v at scale. What the
+   * core has not dispatched when its activation ends moves to batch_v
+   * (core.c, keep_rest); usually that is the wait the batch ended on. */
+  a2_instr scratch[A2_CORE_BATCH];
 };
 
 /* The storage slot (win, done, disp, ext) of in-window sequence number seq. */
