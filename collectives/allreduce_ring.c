@@ -20,7 +20,7 @@ static uint64_t mod(int64_t a, uint32_t P) {
 
 typedef struct {
   uint32_t P;
-  uint64_t N, B, T;
+  uint64_t N, B, T, np; /* np: pieces of T in a chunk of B */
   uint16_t x, y, partial, result, sig;
   a2_opcode vop;
   a2_tileset tiles;
@@ -35,6 +35,7 @@ static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *c
                .B = B,
                .T = a2_min64(B, a2_coll_chunk_bytes(p->ub_bytes)),
                .vop = a2_reduce_opcode(p->op)};
+  c->np = c->T ? a2_pieces(B, c->T) : 0;
   if (a2_tb_begin(tb, k, P, 1, err)) return tb->rc;
   a2_coll_describe(k, "allreduce_ring", p, 0);
   a2_dtype dt = p->dtype;
@@ -57,8 +58,9 @@ static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *c
 static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   const ctx_t *c = ctx;
   (void)core;
-  uint32_t P = c->P, left = (me + P - 1) % P, right = (me + 1) % P;
-  uint64_t B = c->B, T = c->T, np = a2_pieces(B, T), per = np + 2;
+  /* a body runs once per batch (a batch ends at each wait): no divisions */
+  uint32_t P = c->P, left = (uint32_t)mod((int64_t)me - 1, P), right = (uint32_t)mod(me + 1, P);
+  uint64_t B = c->B, T = c->T, np = c->np, per = np + 2;
   uint16_t acc = c->tiles.acc[0];
   a2_tiles t = a2_tiles_on(tb, &c->tiles);
   a2_at staged = a2_at_local(c->partial, 0);

@@ -305,9 +305,8 @@ static inline void ival_prune(a2_stage *st, uint64_t now) {
   }
 }
 
-/* Drop the earlier intervals that ended by `now`. */
+/* Drop the earlier intervals that ended by `now` (nl > 0). */
 static void list_prune(a2_stage *st, uint64_t now) {
-  if (!st->nl) return;
   uint32_t h = st->ihead;
   while (h < st->in && st->iv[h].e <= now) h++;
   uint32_t live = st->in - h;
@@ -361,8 +360,8 @@ static void ival_grow(a2_stage *st) {
 /* Append the last interval to the earlier ones (it is followed by a new
  * one), dropping those that ended by now. An empty list starts over in
  * place. */
-static void push_last(a2_stage *st, uint64_t now) {
-  list_prune(st, now);
+static inline void push_last(a2_stage *st, uint64_t now) {
+  if (st->nl && st->iv[st->ihead].e <= now) list_prune(st, now); /* some are past */
   if (!st->nl) {
     st->iv = st->inl;
     st->icap = INL;
