@@ -357,16 +357,18 @@ static void ival_grow(a2_stage *st) {
   st->icap = st->heap_cap = cap;
 }
 
+/* An empty list (nl 0) starts over in place: iv, ihead and in were stale. */
+static inline void list_reset(a2_stage *st) {
+  st->iv = st->inl;
+  st->icap = INL;
+  st->ihead = st->in = 0;
+}
+
 /* Append the last interval to the earlier ones (it is followed by a new
- * one), dropping those that ended by now. An empty list starts over in
- * place. */
+ * one), dropping those that ended by now. */
 static inline void push_last(a2_stage *st, uint64_t now) {
   if (st->nl && st->iv[st->ihead].e <= now) list_prune(st, now); /* some are past */
-  if (!st->nl) {
-    st->iv = st->inl;
-    st->icap = INL;
-    st->ihead = st->in = 0;
-  }
+  if (!st->nl) list_reset(st);
   if (st->in == st->icap) ival_grow(st);
   st->iv[st->in++] = (a2_ival){st->last_s, st->last_e};
   st->nl++;
@@ -379,7 +381,7 @@ static void ival_spill(a2_stage *st, uint64_t now) {
     push_last(st, now);
     st->last_e = 0;
   } else if (!st->nl) {
-    st->ihead = st->in = 0;
+    list_reset(st);
   }
 }
 
