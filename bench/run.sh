@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fixed workloads for docs/benchmarks.md: builds Release into build-bench/ and
+# Fixed workloads for docs/benchmarks.md: builds Release with profile
+# feedback into build-bench-pgo/ (BENCH_PGO=0: plain Release, build-bench/) and
 # prints one markdown row per run: simulated time, wall time, kernel
 # activations (= events), events/s and peak RSS, all measured by the simulator
 # itself (--profile; simulated time from its report).
@@ -21,9 +22,20 @@ quick | full) ;;
   exit 2
   ;;
 esac
-cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DA2_TESTS=OFF >/dev/null
-cmake --build build-bench -j"$(nproc)" >/dev/null
-sim=./build-bench/a2a3sim
+# BENCH_PGO=1 (default): Release with GCC profile feedback
+# (scripts/build_pgo.sh, build-bench-pgo/), the build docs/benchmarks.md
+# recommends for large runs; BENCH_PGO=0: the plain Release build (build-bench/).
+if [ "${BENCH_PGO:-1}" = 1 ]; then
+  bdir="build-bench-pgo"
+  build="Release + profile feedback (scripts/build_pgo.sh)"
+  bash scripts/build_pgo.sh "$bdir" # its progress goes to stderr
+else
+  bdir="build-bench"
+  build="Release"
+  cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DA2_TESTS=OFF >/dev/null
+  cmake --build "$bdir" -j"$(nproc)" >/dev/null
+fi
+sim=./$bdir/a2a3sim
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -67,7 +79,7 @@ cluster() { # cluster P: the a2-cluster config sized for P ranks, timing-only
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"\
-  "$(free -g | awk '/Mem:/{print $2}') GiB; $(date -u +%Y-%m-%d); mode $mode;"\
+  "$(free -g | awk '/Mem:/{print $2}') GiB; $(date -u +%Y-%m-%d); mode $mode; build $build;"\
   "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 
 header "Seed case (functional, with data)"
@@ -111,5 +123,5 @@ echo "trace written: $(stat -c %s "$tmp/t.json") bytes, $(grep -o '"ph":"' "$tmp
 echo
 echo "Kernel alone (bench/kernel_bench.c: every process re-wakes itself 1-7 ps later):"
 echo
-./build-bench/kernel_bench 1000 10000000
-./build-bench/kernel_bench 16000 10000000
+"./$bdir/kernel_bench" 1000 10000000
+"./$bdir/kernel_bench" 16000 10000000

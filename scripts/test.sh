@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build Release, run every test
-# (ctest over the GoogleTest suites, plus valgrind on the binary), then build
-# the same suites with ASan + UBSan in build-asan/ and run them again, then
-# the fuzz smoke (scripts/fuzz_smoke.sh: libFuzzer harnesses, 60 s each).
+# (ctest over the GoogleTest suites, plus valgrind on the binary), check that
+# the profile-feedback build (scripts/build_pgo.sh) gives the same outputs
+# (scripts/same_outputs.sh), then build the same suites with ASan + UBSan in
+# build-asan/ and run them again, then the fuzz smoke (scripts/fuzz_smoke.sh:
+# libFuzzer harnesses, 60 s each).
 # .ci/run calls this.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -11,6 +13,9 @@ jobs=$(nproc)
 # `mpirun -n K a2a3sim sweep` is tested too.
 a2_build build -DA2_MPI=ON
 (cd build && ctest --output-on-failure -j"$jobs")
+echo "== profile-feedback build (scripts/build_pgo.sh): the same outputs as Release"
+bash scripts/build_pgo.sh build-pgo
+bash scripts/same_outputs.sh build/a2a3sim build-pgo/a2a3sim
 echo "== sanitizer build (ASan + UBSan)"
 a2_build build-asan -DA2_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 # (without MPI: OpenMPI's own allocations would drown LeakSanitizer; the MPI
