@@ -14,6 +14,7 @@
 # runs each row three times and keeps the fastest.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/lib.sh # a2_build, a2_cluster
 mode=${1:-quick}
 case $mode in
 quick | full) ;;
@@ -32,8 +33,7 @@ if [ "${BENCH_PGO:-1}" = 1 ]; then
 else
   bdir="build-bench"
   build="Release"
-  cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DA2_TESTS=OFF >/dev/null
-  cmake --build "$bdir" -j"$(nproc)" >/dev/null
+  a2_build "$bdir" -DA2_TESTS=OFF >/dev/null
 fi
 sim=./$bdir/a2a3sim
 tmp=$(mktemp -d)
@@ -74,8 +74,7 @@ header() {
 }
 
 cluster() { # cluster P: the a2-cluster config sized for P ranks, timing-only
-  echo --config configs/a2-cluster.yaml --set interconnect.ranks="$1" --ranks "$1" --no-data \
-    --no-race-check
+  echo "$(a2_cluster "$1")" --no-data --no-race-check
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"\

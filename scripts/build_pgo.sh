@@ -19,13 +19,10 @@ dir=${1:-build-pgo}
 # GCC adds a run's counts to existing .gcda files and refuses stale ones.
 if [ -d "$dir" ]; then find "$dir" -name '*.gcda' -delete; fi
 
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DA2_TESTS=OFF -DA2_PGO=generate >/dev/null
-cmake --build "$dir" -j"$(nproc)" >/dev/null
+source scripts/lib.sh # a2_build, a2_cluster
+a2_build "$dir" -DA2_TESTS=OFF -DA2_PGO=generate >/dev/null
 
 sim=$dir/a2a3sim
-cluster() { # the a2-cluster config sized for P ranks
-  echo --config configs/a2-cluster.yaml --set interconnect.ranks="$1" --ranks "$1"
-}
 train() {
   echo "pgo: training: a2a3sim run $*" >&2
   "$sim" run "$@" >/dev/null
@@ -33,13 +30,13 @@ train() {
 # shellcheck disable=SC2046
 {
   for pc in 256:1MiB 512:4MiB 128:2MiB; do
-    train --algo allreduce_ring --size "${pc#*:}" $(cluster "${pc%:*}") --no-data --no-race-check \
+    train --algo allreduce_ring --size "${pc#*:}" $(a2_cluster "${pc%:*}") --no-data --no-race-check \
       --set interconnect.timing=reservation
   done
-  train --algo allreduce_mesh --size 1MiB $(cluster 64) --no-data --no-race-check \
+  train --algo allreduce_mesh --size 1MiB $(a2_cluster 64) --no-data --no-race-check \
     --set interconnect.timing=reservation
-  train --algo allreduce_ring --size 1MiB $(cluster 32)
-  train --algo allreduce_mesh --size 256KiB $(cluster 16) --set interconnect.timing=reservation
+  train --algo allreduce_ring --size 1MiB $(a2_cluster 32)
+  train --algo allreduce_mesh --size 256KiB $(a2_cluster 16) --set interconnect.timing=reservation
   train --algo allreduce_two_phase --ranks 8 --size 1MiB
   train --algo all_to_all --ranks 16 --size 256KiB --config configs/a3-supernode.yaml \
     --set interconnect.ranks=16
@@ -48,6 +45,5 @@ train() {
 rm -f "$dir/pgo-trace.json"
 "$dir/kernel_bench" 1000 2000000 >/dev/null
 
-cmake -S . -B "$dir" -DA2_PGO=use >/dev/null
-cmake --build "$dir" -j"$(nproc)" >/dev/null
+a2_build "$dir" -DA2_PGO=use >/dev/null
 echo "pgo: built $sim with profile feedback" >&2

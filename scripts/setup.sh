@@ -32,13 +32,6 @@ a2_install() {
   apt-get install -y -q $missing >/dev/null
 }
 
-# a2_build DIR [cmake args...]: configure and build into DIR.
-a2_build() {
-  local dir=$1
-  shift
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-  cmake --build "$dir" -j"$(nproc)"
-}
-
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/lib.sh # a2_build
 a2_install
