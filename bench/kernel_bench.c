@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "model/kernel/kernel.h"
+#include "kernel/kernel.h"
 
 static uint64_t budget;
 

@@ -19,7 +19,7 @@
 //   same way through `delta_dispatch`, released in SystemC's delta order
 //   (reverse order of notification). The sequence of process activations
 //   is therefore identical to notifying each process's event directly, same
-//   time ties included (tests/model/kernel_test.cc pins it with a hash).
+//   time ties included (tests/kernel/kernel_test.cc pins it with a hash).
 //
 // Every activation of a model process is still one SystemC method process
 // activation (sc_spawn, static sensitivity to its own sc_event).
@@ -32,7 +32,7 @@
 // At thousands of ranks every activation starts from cold cache and follows
 // a chain of dependent loads (core, program, instruction, stage); this
 // overlaps those chains with the work of the activations before.
-#include "model/kernel/kernel.h"
+#include "kernel/kernel.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,5 +1,5 @@
 /* The event kernel, seen from C. SystemC 2.3 (Debian libsystemc-dev) does
- * the scheduling; this header is all the model knows of it.
+ * the scheduling; this header is all the C code (noc/, model/) knows of it.
  *
  * How SystemC is used (see kernel.cc):
  *   - one SC_METHOD process per hardware block (core, HBM controller, MTE

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 
 #include "common/tq.h"
-#include "model/kernel/kernel.h"
+#include "kernel/kernel.h"
 #include "model/observe.h"
 #include "model/race.h"
 #include "model/sim.h"

@@ -8,7 +8,7 @@
 
 #include "common/huge.h"
 #include "common/tq.h"
-#include "model/kernel/kernel.h"
+#include "kernel/kernel.h"
 
 typedef struct a2_pkt {
   a2_xfer *x;

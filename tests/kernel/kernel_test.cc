@@ -1,15 +1,15 @@
-// Tests for model/kernel/kernel.h, the SystemC shim: when woken processes
+// Tests for kernel/kernel.h, the SystemC shim: when woken processes
 // run, how two wake-ups of one process combine, how a2k_run reports why it
 // stopped, and the activation / process counters. Every test runs its
 // simulation in a forked child (fork_run.h): one SystemC elaboration per
 // OS process.
-#include "model/kernel/kernel.h"
+#include "kernel/kernel.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
-#include "fork_run.h"
+#include "../model/fork_run.h"
 
 namespace {
 

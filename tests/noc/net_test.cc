@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "../model/fork_run.h"
+#include "kernel/kernel.h"
 #include "packet_oracle.h"
-#include "model/kernel/kernel.h"
 
 namespace {
 

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "../model/fork_run.h"
-#include "packet_oracle.h"
-#include "model/kernel/kernel.h"
+#include "kernel/kernel.h"
 #include "noc/net.h"
+#include "packet_oracle.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "../model/fork_run.h"
-#include "model/kernel/kernel.h"
+#include "kernel/kernel.h"
 
 namespace {
 
