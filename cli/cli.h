@@ -7,12 +7,10 @@
 #include <stdio.h>
 
 #include "collectives/collective.h"
+#include "common/cmd_err.h"
 #include "configs/config.h"
 #include "model/check.h"
 #include "model/sim.h"
-
-#define A2_DEFAULT_CONFIG "configs/a2-8p-hccs.yaml"
-#define A2_MAX_SETS 64
 
 /* Everything a run (or gen) needs, filled from the flags. */
 typedef struct {
@@ -55,9 +53,9 @@ int a2_load_run_config(const a2_run_opts *o, a2_config *cfg);
 /* What the reports say about the kernel that ran: which collective, its
  * nccl-tests size and bus factors and its analytic card. */
 typedef struct {
-  char name[256];         /* built-in name, or the trace file */
-  uint64_t size_bytes;    /* N */
-  double size_factor;     /* S = size_factor * N */
+  char name[256];      /* built-in name, or the trace file */
+  uint64_t size_bytes; /* N */
+  double size_factor;  /* S = size_factor * N */
   double busbw_factor;
   a2_card card;
   bool has_card;
@@ -77,7 +75,7 @@ typedef struct {
   a2_run_status status;
   a2_check_result check;
   uint64_t time_ps;
-  uint64_t races;  /* racing access pairs (0 when not checked) */
+  uint64_t races; /* racing access pairs (0 when not checked) */
   bool race_checked;
   bool race_abandoned;
   uint64_t race_budget;
@@ -90,11 +88,6 @@ int a2_cli_run(int argc, char **argv);
 int a2_cli_list(int argc, char **argv);
 int a2_cli_gen(int argc, char **argv);
 int a2_cli_config(int argc, char **argv);
-
-/* Print "a2a3sim: error: ..." (with location when known) to stderr. */
-void a2_cli_error(const a2_err *e);
-/* Usage error about a flag: prints and returns A2_EXIT_USAGE. */
-int a2_cli_usage_error(const char *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void a2_report_text(const a2_run_result *r, FILE *out);
 void a2_report_json(const a2_run_result *r, FILE *out);

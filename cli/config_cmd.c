@@ -16,22 +16,22 @@ int a2_cli_config(int argc, char **argv) {
     return argc < 2 ? A2_EXIT_USAGE : A2_EXIT_OK;
   }
   if (strcmp(argv[1], "check"))
-    return a2_cli_usage_error(NULL, "unknown config command '%s' (expected: check)", argv[1]);
+    return a2_cmd_usage_error(NULL, "unknown config command '%s' (expected: check)", argv[1]);
   a2_run_opts o = {0};
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-      if (o.nsets == A2_MAX_SETS) return a2_cli_usage_error("--set", "more than %d", A2_MAX_SETS);
+      if (o.nsets == A2_MAX_SETS) return a2_cmd_usage_error("--set", "more than %d", A2_MAX_SETS);
       o.sets[o.nsets++] = argv[++i];
     } else if (!strncmp(argv[i], "--set=", 6)) {
-      if (o.nsets == A2_MAX_SETS) return a2_cli_usage_error("--set", "more than %d", A2_MAX_SETS);
+      if (o.nsets == A2_MAX_SETS) return a2_cmd_usage_error("--set", "more than %d", A2_MAX_SETS);
       o.sets[o.nsets++] = argv[i] + 6;
     } else if (argv[i][0] == '-' || o.config_path) {
-      return a2_cli_usage_error(argv[i], "unexpected argument (see a2a3sim config --help)");
+      return a2_cmd_usage_error(argv[i], "unexpected argument (see a2a3sim config --help)");
     } else {
       o.config_path = argv[i];
     }
   }
-  if (!o.config_path) return a2_cli_usage_error("config check", "missing FILE");
+  if (!o.config_path) return a2_cmd_usage_error("config check", "missing FILE");
   a2_config cfg;
   int rc = a2_load_run_config(&o, &cfg);
   if (rc) return rc;

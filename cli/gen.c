@@ -24,13 +24,13 @@ int a2_cli_gen(int argc, char **argv) {
   if ((exit_code = a2_build_kernel(&o, &cfg, &k, &d))) goto out;
   /* A built-in comes as a program source; the file needs whole programs. */
   if (a2_coll_materialise(&k, &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     exit_code = a2_err_exit_code(e.code);
     goto out;
   }
   /* Refuse here what run would refuse, rather than write a file that fails. */
   if (a2_kernel_validate(&k, cfg.ub_bytes, cfg.vector_cores, o.algo, &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     exit_code = a2_err_exit_code(e.code);
     goto out;
   }
@@ -38,17 +38,17 @@ int a2_cli_gen(int argc, char **argv) {
   f = to_stdout ? stdout : fopen(o.out_path, "w");
   if (!f) {
     a2_err_set(&e, A2_E_IO, o.out_path, 0, 0, "cannot write: %s", strerror(errno));
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     exit_code = A2_EXIT_USAGE;
     goto out;
   }
   if (a2_trace_write(&k, f, &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     exit_code = a2_err_exit_code(e.code);
   }
   if (!to_stdout && fclose(f) && !exit_code) {
     a2_err_set(&e, A2_E_IO, o.out_path, 0, 0, "cannot write: %s", strerror(errno));
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     exit_code = A2_EXIT_USAGE;
   }
   if (!to_stdout && exit_code) remove(o.out_path); /* no half-written trace left behind */

@@ -38,7 +38,7 @@ static void describe_builtin(const a2_collective *c, const a2_coll_params *p, co
 
 static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
   const a2_collective *c = a2_collective_find(o->algo);
-  if (!c) return a2_cli_usage_error("--algo", "unknown algorithm '%s' (see a2a3sim list)", o->algo);
+  if (!c) return a2_cmd_usage_error("--algo", "unknown algorithm '%s' (see a2a3sim list)", o->algo);
   a2_coll_params p = {.nranks = o->nranks, .size_bytes = o->size_bytes, .cores = o->cores,
                       .op = o->op, .dtype = o->dtype, .ub_bytes = cfg->ub_bytes, .seed = o->seed,
                       .root = o->root, .max_cores = cfg->vector_cores};
@@ -46,7 +46,7 @@ static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a
   /* Programs produced on demand (k->source): memory does not grow with the
    * instruction count. `gen` makes them whole (a2_coll_materialise). */
   if ((c->check && c->check(&p, &e)) || a2_coll_generate(c, &p, k, 1, &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     return a2_err_exit_code(e.code);
   }
   describe_builtin(c, &p, cfg, d);
@@ -56,7 +56,7 @@ static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a
 static int from_trace(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
   a2_err e = {0};
   if (a2_trace_load(o->trace_file, o->nranks, k, &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     return a2_err_exit_code(e.code);
   }
   k->lines_are_file_lines = 1;

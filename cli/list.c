@@ -10,7 +10,7 @@ int a2_cli_list(int argc, char **argv) {
            "description and its analytic cost card.");
       return A2_EXIT_OK;
     }
-    return a2_cli_usage_error(argv[1], "unexpected argument (list takes no flags)");
+    return a2_cmd_usage_error(argv[1], "unexpected argument (list takes no flags)");
   }
   uint32_t n;
   const a2_collective *t = a2_collective_table(&n);

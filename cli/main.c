@@ -1,9 +1,9 @@
 /* a2a3sim: entry point and subcommand table. */
-#include <stdarg.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/sweep.h"
+#include "common/cmd_err.h"
+#include "sweep/sweep.h"
 
 static const char usage[] =
     "a2a3sim - a cycle-approximate simulator of Ascend a2a3 NPUs running collective kernels\n"
@@ -22,33 +22,16 @@ static const char usage[] =
     "exit status: 0 OK, 1 functional FAIL or deadlock, 2 usage or input error,\n"
     "3 internal error. Results go to stdout, errors to stderr.\n";
 
-void a2_cli_error(const a2_err *e) {
-  char buf[1024];
-  a2_err_format(e, buf, sizeof buf);
-  fprintf(stderr, "a2a3sim: %s\n", buf);
-}
-
-int a2_cli_usage_error(const char *flag, const char *fmt, ...) {
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (flag)
-    fprintf(stderr, "a2a3sim: error: %s: %s\n", flag, msg);
-  else
-    fprintf(stderr, "a2a3sim: error: %s\n", msg);
-  return A2_EXIT_USAGE;
-}
-
 typedef struct {
   const char *name;
   int (*fn)(int argc, char **argv);
 } command;
 
-static const command commands[] = {
-    {"run", a2_cli_run}, {"gen", a2_cli_gen}, {"list", a2_cli_list}, {"config", a2_cli_config},
-    {"sweep", a2_cli_sweep}};
+static const command commands[] = {{"run", a2_cli_run},
+                                   {"gen", a2_cli_gen},
+                                   {"list", a2_cli_list},
+                                   {"config", a2_cli_config},
+                                   {"sweep", a2_sweep_main}};
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -61,7 +44,7 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
-  a2_cli_usage_error(NULL, "unknown command '%s' (expected: run, gen, list, config, sweep, help)",
+  a2_cmd_usage_error(NULL, "unknown command '%s' (expected: run, gen, list, config, sweep, help)",
                      argv[1]);
   return A2_EXIT_USAGE;
 }

@@ -59,16 +59,16 @@ static int parse_devices(const char *s, a2_run_opts *o) {
   uint32_t n = 1;
   for (const char *p = s; *p; p++) n += *p == ',';
   o->devices = calloc(n, sizeof *o->devices);
-  if (!o->devices) return a2_cli_usage_error("-d", "out of memory");
+  if (!o->devices) return a2_cmd_usage_error("-d", "out of memory");
   const char *p = s;
   for (uint32_t i = 0; i < n; i++) {
     char *end;
     if (*p < '0' || *p > '9')
-      return a2_cli_usage_error("-d", "expected a comma-separated list of device numbers such "
+      return a2_cmd_usage_error("-d", "expected a comma-separated list of device numbers such "
                                       "as 0,1,2,3, got '%s'", s);
     unsigned long v = strtoul(p, &end, 10);
     if ((*end != ',' && *end != '\0') || v > 1048575)
-      return a2_cli_usage_error("-d", "expected a comma-separated list of device numbers such "
+      return a2_cmd_usage_error("-d", "expected a comma-separated list of device numbers such "
                                       "as 0,1,2,3, got '%s'", s);
     o->devices[i] = (uint32_t)v;
     p = end + (*end == ',');
@@ -81,7 +81,7 @@ static int parse_u32(const char *flag, const char *s, uint32_t lo, uint32_t hi, 
   uint64_t v;
   char why[160];
   if (a2_parse_quantity(s, A2_UNIT_COUNT, &v, why, sizeof why) || v < lo || v > hi)
-    return a2_cli_usage_error(flag, "expected an integer in %u..%u, got '%s'", lo, hi, s);
+    return a2_cmd_usage_error(flag, "expected an integer in %u..%u, got '%s'", lo, hi, s);
   *out = (uint32_t)v;
   return 0;
 }
@@ -98,7 +98,7 @@ static int parse_choice(const char *flag, const char *s, const char *const *name
     strncat(list, names[i], sizeof list - strlen(list) - 1);
     if (i + 1 < n) strncat(list, ", ", sizeof list - strlen(list) - 1);
   }
-  return a2_cli_usage_error(flag, "expected one of %s, got '%s'", list, s);
+  return a2_cmd_usage_error(flag, "expected one of %s, got '%s'", list, s);
 }
 
 int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
@@ -141,7 +141,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       gen_only = "-o";
       break;
     case 'd':
-      if (have_d) return a2_cli_usage_error("-d", "given twice");
+      if (have_d) return a2_cmd_usage_error("-d", "given twice");
       have_d = true;
       rc = parse_devices(optarg, o);
       break;
@@ -152,7 +152,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     case O_SIZE:
       have_size = true;
       if (a2_parse_quantity(optarg, A2_UNIT_BYTES, &o->size_bytes, why, sizeof why))
-        return a2_cli_usage_error("--size", "%s, got '%s'", why, optarg);
+        return a2_cmd_usage_error("--size", "%s, got '%s'", why, optarg);
       break;
     case O_OP:
       have_coll_flag = true;
@@ -174,7 +174,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       break;
     case O_CONFIG: o->config_path = optarg; break;
     case O_SET:
-      if (o->nsets == A2_MAX_SETS) return a2_cli_usage_error("--set", "more than %d", A2_MAX_SETS);
+      if (o->nsets == A2_MAX_SETS) return a2_cmd_usage_error("--set", "more than %d", A2_MAX_SETS);
       o->sets[o->nsets++] = optarg;
       break;
     case O_SEED: rc = parse_u32("--seed", optarg, 0, UINT32_MAX, &o->seed); break;
@@ -186,13 +186,13 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       run_only = "--mem-limit";
       if (a2_parse_quantity(optarg, A2_UNIT_BYTES, &o->mem_limit, why, sizeof why) ||
           o->mem_limit == 0)
-        return a2_cli_usage_error("--mem-limit", "expected a size such as 16GiB, got '%s'", optarg);
+        return a2_cmd_usage_error("--mem-limit", "expected a size such as 16GiB, got '%s'", optarg);
       break;
     case O_MAXEV: {
       run_only = "--max-events";
       if (a2_parse_quantity(optarg, A2_UNIT_COUNT, &o->max_events, why, sizeof why) ||
           o->max_events == 0)
-        return a2_cli_usage_error("--max-events", "expected a positive integer, got '%s'",
+        return a2_cmd_usage_error("--max-events", "expected a positive integer, got '%s'",
                                   optarg);
       break;
     }
@@ -200,7 +200,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       run_only = "--race-memory";
       if (a2_parse_quantity(optarg, A2_UNIT_BYTES, &o->race_memory, why, sizeof why) ||
           o->race_memory == 0)
-        return a2_cli_usage_error("--race-memory", "expected a size such as 4GiB, got '%s'",
+        return a2_cmd_usage_error("--race-memory", "expected a size such as 4GiB, got '%s'",
                                   optarg);
       break;
     case O_NODATA:
@@ -223,34 +223,34 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       run_only = "--max-sim-time";
       if (a2_parse_quantity(optarg, A2_UNIT_TIME, &o->max_sim_ps, why, sizeof why) ||
           o->max_sim_ps == 0)
-        return a2_cli_usage_error("--max-sim-time", "expected a time such as 10ms, got '%s'",
+        return a2_cmd_usage_error("--max-sim-time", "expected a time such as 10ms, got '%s'",
                                   optarg);
       break;
     case 'h':
     case O_HELP: fputs(cmd == A2_CMD_RUN ? run_usage : gen_usage, stdout); return -1;
-    case ':': return a2_cli_usage_error(argv[optind - 1], "missing value");
+    case ':': return a2_cmd_usage_error(argv[optind - 1], "missing value");
     default:
-      return a2_cli_usage_error(argv[optind - 1], "unknown flag (see a2a3sim %s --help)",
+      return a2_cmd_usage_error(argv[optind - 1], "unknown flag (see a2a3sim %s --help)",
                                 cmd == A2_CMD_RUN ? "run" : "gen");
     }
     if (rc) return rc;
   }
-  if (optind < argc) return a2_cli_usage_error(argv[optind], "unexpected argument");
+  if (optind < argc) return a2_cmd_usage_error(argv[optind], "unexpected argument");
   if (cmd == A2_CMD_RUN && gen_only)
-    return a2_cli_usage_error(gen_only, "only for a2a3sim gen");
+    return a2_cmd_usage_error(gen_only, "only for a2a3sim gen");
   if (cmd == A2_CMD_GEN && run_only)
-    return a2_cli_usage_error(run_only, "not for a2a3sim gen");
+    return a2_cmd_usage_error(run_only, "not for a2a3sim gen");
   if (o->algo && o->trace_file)
-    return a2_cli_usage_error("--trace-file", "use --algo or --trace-file, not both");
+    return a2_cmd_usage_error("--trace-file", "use --algo or --trace-file, not both");
   if (!o->algo && !o->trace_file)
-    return a2_cli_usage_error("--algo", cmd == A2_CMD_RUN ? "required (or --trace-file FILE)"
+    return a2_cmd_usage_error("--algo", cmd == A2_CMD_RUN ? "required (or --trace-file FILE)"
                                                           : "required (see a2a3sim list)");
   if (o->trace_file && (have_size || have_coll_flag))
-    return a2_cli_usage_error(have_size ? "--size" : "--op/--dtype/--root/--cores",
+    return a2_cmd_usage_error(have_size ? "--size" : "--op/--dtype/--root/--cores",
                               "a trace file fixes its own sizes and types");
-  if (cmd == A2_CMD_GEN && !o->out_path) return a2_cli_usage_error("-o", "required");
-  if (have_d && have_ranks) return a2_cli_usage_error("--ranks", "use -d or --ranks, not both");
-  if (!have_d && !have_ranks) return a2_cli_usage_error("--ranks", "required (or -d LIST)");
+  if (cmd == A2_CMD_GEN && !o->out_path) return a2_cmd_usage_error("-o", "required");
+  if (have_d && have_ranks) return a2_cmd_usage_error("--ranks", "use -d or --ranks, not both");
+  if (!have_d && !have_ranks) return a2_cmd_usage_error("--ranks", "required (or -d LIST)");
   return 0;
 }
 
@@ -258,23 +258,23 @@ int a2_load_run_config(const a2_run_opts *o, a2_config *cfg) {
   a2_err e = {0};
   a2_config_default(cfg);
   if (o->config_path && a2_config_load(o->config_path, cfg, &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     return a2_err_exit_code(e.code);
   }
   for (int i = 0; i < o->nsets; i++) {
     char key[256];
     const char *eq = strchr(o->sets[i], '=');
     if (!eq || eq == o->sets[i] || (size_t)(eq - o->sets[i]) >= sizeof key)
-      return a2_cli_usage_error("--set", "expected KEY=VALUE, got '%s'", o->sets[i]);
+      return a2_cmd_usage_error("--set", "expected KEY=VALUE, got '%s'", o->sets[i]);
     memcpy(key, o->sets[i], (size_t)(eq - o->sets[i]));
     key[eq - o->sets[i]] = '\0';
     if (a2_config_set(cfg, key, eq + 1, &e)) {
-      a2_cli_error(&e);
+      a2_cmd_error(&e);
       return A2_EXIT_USAGE;
     }
   }
   if (a2_config_validate(cfg, o->config_path ? o->config_path : "--set", &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     return A2_EXIT_USAGE;
   }
   return 0;

@@ -43,29 +43,29 @@ int a2_cli_run(int argc, char **argv) {
   r.no_data = o.no_data;
   if (a2_sim_create_mode(&r.cfg, &k, o.devices, o.trace_file ? o.trace_file : o.algo, o.no_data,
                          o.mem_limit, &sim, &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     exit_code = a2_err_exit_code(e.code);
     goto out;
   }
   if (o.no_race_check && a2_sim_set_race_check(sim, 0, &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     exit_code = A2_EXIT_INTERNAL;
     goto out;
   }
   if (o.race_memory && a2_sim_set_race_budget(sim, o.race_memory, &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     exit_code = a2_err_exit_code(e.code);
     goto out;
   }
   if (o.max_events) a2_sim_set_event_limit(sim, o.max_events);
   r.race_checked = !o.no_race_check;
   if (o.trace_out && a2_sim_set_trace(sim, o.trace_out, &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     exit_code = a2_err_exit_code(e.code);
     goto out;
   }
   if (a2_sim_run(sim, o.max_sim_ps, &r.status, &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     exit_code = A2_EXIT_INTERNAL;
     goto out;
   }

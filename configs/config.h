@@ -65,6 +65,10 @@ typedef struct a2_config {
 /* The built-in default: identical to configs/a2-8p-hccs.yaml (a test checks
  * that the file and this function agree). */
 void a2_config_default(a2_config *cfg);
+/* The shipped file a2_config_default reproduces, as the commands name it. */
+#define A2_DEFAULT_CONFIG "configs/a2-8p-hccs.yaml"
+/* Most --set overrides (a2_config_set) one command takes. */
+#define A2_MAX_SETS 64
 
 /* Load a YAML file over the defaults. Every key is optional unless the table
  * says otherwise; unknown keys, wrong types, duplicate keys, bad units and

@@ -3,25 +3,25 @@
  * Exit status: 0 every point OK or refused, 1 a point FAILed, 2 bad flags,
  * 3 an internal error (a point crashed, gnuplot failed); killed by the
  * signal that interrupted it (after reaping every child). Under MPI
- * (sweep_mpi.c) every rank runs its share of the points and rank 0 writes
+ * (mpi.c) every rank runs its share of the points and rank 0 writes
  * everything. */
-#include "cli/sweep.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sweep/sweep.h"
+
 static int write_crossovers(const a2_sweep *s, const a2_sweep_row *rows) {
   char path[4096];
   if (!a2_sweep_path(s, "crossovers.txt", path, sizeof path))
-    return a2_cli_usage_error("-o", "path too long");
+    return a2_cmd_usage_error("-o", "path too long");
   FILE *f = fopen(path, "w");
-  if (!f) return a2_cli_usage_error("-o", "cannot write '%s': %s", path, strerror(errno));
+  if (!f) return a2_cmd_usage_error("-o", "cannot write '%s': %s", path, strerror(errno));
   a2_sweep_crossovers(s, rows, f);
   bool bad = ferror(f) != 0;
-  if (fclose(f) || bad) return a2_cli_usage_error("-o", "cannot write '%s'", path);
+  if (fclose(f) || bad) return a2_cmd_usage_error("-o", "cannot write '%s'", path);
   a2_sweep_crossovers(s, rows, stdout);
   return 0;
 }
@@ -82,7 +82,7 @@ static void restore(int fd, int saved) {
   close(saved);
 }
 
-int a2_cli_sweep(int argc, char **argv) {
+int a2_sweep_main(int argc, char **argv) {
   a2_sweep_world w;
   a2_sweep_world_init(&w);
   /* Under MPI every rank parses the same flags; rank 0 alone speaks. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/sweep.h"
 #include "common/units.h"
+#include "sweep/sweep.h"
 
 static const a2_sweep_row *row_at(const a2_sweep *s, const a2_sweep_row *rows, size_t algo,
                                   size_t rank, size_t size, size_t combo) {

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cli/sweep.h"
+#include "sweep/sweep.h"
 
 static void field(FILE *f, const char *s, bool last) {
   if (!s) s = "";
@@ -24,10 +24,10 @@ static void field(FILE *f, const char *s, bool last) {
 int a2_sweep_write_csv(const a2_sweep *s, const a2_sweep_row *rows) {
   char path[4096], tmp[4200];
   if (!a2_sweep_path(s, "sweep.csv", path, sizeof path))
-    return a2_cli_usage_error("-o", "path too long");
+    return a2_cmd_usage_error("-o", "path too long");
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
-  if (!f) return a2_cli_usage_error("-o", "cannot write '%s': %s", tmp, strerror(errno));
+  if (!f) return a2_cmd_usage_error("-o", "cannot write '%s': %s", tmp, strerror(errno));
   fputs("algo,ranks,size_bytes,", f);
   for (size_t a = 0; a < s->naxes; a++) field(f, s->sets[s->axes[a]].key, false);
   fputs(
@@ -59,7 +59,7 @@ int a2_sweep_write_csv(const a2_sweep *s, const a2_sweep_row *rows) {
   if (fclose(f) || bad || rename(tmp, path)) {
     int saved = errno;
     remove(tmp);
-    return a2_cli_usage_error("-o", "cannot write '%s': %s", path, strerror(saved));
+    return a2_cmd_usage_error("-o", "cannot write '%s': %s", path, strerror(saved));
   }
   return 0;
 }

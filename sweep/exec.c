@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/sweep.h"
+#include "sweep/sweep.h"
 
 static volatile sig_atomic_t caught;
 static int wake_pipe[2] = {-1, -1};

@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/sweep.h"
+#include "collectives/collective.h"
 #include "common/units.h"
+#include "sweep/sweep.h"
 
 static const char sweep_usage[] =
     "usage: a2a3sim sweep --algo A,B,.. --ranks P,Q,.. --sizes SPEC\n"
@@ -46,18 +47,18 @@ static const char sweep_usage[] =
 
 /* Split s at commas into fresh strings; an empty list or item is an error. */
 static int split_list(const char *flag, const char *s, char ***items, size_t *n) {
-  if (!*s) return a2_cli_usage_error(flag, "empty list");
+  if (!*s) return a2_cmd_usage_error(flag, "empty list");
   size_t cap = 1;
   for (const char *p = s; *p; p++) cap += *p == ',';
   *items = calloc(cap, sizeof **items);
-  if (!*items) return a2_cli_usage_error(flag, "out of memory");
+  if (!*items) return a2_cmd_usage_error(flag, "out of memory");
   *n = 0;
   for (const char *p = s;;) {
     const char *end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (!len) return a2_cli_usage_error(flag, "empty item in the comma-separated list '%s'", s);
+    if (!len) return a2_cmd_usage_error(flag, "empty item in the comma-separated list '%s'", s);
     char *item = malloc(len + 1);
-    if (!item) return a2_cli_usage_error(flag, "out of memory");
+    if (!item) return a2_cmd_usage_error(flag, "out of memory");
     memcpy(item, p, len);
     item[len] = '\0';
     (*items)[(*n)++] = item;
@@ -84,11 +85,11 @@ static const char sizes_expected[] =
 /* Append v; false (error printed) past the bound. */
 static int push_size(uint64_t **sizes, size_t *n, size_t *cap, uint64_t v) {
   if (*n == A2_SWEEP_MAX_POINTS)
-    return a2_cli_usage_error("--sizes", "more than %d sizes", A2_SWEEP_MAX_POINTS);
+    return a2_cmd_usage_error("--sizes", "more than %d sizes", A2_SWEEP_MAX_POINTS);
   if (*n == *cap) {
     size_t nc = *cap ? 2 * *cap : 16;
     uint64_t *p = realloc(*sizes, nc * sizeof *p);
-    if (!p) return a2_cli_usage_error("--sizes", "out of memory");
+    if (!p) return a2_cmd_usage_error("--sizes", "out of memory");
     *sizes = p;
     *cap = nc;
   }
@@ -99,7 +100,7 @@ static int push_size(uint64_t **sizes, size_t *n, size_t *cap, uint64_t v) {
 static int parse_one_size(const char *what, const char *text, const char *spec, uint64_t *v) {
   char why[256];
   if (a2_parse_quantity(text, A2_UNIT_BYTES, v, why, sizeof why))
-    return a2_cli_usage_error("--sizes", "%s '%s' in '%s': %s", what, text, spec, why);
+    return a2_cmd_usage_error("--sizes", "%s '%s' in '%s': %s", what, text, spec, why);
   return 0;
 }
 
@@ -107,11 +108,11 @@ static int parse_one_size(const char *what, const char *text, const char *spec, 
 static int parse_range(const char *spec, const char *dots, uint64_t **sizes, size_t *n) {
   char start[128], end[128], step[128];
   const char *colon = strchr(dots + 2, ':');
-  if (!colon) return a2_cli_usage_error("--sizes", "no :STEP in '%s'; %s", spec, sizes_expected);
+  if (!colon) return a2_cmd_usage_error("--sizes", "no :STEP in '%s'; %s", spec, sizes_expected);
   size_t ls = (size_t)(dots - spec), le = (size_t)(colon - dots - 2);
   if (!ls || !le || ls >= sizeof start || le >= sizeof end || strlen(colon + 1) >= sizeof step ||
       !colon[1])
-    return a2_cli_usage_error("--sizes", "cannot read '%s'; %s", spec, sizes_expected);
+    return a2_cmd_usage_error("--sizes", "cannot read '%s'; %s", spec, sizes_expected);
   memcpy(start, spec, ls);
   start[ls] = '\0';
   memcpy(end, dots + 2, le);
@@ -123,14 +124,14 @@ static int parse_range(const char *spec, const char *dots, uint64_t **sizes, siz
       (rc = parse_one_size("end", end, spec, &hi)))
     return rc;
   if (lo == 0)
-    return a2_cli_usage_error("--sizes", "the start of '%s' must be at least 1 byte", spec);
+    return a2_cmd_usage_error("--sizes", "the start of '%s' must be at least 1 byte", spec);
   if (lo > hi)
-    return a2_cli_usage_error("--sizes", "the start of '%s' is larger than its end", spec);
+    return a2_cmd_usage_error("--sizes", "the start of '%s' is larger than its end", spec);
   size_t cap = 0;
   if (step[0] == 'x') {
     char why[256];
     if (a2_parse_quantity(step + 1, A2_UNIT_COUNT, &by, why, sizeof why) || by < 2)
-      return a2_cli_usage_error("--sizes",
+      return a2_cmd_usage_error("--sizes",
                                 "expected a whole factor of at least 2 after 'x' in "
                                 "'%s' (e.g. 256B..64MiB:x4)",
                                 spec);
@@ -142,14 +143,14 @@ static int parse_range(const char *spec, const char *dots, uint64_t **sizes, siz
     }
   } else if (step[0] == '+') {
     if ((rc = parse_one_size("step", step + 1, spec, &by))) return rc;
-    if (!by) return a2_cli_usage_error("--sizes", "the step of '%s' must be at least 1 byte", spec);
+    if (!by) return a2_cmd_usage_error("--sizes", "the step of '%s' must be at least 1 byte", spec);
     for (uint64_t v = lo;;) {
       if ((rc = push_size(sizes, n, &cap, v))) return rc;
       if (hi - v < by) break;
       v += by;
     }
   } else {
-    return a2_cli_usage_error("--sizes", "unknown step '%s' in '%s'; %s", step, spec,
+    return a2_cmd_usage_error("--sizes", "unknown step '%s' in '%s'; %s", step, spec,
                               sizes_expected);
   }
   return 0;
@@ -158,12 +159,12 @@ static int parse_range(const char *spec, const char *dots, uint64_t **sizes, siz
 int a2_sweep_parse_sizes(const char *spec, uint64_t **sizes, size_t *n) {
   *sizes = NULL;
   *n = 0;
-  if (!*spec) return a2_cli_usage_error("--sizes", "empty; %s", sizes_expected);
+  if (!*spec) return a2_cmd_usage_error("--sizes", "empty; %s", sizes_expected);
   const char *dots = strstr(spec, "..");
   int rc;
   if (dots) {
     if (strchr(spec, ','))
-      return a2_cli_usage_error("--sizes", "'%s' mixes a range and a list; %s", spec,
+      return a2_cmd_usage_error("--sizes", "'%s' mixes a range and a list; %s", spec,
                                 sizes_expected);
     rc = parse_range(spec, dots, sizes, n);
   } else {
@@ -174,7 +175,7 @@ int a2_sweep_parse_sizes(const char *spec, uint64_t **sizes, size_t *n) {
       uint64_t v;
       char why[256];
       if (a2_parse_quantity(items[i], A2_UNIT_BYTES, &v, why, sizeof why))
-        rc = a2_cli_usage_error("--sizes", "'%s' in '%s': %s", items[i], spec, why);
+        rc = a2_cmd_usage_error("--sizes", "'%s' in '%s': %s", items[i], spec, why);
       else
         rc = push_size(sizes, n, &cap, v);
     }
@@ -184,7 +185,7 @@ int a2_sweep_parse_sizes(const char *spec, uint64_t **sizes, size_t *n) {
     qsort(*sizes, *n, sizeof **sizes, cmp_u64);
     for (size_t i = 1; i < *n; i++)
       if ((*sizes)[i] == (*sizes)[i - 1])
-        rc = a2_cli_usage_error("--sizes", "%llu bytes given twice in '%s'",
+        rc = a2_cmd_usage_error("--sizes", "%llu bytes given twice in '%s'",
                                 (unsigned long long)(*sizes)[i], spec);
   }
   if (rc) {
@@ -199,10 +200,10 @@ static int parse_algos(const char *arg, a2_sweep *s) {
   int rc = split_list("--algo", arg, &s->algos, &s->nalgos);
   for (size_t i = 0; !rc && i < s->nalgos; i++) {
     if (!a2_collective_find(s->algos[i]))
-      return a2_cli_usage_error("--algo", "unknown algorithm '%s' (see a2a3sim list)", s->algos[i]);
+      return a2_cmd_usage_error("--algo", "unknown algorithm '%s' (see a2a3sim list)", s->algos[i]);
     for (size_t j = 0; j < i; j++)
       if (!strcmp(s->algos[i], s->algos[j]))
-        return a2_cli_usage_error("--algo", "'%s' given twice", s->algos[i]);
+        return a2_cmd_usage_error("--algo", "'%s' given twice", s->algos[i]);
   }
   return rc;
 }
@@ -212,11 +213,11 @@ static int parse_ranks(const char *arg, a2_sweep *s) {
   size_t n = 0;
   int rc = split_list("--ranks", arg, &items, &n);
   if (!rc && !(s->ranks = calloc(n, sizeof *s->ranks)))
-    rc = a2_cli_usage_error("--ranks", "out of memory");
+    rc = a2_cmd_usage_error("--ranks", "out of memory");
   for (size_t i = 0; !rc && i < n; i++) {
     uint64_t v;
     if (a2_parse_quantity(items[i], A2_UNIT_COUNT, &v, NULL, 0) || v < 1 || v > 1048576) {
-      rc = a2_cli_usage_error("--ranks",
+      rc = a2_cmd_usage_error("--ranks",
                               "expected a comma-separated list of rank counts in "
                               "1..1048576 such as 2,4,8, got '%s' in '%s'",
                               items[i], arg);
@@ -226,7 +227,7 @@ static int parse_ranks(const char *arg, a2_sweep *s) {
     s->nranks = i + 1;
     for (size_t j = 0; j < i; j++)
       if (s->ranks[j] == s->ranks[i])
-        rc = a2_cli_usage_error("--ranks", "%s given twice", items[i]);
+        rc = a2_cmd_usage_error("--ranks", "%s given twice", items[i]);
   }
   free_list(items, n);
   return rc;
@@ -234,25 +235,25 @@ static int parse_ranks(const char *arg, a2_sweep *s) {
 
 /* KEY=V1,V2,.. into s->sets[s->nsets]. */
 static int parse_set(const char *arg, a2_sweep *s) {
-  if (s->nsets == A2_MAX_SETS) return a2_cli_usage_error("--set", "more than %d", A2_MAX_SETS);
+  if (s->nsets == A2_MAX_SETS) return a2_cmd_usage_error("--set", "more than %d", A2_MAX_SETS);
   const char *eq = strchr(arg, '=');
   if (!eq || eq == arg || !eq[1])
-    return a2_cli_usage_error("--set", "expected KEY=VALUE or KEY=V1,V2,.., got '%s'", arg);
+    return a2_cmd_usage_error("--set", "expected KEY=VALUE or KEY=V1,V2,.., got '%s'", arg);
   a2_sweep_set *set = &s->sets[s->nsets];
   size_t klen = (size_t)(eq - arg);
-  if (!(set->key = malloc(klen + 1))) return a2_cli_usage_error("--set", "out of memory");
+  if (!(set->key = malloc(klen + 1))) return a2_cmd_usage_error("--set", "out of memory");
   memcpy(set->key, arg, klen);
   set->key[klen] = '\0';
   s->nsets++;
   for (size_t j = 0; j + 1 < s->nsets; j++)
     if (!strcmp(s->sets[j].key, set->key))
-      return a2_cli_usage_error(
+      return a2_cmd_usage_error(
           "--set", "%s given twice (put every value in one --set %s=V1,V2,..)", set->key, set->key);
   int rc = split_list("--set", eq + 1, &set->values, &set->nvalues);
   for (size_t i = 0; !rc && i < set->nvalues; i++)
     for (size_t j = 0; j < i; j++)
       if (!strcmp(set->values[i], set->values[j]))
-        return a2_cli_usage_error("--set", "%s=%s given twice", set->key, set->values[i]);
+        return a2_cmd_usage_error("--set", "%s=%s given twice", set->key, set->values[i]);
   return rc;
 }
 
@@ -263,14 +264,14 @@ static int check_sets(const a2_sweep *s) {
   a2_err e = {0};
   a2_config_default(&base);
   if (s->config_path && a2_config_load(s->config_path, &base, &e)) {
-    a2_cli_error(&e);
+    a2_cmd_error(&e);
     return a2_err_exit_code(e.code);
   }
   for (size_t i = 0; i < s->nsets; i++)
     for (size_t v = 0; v < s->sets[i].nvalues; v++) {
       scratch = base;
       if (a2_config_set(&scratch, s->sets[i].key, s->sets[i].values[v], &e)) {
-        a2_cli_error(&e);
+        a2_cmd_error(&e);
         return A2_EXIT_USAGE;
       }
     }
@@ -278,11 +279,11 @@ static int check_sets(const a2_sweep *s) {
     scratch = base;
     for (size_t i = 0; i < s->nsets; i++)
       if (a2_config_set(&scratch, s->sets[i].key, a2_sweep_set_value(s, i, c), &e)) {
-        a2_cli_error(&e);
+        a2_cmd_error(&e);
         return A2_EXIT_USAGE;
       }
     if (a2_config_validate(&scratch, s->config_path ? s->config_path : "--set", &e)) {
-      a2_cli_error(&e);
+      a2_cmd_error(&e);
       return A2_EXIT_USAGE;
     }
   }
@@ -292,21 +293,21 @@ static int check_sets(const a2_sweep *s) {
 /* Is dir (created if missing, with its parents) a directory we can write? */
 static int prepare_dir(const char *dir) {
   char path[4096];
-  if (!*dir) return a2_cli_usage_error("-o", "empty directory name");
-  if (strlen(dir) + 64 >= sizeof path) return a2_cli_usage_error("-o", "path too long");
+  if (!*dir) return a2_cmd_usage_error("-o", "empty directory name");
+  if (strlen(dir) + 64 >= sizeof path) return a2_cmd_usage_error("-o", "path too long");
   strcpy(path, dir);
   for (char *p = path + 1;; p++) {
     if (*p != '/' && *p) continue;
     char c = *p;
     *p = '\0';
     if (mkdir(path, 0777) && errno != EEXIST)
-      return a2_cli_usage_error("-o", "cannot create directory '%s': %s", path, strerror(errno));
+      return a2_cmd_usage_error("-o", "cannot create directory '%s': %s", path, strerror(errno));
     *p = c;
     if (!c) break;
   }
   snprintf(path, sizeof path, "%s/.a2a3sim-sweep-probe-%ld", dir, (long)getpid());
   FILE *f = fopen(path, "w");
-  if (!f) return a2_cli_usage_error("-o", "cannot write in '%s': %s", dir, strerror(errno));
+  if (!f) return a2_cmd_usage_error("-o", "cannot write in '%s': %s", dir, strerror(errno));
   fclose(f);
   remove(path);
   return 0;
@@ -335,63 +336,63 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
     switch (c) {
     case O_ALGO:
       if (s->algos)
-        return a2_cli_usage_error("--algo", "given twice (use one comma-separated list)");
+        return a2_cmd_usage_error("--algo", "given twice (use one comma-separated list)");
       rc = parse_algos(optarg, s);
       break;
     case O_RANKS:
       if (s->ranks)
-        return a2_cli_usage_error("--ranks", "given twice (use one comma-separated list)");
+        return a2_cmd_usage_error("--ranks", "given twice (use one comma-separated list)");
       rc = parse_ranks(optarg, s);
       break;
     case O_SIZES:
-      if (s->sizes) return a2_cli_usage_error("--sizes", "given twice");
+      if (s->sizes) return a2_cmd_usage_error("--sizes", "given twice");
       rc = a2_sweep_parse_sizes(optarg, &s->sizes, &s->nsizes);
       break;
     case O_SET: rc = parse_set(optarg, s); break;
     case O_CONFIG:
-      if (s->config_path) return a2_cli_usage_error("--config", "given twice");
+      if (s->config_path) return a2_cmd_usage_error("--config", "given twice");
       s->config_path = optarg;
       break;
     case O_JOBS: {
       uint64_t v;
-      if (have_jobs) return a2_cli_usage_error("--jobs", "given twice");
+      if (have_jobs) return a2_cmd_usage_error("--jobs", "given twice");
       have_jobs = true;
       if (a2_parse_quantity(optarg, A2_UNIT_COUNT, &v, NULL, 0) || v < 1 || v > 1024)
-        return a2_cli_usage_error("--jobs", "expected an integer in 1..1024, got '%s'", optarg);
+        return a2_cmd_usage_error("--jobs", "expected an integer in 1..1024, got '%s'", optarg);
       s->jobs = (unsigned)v;
       break;
     }
     case 'o':
-      if (s->out_dir) return a2_cli_usage_error("-o", "given twice");
+      if (s->out_dir) return a2_cmd_usage_error("-o", "given twice");
       s->out_dir = optarg;
       break;
     case 'h':
     case O_HELP: fputs(sweep_usage, stdout); return -1;
-    case ':': return a2_cli_usage_error(argv[optind - 1], "missing value");
-    default: return a2_cli_usage_error(argv[optind - 1], "unknown flag (see a2a3sim sweep --help)");
+    case ':': return a2_cmd_usage_error(argv[optind - 1], "missing value");
+    default: return a2_cmd_usage_error(argv[optind - 1], "unknown flag (see a2a3sim sweep --help)");
     }
     if (rc) return rc;
   }
-  if (optind < argc) return a2_cli_usage_error(argv[optind], "unexpected argument");
+  if (optind < argc) return a2_cmd_usage_error(argv[optind], "unexpected argument");
   if (!s->algos)
-    return a2_cli_usage_error("--algo", "required: a comma-separated list (see a2a3sim list)");
+    return a2_cmd_usage_error("--algo", "required: a comma-separated list (see a2a3sim list)");
   if (!s->ranks)
-    return a2_cli_usage_error("--ranks", "required: a comma-separated list such as 2,4,8");
-  if (!s->sizes) return a2_cli_usage_error("--sizes", "required; %s", sizes_expected);
-  if (!s->out_dir) return a2_cli_usage_error("-o", "required: the output directory");
+    return a2_cmd_usage_error("--ranks", "required: a comma-separated list such as 2,4,8");
+  if (!s->sizes) return a2_cmd_usage_error("--sizes", "required; %s", sizes_expected);
+  if (!s->out_dir) return a2_cmd_usage_error("-o", "required: the output directory");
   s->ncombos = 1;
   for (size_t i = 0; i < s->nsets; i++) {
     if (s->sets[i].nvalues < 2) continue;
     s->axes[s->naxes++] = i;
     if (s->ncombos > A2_SWEEP_MAX_POINTS / s->sets[i].nvalues)
-      return a2_cli_usage_error(NULL, "the grid has more than %d points", A2_SWEEP_MAX_POINTS);
+      return a2_cmd_usage_error(NULL, "the grid has more than %d points", A2_SWEEP_MAX_POINTS);
     s->ncombos *= s->sets[i].nvalues;
   }
   const size_t factors[] = {s->nalgos, s->nranks, s->nsizes, s->ncombos};
   s->npoints = 1;
   for (size_t i = 0; i < 4; i++) {
     if (factors[i] > A2_SWEEP_MAX_POINTS / s->npoints)
-      return a2_cli_usage_error(NULL, "the grid has more than %d points", A2_SWEEP_MAX_POINTS);
+      return a2_cmd_usage_error(NULL, "the grid has more than %d points", A2_SWEEP_MAX_POINTS);
     s->npoints *= factors[i];
   }
   if ((rc = check_sets(s))) return rc;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/sweep.h"
+#include "sweep/sweep.h"
 
 char *a2_sweep_strdup(const char *s) {
   size_t n = strlen(s) + 1;

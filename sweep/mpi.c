@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/sweep.h"
+#include "sweep/sweep.h"
 
 #ifdef A2_MPI
 #include <mpi.h>

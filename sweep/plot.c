@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/sweep.h"
 #include "common/units.h"
+#include "sweep/sweep.h"
 
 /* Ten distinguishable colours (the "tab10" palette), point types, dashes. */
 static const char *const colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -164,7 +164,7 @@ static void plot_group(const a2_sweep *s, const a2_sweep_row *rows, const plot_k
 static int write_script(const a2_sweep *s, const a2_sweep_row *rows, const char *path,
                         char ***pngs) {
   FILE *f = fopen(path, "w");
-  if (!f) return a2_cli_usage_error("-o", "cannot write '%s': %s", path, strerror(errno));
+  if (!f) return a2_cmd_usage_error("-o", "cannot write '%s': %s", path, strerror(errno));
   size_t ngroups = 0, cap = 2 * (s->nranks * s->ncombos + 1) + 1;
   if (!(*pngs = calloc(cap, sizeof **pngs))) {
     fclose(f);
@@ -239,7 +239,7 @@ static int write_script(const a2_sweep *s, const a2_sweep_row *rows, const char 
       }
   }
   bool bad = ferror(f) != 0;
-  if (fclose(f) || bad) return a2_cli_usage_error("-o", "cannot write '%s'", path);
+  if (fclose(f) || bad) return a2_cmd_usage_error("-o", "cannot write '%s'", path);
   return 0;
 }
 
@@ -265,7 +265,7 @@ int a2_sweep_plot(const a2_sweep *s, const a2_sweep_row *rows, int *nplots) {
   char **pngs = NULL;
   *nplots = 0;
   if (!a2_sweep_path(s, "plot.gp", script, sizeof script))
-    return a2_cli_usage_error("-o", "path too long");
+    return a2_cmd_usage_error("-o", "path too long");
   int rc = write_script(s, rows, script, &pngs);
   if (!rc && !pngs) rc = A2_EXIT_INTERNAL;
   if (!rc && !have_gnuplot()) {

@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <yajl/yajl_tree.h>
 
-#include "cli/sweep.h"
+#include "sweep/sweep.h"
 
 static yajl_val get(yajl_val root, const char *a, const char *b) {
   const char *path[3] = {a, b, NULL};

@@ -1,17 +1,20 @@
 /* a2a3sim sweep: run a grid of `a2a3sim run` points (one process each),
  * collect their --json into sweep.csv, plot it with gnuplot and print where
  * the fastest algorithm changes (docs/sweep.md). One file per job:
- *   sweep.c        the command: flags in, files out, exit status
- *   sweep_opts.c   flag parsing: lists, the --sizes SPEC, --set axes
- *   sweep_grid.c   point numbering, a point's `run` argv, labels
- *   sweep_exec.c   child processes: spawn, capture, --jobs, Ctrl-C, progress
- *   sweep_row.c    one point's exit status + JSON -> one CSV row
- *   sweep_csv.c    sweep.csv
- *   sweep_cross.c  the crossover table (stdout and crossovers.txt)
- *   sweep_plot.c   plot.gp and the PNGs (gnuplot as a child process)
- *   sweep_mpi.c    optional: the points split over MPI ranks (-DA2_MPI=ON) */
-#ifndef A2_CLI_SWEEP_H
-#define A2_CLI_SWEEP_H
+ *   command.c     the command: flags in, files out, exit status
+ *   flags.c       flag parsing: lists, the --sizes SPEC, --set axes
+ *   grid.c        point numbering, a point's `run` argv, labels
+ *   exec.c        child processes: spawn, capture, --jobs, Ctrl-C, progress
+ *   row.c         one point's exit status + JSON -> one CSV row
+ *   csv.c         sweep.csv
+ *   crossovers.c  the crossover table (stdout and crossovers.txt)
+ *   plot.c        plot.gp and the PNGs (gnuplot as a child process)
+ *   mpi.c         optional: the points split over MPI ranks (-DA2_MPI=ON)
+ * A point is a child `a2a3sim run` process, so the sweep needs no model:
+ * it uses the configs (to check --set values before any point runs) and the
+ * collectives' names. */
+#ifndef A2_SWEEP_H
+#define A2_SWEEP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,9 +22,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "cli/cli.h"
+#include "common/cmd_err.h"
+#include "configs/config.h"
 
-int a2_cli_sweep(int argc, char **argv);
+/* `a2a3sim sweep ARGS` (argv[0] = "sweep"): the exit status. */
+int a2_sweep_main(int argc, char **argv);
 
 #define A2_SWEEP_MAX_POINTS 100000 /* each point is a process: a sanity bound */
 
@@ -51,7 +56,7 @@ typedef struct {
   unsigned jobs;           /* --jobs */
 } a2_sweep;
 
-/* What one point produced (sweep_row.c). Number fields are the JSON text
+/* What one point produced (row.c). Number fields are the JSON text
  * as printed by `run --json`, NULL when there is none (refused point). */
 typedef struct {
   bool ran;        /* the point finished (false: not run, interrupted) */
@@ -70,7 +75,7 @@ typedef struct {
   size_t algo, rank, size, combo;
 } a2_sweep_coord;
 
-/* sweep_opts.c: parse the flags into *s (after loading --config to check
+/* flags.c: parse the flags into *s (after loading --config to check
  * every --set value). 0 to go on, -1 after --help, or an exit code after
  * printing the error. Free with a2_sweep_free. */
 int a2_sweep_parse(int argc, char **argv, a2_sweep *s);
@@ -78,7 +83,7 @@ void a2_sweep_free(a2_sweep *s);
 /* The --sizes SPEC alone (exposed for its own error messages). */
 int a2_sweep_parse_sizes(const char *spec, uint64_t **sizes, size_t *n);
 
-/* sweep_grid.c */
+/* grid.c */
 a2_sweep_coord a2_sweep_coord_of(const a2_sweep *s, size_t point);
 size_t a2_sweep_point_of(const a2_sweep *s, a2_sweep_coord c);
 /* The value of set `set` (an index into s->sets) in combination `combo`. */
@@ -91,7 +96,7 @@ void a2_sweep_group_label(const a2_sweep *s, size_t rank, size_t combo, char *ou
 /* "built-in configs/a2-8p-hccs.yaml" or the --config path, then single-value --set overrides. */
 void a2_sweep_config_label(const a2_sweep *s, char *out, size_t n);
 
-/* sweep_exec.c */
+/* exec.c */
 typedef struct {
   char *data;
   size_t len, cap;
@@ -117,7 +122,7 @@ int a2_sweep_run_capture(char *const argv[], bool search_path, const char *cwd, 
  * sweep (every child reaped). */
 int a2_sweep_run_points(const a2_sweep *s, a2_sweep_row *rows, size_t first, size_t stride);
 
-/* sweep_mpi.c: with -DA2_MPI=ON and started by mpirun, the points are
+/* mpi.c: with -DA2_MPI=ON and started by mpirun, the points are
  * split over the MPI ranks (point i on rank i % size) and gathered at rank
  * 0, which writes the files. Otherwise (or without mpirun) one rank. */
 typedef struct {
@@ -131,24 +136,24 @@ int a2_sweep_gather(const a2_sweep *s, const a2_sweep_world *w, a2_sweep_row *ro
 /* Rank 0's exit status for every rank; finalizes MPI. */
 int a2_sweep_world_finish(a2_sweep_world *w, int rc);
 
-/* sweep_row.c: fill *r from a finished point. */
+/* row.c: fill *r from a finished point. */
 void a2_sweep_row_fill(a2_sweep_row *r, int wait_status, const a2_sweep_buf *out,
                        const a2_sweep_buf *err);
 void a2_sweep_row_free(a2_sweep_row *r);
 
-/* sweep_csv.c: DIR/sweep.csv; 0 or an exit code (error printed). */
+/* csv.c: DIR/sweep.csv; 0 or an exit code (error printed). */
 int a2_sweep_write_csv(const a2_sweep *s, const a2_sweep_row *rows);
 
-/* sweep_cross.c: the crossover report to `out`. */
+/* crossovers.c: the crossover report to `out`. */
 void a2_sweep_crossovers(const a2_sweep *s, const a2_sweep_row *rows, FILE *out);
 
-/* sweep_plot.c: write DIR/plot.gp and run gnuplot on it. Returns 0 (plots
+/* plot.c: write DIR/plot.gp and run gnuplot on it. Returns 0 (plots
  * made: *nplots = PNGs made; or skipped with a warning when gnuplot is
  * missing: *nplots = -1), an exit code after printing an error, or
  * (negated) a signal. */
 int a2_sweep_plot(const a2_sweep *s, const a2_sweep_row *rows, int *nplots);
 
-/* Shared small helpers (sweep_grid.c). */
+/* Shared small helpers (grid.c). */
 char *a2_sweep_strdup(const char *s);
 /* DIR/name into out; false when it does not fit. */
 bool a2_sweep_path(const a2_sweep *s, const char *name, char *out, size_t n);
