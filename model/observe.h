@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "traces/timeline.h"
+#include "model/timeline.h"
 
 struct a2_sim;
 struct a2_core;

@@ -1,5 +1,5 @@
 /* Streaming Chrome Trace Event writer (see timeline.h). */
-#include "traces/timeline.h"
+#include "model/timeline.h"
 
 #include <errno.h>
 #include <stdio.h>
