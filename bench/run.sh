@@ -112,13 +112,13 @@ for p in 64 256; do
   done
 done
 
-header "Timing trace cost (mesh 16 MiB P=8, 1 KiB packets, packet timing)"
-row "no trace" --algo allreduce_mesh --ranks 8 --size 16MiB --set interconnect.packet_size=1KiB \
+header "Timeline cost (mesh 16 MiB P=8, 1 KiB packets, packet timing)"
+row "no timeline" --algo allreduce_mesh --ranks 8 --size 16MiB --set interconnect.packet_size=1KiB \
   --no-race-check
-row "with --trace" --algo allreduce_mesh --ranks 8 --size 16MiB \
-  --set interconnect.packet_size=1KiB --no-race-check --trace "$tmp/t.json"
+row "with --timeline" --algo allreduce_mesh --ranks 8 --size 16MiB \
+  --set interconnect.packet_size=1KiB --no-race-check --timeline "$tmp/t.json"
 echo
-echo "trace written: $(stat -c %s "$tmp/t.json") bytes, $(grep -o '"ph":"' "$tmp/t.json" | wc -l) events"
+echo "timeline written: $(stat -c %s "$tmp/t.json") bytes, $(grep -o '"ph":"' "$tmp/t.json" | wc -l) events"
 echo
 echo "Kernel alone (bench/kernel_bench.c: every process re-wakes itself 1-7 ps later):"
 echo

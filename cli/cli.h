@@ -31,12 +31,12 @@ typedef struct {
   uint64_t max_sim_ps;
   bool json;
   bool no_race_check;
-  const char *trace_out; /* --trace FILE */
-  bool profile;          /* --profile: wall time, events/s, peak RSS on stderr */
-  bool no_data;          /* --no-data: timing-only */
-  uint64_t race_memory;  /* --race-memory: 0 = default budget */
-  uint64_t max_events;   /* --max-events: 0 = none */
-  uint64_t mem_limit;    /* --mem-limit: 0 = default */
+  const char *timeline_out; /* --timeline FILE (or its alias --trace) */
+  bool profile;             /* --profile: wall time, events/s, peak RSS on stderr */
+  bool no_data;             /* --no-data: timing-only */
+  uint64_t race_memory;     /* --race-memory: 0 = default budget */
+  uint64_t max_events;      /* --max-events: 0 = none */
+  uint64_t mem_limit;       /* --mem-limit: 0 = default */
 } a2_run_opts;
 
 typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;

@@ -59,7 +59,7 @@ int a2_cli_run(int argc, char **argv) {
   }
   if (o.max_events) a2_sim_set_event_limit(sim, o.max_events);
   r.race_checked = !o.no_race_check;
-  if (o.trace_out && a2_sim_set_trace(sim, o.trace_out, &e)) {
+  if (o.timeline_out && a2_sim_set_timeline(sim, o.timeline_out, &e)) {
     a2_cmd_error(&e);
     exit_code = a2_err_exit_code(e.code);
     goto out;

@@ -47,9 +47,9 @@ _Static_assert(sizeof(a2_slot) == 64, "a2_slot is one cache line");
 typedef struct {
   uint64_t next_off; /* put/get: first byte not yet started */
   uint32_t *snap;    /* notify: vector-clock snapshot for the race detector */
-  uint64_t start_ps; /* when the pipe started it (timing trace only) */
+  uint64_t start_ps; /* when the pipe started it (timeline only) */
   uint8_t inflight;  /* put/get: chunks in flight */
-  uint8_t lane;      /* its lane in the timing trace */
+  uint8_t lane;      /* its lane in the timeline */
 } a2_slot_ext;
 
 typedef struct {
@@ -70,7 +70,7 @@ typedef struct a2_core {
                           retiring ahead (a full window's oldest completion) */
   uint64_t wake_ps;
   uint64_t end_ps;
-  uint64_t wait_since; /* when the current wait blocked (timing trace) */
+  uint64_t wait_since; /* when the current wait blocked (timeline) */
   uint64_t vec_free_ps;
   uint64_t rounds;
   uint32_t rank, idx;
@@ -147,7 +147,7 @@ struct a2_sim {
   uint32_t *dev;        /* NPU of each kernel rank */
   a2_race *race;        /* NULL when race checking is off */
   uint64_t race_budget; /* bytes the race detector may use */
-  a2_observer *obs;     /* NULL when no timing trace is written */
+  a2_observer *obs;     /* NULL when no timeline is written */
   bool no_data;         /* timing-only: payload buffers and tiles are not allocated */
   a2_code run_rc;       /* first error raised during the run (a program source) */
   a2_err run_err;
@@ -195,7 +195,7 @@ void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps)
 void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps); /* put, get */
-/* Reservation timing without race checking or a timing trace: a notify's
+/* Reservation timing without race checking or a timeline: a notify's
  * landing event in r's `pend` is two words (b != 0), not a transfer. */
 void a2_notify_land(a2_core *r, uint64_t a, uint64_t b);
 /* A prefetch hint: when x is a notify, the signal cell it lands on (reads only). */

@@ -1,4 +1,4 @@
-/* Timing-trace production: see observe.h. */
+/* Timeline production: see observe.h. */
 #include "model/observe.h"
 
 #include <stdio.h>
@@ -74,7 +74,7 @@ static void name_stage(a2_observer *o, uint32_t id) {
 
 a2_code a2_obs_create(a2_sim *s, const char *path, a2_observer **out, a2_err *err) {
   a2_observer *o = calloc(1, sizeof *o);
-  if (!o) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the trace");
+  if (!o) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the timeline");
   uint32_t T = s->k->nranks * s->k->ncores, nst = a2_sim_stage_count(s);
   o->s = s;
   o->lane_free = calloc((size_t)T * NPIPES * LANES, sizeof *o->lane_free);
@@ -85,7 +85,7 @@ a2_code a2_obs_create(a2_sim *s, const char *path, a2_observer **out, a2_err *er
   o->cells = calloc(o->cells_cap, sizeof *o->cells);
   a2_code rc = A2_OK;
   if (!o->lane_free || !o->lane_named || !o->wait_named || !o->st || !o->cells)
-    rc = a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the trace");
+    rc = a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the timeline");
   if (!rc) rc = a2_tl_open(path, &o->tl, err);
   if (rc) {
     free(o->lane_free);

@@ -1,4 +1,4 @@
-/* Timing-trace production (internal to model/): turns what the model does
+/* Timeline production (internal to model/): turns what the model does
  * into timeline events (traces/timeline.h). Tracks per rank: one per core
  * pipe lane (a pipe with several instructions in flight gets several lanes,
  * so slices on one track never overlap), one for each core's waits, one per

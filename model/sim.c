@@ -213,8 +213,8 @@ a2_code a2_sim_set_race_check(a2_sim *s, int on, a2_err *err) {
   return A2_OK;
 }
 
-a2_code a2_sim_set_trace(a2_sim *s, const char *path, a2_err *err) {
-  if (s->obs) return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "trace already set");
+a2_code a2_sim_set_timeline(a2_sim *s, const char *path, a2_err *err) {
+  if (s->obs) return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "timeline already set");
   a2_code rc = a2_obs_create(s, path, &s->obs, err);
   if (rc == A2_OK) a2_net_set_observer(s->net, a2_obs_packet, s->obs);
   return rc;

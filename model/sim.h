@@ -73,9 +73,10 @@ int a2_sim_race_abandoned(const a2_sim *s, uint64_t *budget);
 uint64_t a2_sim_races(const a2_sim *s);
 void a2_sim_report_races(const a2_sim *s, FILE *out);
 
-/* Write a timing trace (Chrome Trace Event JSON, streamed) of the run to
- * path; call before a2_sim_run, which finishes the file. */
-a2_code a2_sim_set_trace(a2_sim *s, const char *path, a2_err *err);
+/* Write a timeline of the run (Chrome Trace Event JSON, streamed; layout in
+ * docs/output.md) to path; call before a2_sim_run, which finishes the file.
+ * A file that cannot be written is A2_E_IO (here or from a2_sim_run). */
+a2_code a2_sim_set_timeline(a2_sim *s, const char *path, a2_err *err);
 
 /* Run to completion, deadlock or max_ps (UINT64_MAX for no bound). */
 a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *err);

@@ -65,11 +65,11 @@ static void end(a2_timeline *tl) {
 
 a2_code a2_tl_open(const char *path, a2_timeline **out, a2_err *err) {
   a2_timeline *tl = calloc(1, sizeof *tl);
-  if (!tl) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the trace");
+  if (!tl) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the timeline");
   tl->f = fopen(path, "w");
   if (!tl->f) {
     free(tl);
-    return a2_err_set(err, A2_E_IO, path, 0, 0, "cannot write the trace: %s", strerror(errno));
+    return a2_err_set(err, A2_E_IO, path, 0, 0, "cannot write the timeline: %s", strerror(errno));
   }
   tl->path = strdup(path);
   tl->g = yajl_gen_alloc(NULL);
@@ -77,7 +77,7 @@ a2_code a2_tl_open(const char *path, a2_timeline **out, a2_err *err) {
     fclose(tl->f);
     free(tl->path);
     free(tl);
-    return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the trace");
+    return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the timeline");
   }
   yajl_gen_map_open(tl->g);
   kv_str(tl->g, "displayTimeUnit", "ns");
@@ -95,7 +95,7 @@ a2_code a2_tl_close(a2_timeline *tl, a2_err *err) {
   if (fclose(tl->f) && !tl->write_error) tl->write_error = errno ? errno : EIO;
   a2_code rc = A2_OK;
   if (tl->write_error)
-    rc = a2_err_set(err, A2_E_IO, tl->path, 0, 0, "cannot write the trace: %s",
+    rc = a2_err_set(err, A2_E_IO, tl->path, 0, 0, "cannot write the timeline: %s",
                     strerror(tl->write_error));
   yajl_gen_free(tl->g);
   free(tl->path);

@@ -1,4 +1,4 @@
-/* The timing trace a run writes with --trace: Chrome Trace Event JSON that
+/* The timeline a run writes with --timeline: Chrome Trace Event JSON that
  * ui.perfetto.dev and chrome://tracing open. It is streamed: events go to the
  * file as they are produced (yajl's generator, flushed in blocks), so memory
  * does not grow with the length of the run.

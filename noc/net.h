@@ -126,7 +126,7 @@ void a2_net_set_reservation(a2_net *n, a2_net_defer_fn defer, void *ctx);
 int a2_net_reservation(const a2_net *n);
 void a2_xfer_finish(a2_net *n, a2_xfer *x);
 
-/* Optional observer of every packet service (timing traces): stage id,
+/* Optional observer of every packet service (for timelines): stage id,
  * start and end of service in ps, payload bytes. */
 typedef void (*a2_net_observer)(void *ctx, uint32_t stage, uint64_t start_ps, uint64_t end_ps,
                                 uint32_t bytes);

@@ -40,9 +40,9 @@ train() {
   train --algo allreduce_two_phase --ranks 8 --size 1MiB
   train --algo all_to_all --ranks 16 --size 256KiB --config configs/a3-supernode.yaml \
     --set interconnect.ranks=16
-  train --algo allreduce_ring --ranks 8 --size 64KiB --trace "$dir/pgo-trace.json" --json
+  train --algo allreduce_ring --ranks 8 --size 64KiB --timeline "$dir/pgo-timeline.json" --json
 }
-rm -f "$dir/pgo-trace.json"
+rm -f "$dir/pgo-timeline.json"
 "$dir/kernel_bench" 1000 2000000 >/dev/null
 
 a2_build "$dir" -DA2_PGO=use >/dev/null

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Check that two a2a3sim binaries give byte-identical outputs (stdout,
-# stderr, exit code, timing trace) on a fixed set of runs: every built-in
+# stderr, exit code, timeline) on a fixed set of runs: every built-in
 # collective on the three shipped configs, both timings, with and without
 # data, JSON and text. scripts/test.sh runs it on the Release build and the
 # profile-feedback build (scripts/build_pgo.sh), which must differ only in
@@ -31,14 +31,14 @@ one() { # one ARGS...: run both binaries, compare everything they produce
     [ $v = b ] && bin=$b
     # --profile is left out: its wall time is the one thing that may differ
     set +e
-    "$bin" run "$@" --trace "$tmp/$v.trace.json" >"$tmp/$v.out" 2>"$tmp/$v.err"
+    "$bin" run "$@" --timeline "$tmp/$v.timeline.json" >"$tmp/$v.out" 2>"$tmp/$v.err"
     echo "exit $?" >>"$tmp/$v.out"
     set -e
   done
   runs=$((runs + 1))
   [ "$(tail -n1 "$tmp/a.out")" = "exit 0" ] && ok=$((ok + 1))
   if ! cmp -s "$tmp/a.out" "$tmp/b.out" || ! cmp -s "$tmp/a.err" "$tmp/b.err" ||
-    ! cmp -s "$tmp/a.trace.json" "$tmp/b.trace.json"; then
+    ! cmp -s "$tmp/a.timeline.json" "$tmp/b.timeline.json"; then
     echo "DIFFERENT: a2a3sim run $*" >&2
     differ=$((differ + 1))
   fi

@@ -69,17 +69,17 @@ TEST(TraceSemanticErrors, TilesLargerThanTheUnifiedBufferAreRefused) {
 
 TEST(TraceSemanticErrors, NothingRunsBeforeTheErrorIsFound) {
   // The error is on rank 1's last instruction; rank 0's work never starts:
-  // no output, no trace file.
+  // no output, no timeline file.
   a2test::TempDir dir;
   std::string f = dir.Write("late.a2t", std::string(kHead) + "  load t, x[0:64]\nend\n" +
                                             "program rank 1\n  wait w[0] ge 1\nend\n");
-  std::string trace = dir.path() + "/t.json";
+  std::string timeline = dir.path() + "/t.json";
   a2test::CliResult r =
-      a2test::RunCli({"run", "--trace-file", f, "--ranks", "2", "--trace", trace});
+      a2test::RunCli({"run", "--trace-file", f, "--ranks", "2", "--timeline", timeline});
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_NE(r.err.find(f + ":10:"), std::string::npos) << r;
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(access(trace.c_str(), F_OK), 0) << "a trace was written";
+  EXPECT_NE(access(timeline.c_str(), F_OK), 0) << "a timeline was written";
 }
 
 }  // namespace

@@ -256,12 +256,12 @@ INSTANTIATE_TEST_SUITE_P(AllReduce, ReservationContended,
 
 class ReservationRepeat : public ::testing::TestWithParam<const char *> {};
 
-TEST_P(ReservationRepeat, TwoRunsPrintIdenticalJsonAndWriteIdenticalTraces) {
+TEST_P(ReservationRepeat, TwoRunsPrintIdenticalJsonAndWriteIdenticalTimelines) {
   TempDir dir;
   std::vector<CliResult> runs;
   for (const char *name : {"/one.json", "/two.json"}) {
     runs.push_back(RunCli(Args(RunArgs(GetParam(), 8, 64 * 1024, kReservation),
-                               {"--json", "--trace", dir.path() + name})));
+                               {"--json", "--timeline", dir.path() + name})));
     ASSERT_EQ(runs.back().exit_code, 0) << runs.back();
   }
   EXPECT_EQ(runs[0].out, runs[1].out);
@@ -269,7 +269,7 @@ TEST_P(ReservationRepeat, TwoRunsPrintIdenticalJsonAndWriteIdenticalTraces) {
   const std::string one = ReadFileOrFail(dir.path() + "/one.json");
   const std::string two = ReadFileOrFail(dir.path() + "/two.json");
   ASSERT_FALSE(one.empty());
-  EXPECT_TRUE(one == two) << "the traces differ (" << one.size() << " and " << two.size()
+  EXPECT_TRUE(one == two) << "the timelines differ (" << one.size() << " and " << two.size()
                           << " bytes)";
   CliResult text1 = RunCli(RunArgs(GetParam(), 8, 64 * 1024, kReservation));
   CliResult text2 = RunCli(RunArgs(GetParam(), 8, 64 * 1024, kReservation));

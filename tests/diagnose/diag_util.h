@@ -1,4 +1,4 @@
-// Helpers of the diagnosis tests (races, deadlocks, timeouts, timing traces,
+// Helpers of the diagnosis tests (races, deadlocks, timeouts, timelines,
 // utilisation): paths of the example traces, finding a marked line in a
 // trace file, and parsing the race report a run prints on stderr
 // (docs/output.md "Races and deadlocks").

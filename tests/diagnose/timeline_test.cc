@@ -1,13 +1,14 @@
-// The timing trace (`run --trace FILE`, docs/output.md "Timing trace") of a
+// The timeline (`run --timeline FILE`, docs/output.md "Timeline") of a
 // P=4 two-phase all-reduce, parsed whole with yajl_tree: Chrome Trace Event
 // structure, slice times in us agreeing with the integer picosecond args,
 // flows pairing each notify with the wait it released, tracks that never
 // overlap, names for every process and track, and utilisation counters and
 // per-packet slices that add up to the `links`/`hbm` figures of --json.
-// Then the trace as a side effect: it leaves --json unchanged, is
-// deterministic, is written for a deadlocked run too, and a path in a
-// missing directory is a usage error. Everything is checked for both
-// timing modes (interconnect.timing: packet and reservation).
+// Then the timeline as a side effect: it leaves --json unchanged, is
+// deterministic, is written for a deadlocked run too, a path in a missing
+// directory is a usage error, and --trace is its alias. Everything is
+// checked for both timing modes (interconnect.timing: packet and
+// reservation).
 #include <gtest/gtest.h>
 #include <yajl/yajl_tree.h>
 
@@ -75,53 +76,54 @@ struct Slice {
   yajl_val args;
 };
 
-// ---- the traced run, shared by the tests of one process (one per mode) ----
+// ---- the run with a timeline, shared by the tests of one process (one per mode) ----
 
 // The timing mode (interconnect.timing) a run uses, as --set flags.
 std::vector<std::string> TimingFlags(const std::string &mode) {
   return {"--set", "interconnect.timing=" + mode};
 }
 
-struct TracedRun {
+struct TimelineRun {
   CliResult run;
   std::string text;
-  JsonDoc trace, json;
+  JsonDoc timeline, json;
 };
 
-class TimingTrace : public ::testing::TestWithParam<const char *> {
+class Timeline : public ::testing::TestWithParam<const char *> {
  protected:
   void SetUp() override {
     // Owned by the map (freed at exit: LeakSanitizer runs this suite).
-    static std::map<std::string, std::unique_ptr<TracedRun>> runs;
-    std::unique_ptr<TracedRun> &t = runs[GetParam()];
+    static std::map<std::string, std::unique_ptr<TimelineRun>> runs;
+    std::unique_ptr<TimelineRun> &t = runs[GetParam()];
     if (!t) {
       TempDir dir;
       const std::string path = dir.path() + "/two_phase.json";
-      t = std::make_unique<TracedRun>();
-      t->run = RunCli(Args({"run", "--algo", "allreduce_two_phase", "--ranks",
-                            std::to_string(kRanks), "--size", "64KiB", "--trace", path, "--json"},
-                           TimingFlags(GetParam())));
+      t = std::make_unique<TimelineRun>();
+      t->run =
+          RunCli(Args({"run", "--algo", "allreduce_two_phase", "--ranks", std::to_string(kRanks),
+                       "--size", "64KiB", "--timeline", path, "--json"},
+                      TimingFlags(GetParam())));
       t->text = diag::ReadFileOrFail(path);
-      t->trace = JsonDoc::Parse(t->text);
+      t->timeline = JsonDoc::Parse(t->text);
       t->json = JsonDoc::Parse(t->run.out);
     }
     run_ = &t->run;
     text_ = &t->text;
-    trace_ = &t->trace;
+    timeline_ = &t->timeline;
     json_ = &t->json;
     ASSERT_EQ(run_->exit_code, 0) << *run_;
     ASSERT_TRUE(run_->err.empty()) << *run_;
     ASSERT_TRUE(json_->ok()) << json_->error() << *run_;
-    ASSERT_FALSE(text_->empty()) << "no trace written";
-    ASSERT_TRUE(trace_->ok()) << "the trace is not JSON: " << trace_->error();
-    ASSERT_TRUE(YAJL_IS_OBJECT(trace_->root().raw())) << "the trace is not a JSON object";
-    yajl_val ev = Key(trace_->root().raw(), "traceEvents");
+    ASSERT_FALSE(text_->empty()) << "no timeline written";
+    ASSERT_TRUE(timeline_->ok()) << "the timeline is not JSON: " << timeline_->error();
+    ASSERT_TRUE(YAJL_IS_OBJECT(timeline_->root().raw())) << "the timeline is not a JSON object";
+    yajl_val ev = Key(timeline_->root().raw(), "traceEvents");
     ASSERT_TRUE(YAJL_IS_ARRAY(ev)) << "no traceEvents array";
     ASSERT_GT(ev->u.array.len, 0u);
   }
 
   std::vector<yajl_val> Events() const {
-    yajl_val ev = Key(trace_->root().raw(), "traceEvents");
+    yajl_val ev = Key(timeline_->root().raw(), "traceEvents");
     return std::vector<yajl_val>(ev->u.array.values, ev->u.array.values + ev->u.array.len);
   }
   std::vector<yajl_val> Events(const char *ph) const {
@@ -158,15 +160,15 @@ class TimingTrace : public ::testing::TestWithParam<const char *> {
 
   const std::string *text_ = nullptr;
   const CliResult *run_ = nullptr;
-  const JsonDoc *trace_ = nullptr, *json_ = nullptr;
+  const JsonDoc *timeline_ = nullptr, *json_ = nullptr;
 };
 
-INSTANTIATE_TEST_SUITE_P(Modes, TimingTrace, ::testing::Values("packet", "reservation"),
+INSTANTIATE_TEST_SUITE_P(Modes, Timeline, ::testing::Values("packet", "reservation"),
                          [](const ::testing::TestParamInfo<const char *> &i) {
                            return std::string(i.param);
                          });
 
-TEST_P(TimingTrace, EveryEventHasPhasePidAndTid) {
+TEST_P(Timeline, EveryEventHasPhasePidAndTid) {
   int bad = 0;
   for (yajl_val e : Events()) {
     bool ok = YAJL_IS_OBJECT(e) && !Str(Key(e, "ph")).empty() && IsInt(Key(e, "pid")) &&
@@ -176,7 +178,7 @@ TEST_P(TimingTrace, EveryEventHasPhasePidAndTid) {
   EXPECT_EQ(bad, 0);
 }
 
-TEST_P(TimingTrace, CompleteSlicesCarryTimesInUsAndIntegerPicoseconds) {
+TEST_P(Timeline, CompleteSlicesCarryTimesInUsAndIntegerPicoseconds) {
   std::vector<yajl_val> xs = Events("X");
   ASSERT_GT(xs.size(), 0u);
   int bad = 0;
@@ -193,7 +195,7 @@ TEST_P(TimingTrace, CompleteSlicesCarryTimesInUsAndIntegerPicoseconds) {
   EXPECT_EQ(bad, 0) << "of " << xs.size() << " slices";
 }
 
-TEST_P(TimingTrace, SlicesOnOneTrackNeverOverlap) {
+TEST_P(Timeline, SlicesOnOneTrackNeverOverlap) {
   std::map<Track, std::vector<std::pair<int64_t, int64_t>>> by_track;
   for (const Slice &s : Slices()) by_track[s.track].push_back({s.ts_ps, s.dur_ps});
   ASSERT_GT(by_track.size(), 1u);
@@ -212,7 +214,7 @@ TEST_P(TimingTrace, SlicesOnOneTrackNeverOverlap) {
   EXPECT_EQ(overlaps, 0);
 }
 
-TEST_P(TimingTrace, EveryFlowHasOneStartAndOneFinishAndEveryRankTakesPart) {
+TEST_P(Timeline, EveryFlowHasOneStartAndOneFinishAndEveryRankTakesPart) {
   struct Ends {
     int s = 0, f = 0;
     int64_t s_ps = 0, f_ps = 0;
@@ -252,7 +254,7 @@ TEST_P(TimingTrace, EveryFlowHasOneStartAndOneFinishAndEveryRankTakesPart) {
 // "Flow arrows join the notify that made a wait pass to that wait": a start
 // lies inside a notify slice on its track whose peer is the finishing rank,
 // and a finish is where a wait slice on its track ends.
-TEST_P(TimingTrace, FlowsJoinANotifyToTheWaitItReleasedOnThePeer) {
+TEST_P(Timeline, FlowsJoinANotifyToTheWaitItReleasedOnThePeer) {
   std::map<Track, std::vector<Slice>> by_track;
   for (const Slice &s : Slices()) by_track[s.track].push_back(s);
   std::map<std::string, yajl_val> starts, finishes;
@@ -286,7 +288,7 @@ TEST_P(TimingTrace, FlowsJoinANotifyToTheWaitItReleasedOnThePeer) {
   EXPECT_EQ(bad, 0);
 }
 
-TEST_P(TimingTrace, EveryRankAndEveryUsedTrackIsNamed) {
+TEST_P(Timeline, EveryRankAndEveryUsedTrackIsNamed) {
   std::map<long long, std::string> procs;
   for (yajl_val e : Events("M"))
     if (Str(Key(e, "name")) == "process_name") procs[TrackOf(e).first] = Str(Key(Key(e, "args"), "name"));
@@ -300,7 +302,7 @@ TEST_P(TimingTrace, EveryRankAndEveryUsedTrackIsNamed) {
     ADD_FAILURE() << "X slices on pid " << t.first << " tid " << t.second << " without thread_name";
 }
 
-TEST_P(TimingTrace, TracksCoverLinkPortsHbmMteEnginesAndCorePipes) {
+TEST_P(Timeline, TracksCoverLinkPortsHbmMteEnginesAndCorePipes) {
   std::map<Track, std::string> names = ThreadNames();
   std::set<Track> used;
   for (const Slice &s : Slices()) used.insert(s.track);
@@ -323,7 +325,7 @@ TEST_P(TimingTrace, TracksCoverLinkPortsHbmMteEnginesAndCorePipes) {
 
 // Per-packet slices on a link or HBM track add up to that port's bytes and
 // busy time in --json.
-TEST_P(TimingTrace, PacketSlicesAddUpToJsonLinkAndHbmFigures) {
+TEST_P(Timeline, PacketSlicesAddUpToJsonLinkAndHbmFigures) {
   std::map<Track, std::pair<long long, long long>> sum;  // bytes, busy
   for (const Slice &s : Slices()) {
     yajl_val b = Key(s.args, "bytes");
@@ -352,7 +354,7 @@ TEST_P(TimingTrace, PacketSlicesAddUpToJsonLinkAndHbmFigures) {
 
 // Counters `util ...` give utilisation per 1 us window: each value is in
 // [0, 1] and the step function integrates to the port's busy time.
-TEST_P(TimingTrace, UtilisationCountersIntegrateToBusyTime) {
+TEST_P(Timeline, UtilisationCountersIntegrateToBusyTime) {
   std::map<std::pair<long long, std::string>, std::vector<std::pair<int64_t, double>>> series;
   for (yajl_val e : Events("C")) {
     const std::string name = Str(Key(e, "name"));
@@ -389,9 +391,9 @@ TEST_P(TimingTrace, UtilisationCountersIntegrateToBusyTime) {
   }
 }
 
-// ---- the trace as a side effect ----
+// ---- the timeline as a side effect ----
 
-class TraceOutput : public ::testing::TestWithParam<const char *> {
+class TimelineOutput : public ::testing::TestWithParam<const char *> {
  protected:
   std::vector<std::string> TwoPhase() const {
     return Args({"run", "--algo", "allreduce_two_phase", "--ranks", "4", "--size", "64KiB"},
@@ -399,44 +401,44 @@ class TraceOutput : public ::testing::TestWithParam<const char *> {
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Modes, TraceOutput, ::testing::Values("packet", "reservation"),
+INSTANTIATE_TEST_SUITE_P(Modes, TimelineOutput, ::testing::Values("packet", "reservation"),
                          [](const ::testing::TestParamInfo<const char *> &i) {
                            return std::string(i.param);
                          });
 
-TEST_P(TraceOutput, AddingTraceLeavesJsonByteIdentical) {
+TEST_P(TimelineOutput, AddingATimelineLeavesJsonByteIdentical) {
   TempDir dir;
-  JsonDoc plain, traced;
+  JsonDoc plain, with;
   CliResult a, b;
   ASSERT_TRUE(RunJson(TwoPhase(), &plain, &a));
-  ASSERT_TRUE(RunJson(Args(TwoPhase(), {"--trace", dir.path() + "/t.json"}), &traced, &b));
+  ASSERT_TRUE(RunJson(Args(TwoPhase(), {"--timeline", dir.path() + "/t.json"}), &with, &b));
   EXPECT_EQ(a.out, b.out);
 }
 
-TEST_P(TraceOutput, TwoRunsWriteByteIdenticalTraces) {
+TEST_P(TimelineOutput, TwoRunsWriteByteIdenticalTimelines) {
   TempDir dir;
   for (const char *name : {"/one.json", "/two.json"}) {
-    CliResult r = RunCli(Args(TwoPhase(), {"--trace", dir.path() + name}));
+    CliResult r = RunCli(Args(TwoPhase(), {"--timeline", dir.path() + name}));
     ASSERT_EQ(r.exit_code, 0) << r;
   }
   std::string one = diag::ReadFileOrFail(dir.path() + "/one.json");
   std::string two = diag::ReadFileOrFail(dir.path() + "/two.json");
   ASSERT_FALSE(one.empty());
-  EXPECT_TRUE(one == two) << "the traces differ (" << one.size() << " and " << two.size()
+  EXPECT_TRUE(one == two) << "the timelines differ (" << one.size() << " and " << two.size()
                           << " bytes)";
 }
 
-TEST_P(TraceOutput, PathInAMissingDirectoryIsAUsageErrorNamingIt) {
+TEST_P(TimelineOutput, PathInAMissingDirectoryIsAUsageErrorNamingIt) {
   TempDir dir;
   const std::string path = dir.path() + "/no/such/dir/t.json";
-  EXPECT_TRUE(RunFailsWithUsage(Args(TwoPhase(), {"--trace", path}), {path}));
+  EXPECT_TRUE(RunFailsWithUsage(Args(TwoPhase(), {"--timeline", path}), {path}));
 }
 
-TEST_P(TraceOutput, DeadlockedRunStillWritesACompleteTrace) {
+TEST_P(TimelineOutput, DeadlockedRunStillWritesACompleteTimeline) {
   TempDir dir;
   const std::string path = dir.path() + "/deadlock.json";
   CliResult r = RunCli(Args({"run", "--trace-file", diag::Pitfall("wait_ge1_on_notify_0"),
-                             "--ranks", "2", "--trace", path},
+                             "--ranks", "2", "--timeline", path},
                             TimingFlags(GetParam())));
   EXPECT_EQ(r.exit_code, 1) << r;
   JsonDoc doc = JsonDoc::Parse(diag::ReadFileOrFail(path));
@@ -445,7 +447,31 @@ TEST_P(TraceOutput, DeadlockedRunStillWritesACompleteTrace) {
   ASSERT_TRUE(YAJL_IS_ARRAY(ev));
   int slices = 0;
   for (size_t i = 0; i < ev->u.array.len; i++) slices += Str(Key(ev->u.array.values[i], "ph")) == "X";
-  EXPECT_GT(slices, 0) << "the work done before the hang is traced";
+  EXPECT_GT(slices, 0) << "the work done before the hang is on the timeline";
+}
+
+// --trace FILE is an alias: the same file, and one note on stderr saying so
+// (once, however often it is given).
+TEST_P(TimelineOutput, TraceIsAnAliasThatSaysSo) {
+  TempDir dir;
+  CliResult a = RunCli(Args(TwoPhase(), {"--timeline", dir.path() + "/a.json"}));
+  CliResult b = RunCli(
+      Args(TwoPhase(), {"--trace", dir.path() + "/x.json", "--trace", dir.path() + "/b.json"}));
+  ASSERT_EQ(a.exit_code, 0) << a;
+  ASSERT_EQ(b.exit_code, 0) << b;
+  EXPECT_EQ(a.err, "") << a;
+  EXPECT_EQ(b.err, "a2a3sim: note: --trace is an alias of --timeline\n") << b;
+  EXPECT_EQ(a.out, b.out);
+  const std::string one = diag::ReadFileOrFail(dir.path() + "/a.json");
+  ASSERT_FALSE(one.empty());
+  EXPECT_TRUE(one == diag::ReadFileOrFail(dir.path() + "/b.json"));
+}
+
+TEST(TimelineFlag, HelpListsTraceAsTheAlias) {
+  CliResult r = RunCli({"run", "--help"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(r.out.find("--timeline FILE"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("--trace FILE       alias of --timeline"), std::string::npos) << r;
 }
 
 }  // namespace
