@@ -11,19 +11,6 @@
 #include "model/internal.h"
 #include "traces/validate.h"
 
-void a2_core_wake(a2_core *c, uint64_t t) {
-  if (c->running && t <= a2k_now_ps()) return; /* its loop sees the change */
-  if (t < c->wake_ps) {
-    c->wake_ps = t;
-    a2k_wake_at(c->proc, t);
-  }
-}
-
-void a2_core_complete(a2_core *c, uint64_t seq, uint64_t t) {
-  c->done[a2_slot_of(c, seq)] = t;
-  a2_core_wake(c, t);
-}
-
 bool a2_core_finished(const a2_core *c) {
   return c->prog_done && !c->failed && c->pc == c->base + c->prog->n &&
          c->seq_oldest == c->seq_next;
@@ -71,14 +58,6 @@ static void keep_rest(a2_core *c) {
 const a2_instr *a2_core_next(a2_core *c) {
   if (c->pc < c->base + c->prog->n) return &c->prog->v[c->pc - c->base];
   return refill(c);
-}
-
-void a2_signal_changed(struct a2_sim *s, uint32_t rank) {
-  uint64_t now = a2k_now_ps();
-  for (uint32_t i = 0; i < s->k->ncores; i++) {
-    a2_core *c = &s->cores[rank * s->k->ncores + i];
-    if (c->blocked) a2_core_wake(c, now);
-  }
 }
 
 static inline int pipe_of(uint8_t op) {
@@ -223,7 +202,8 @@ static bool dispatch(a2_core *c, uint64_t now) {
         c->blocked = true;
         break;
       }
-      if (c->sim->obs) a2_obs_wait(c->sim->obs, c, c->blocked ? c->wait_since : now, in);
+      if (c->sim->obs)
+        a2_obs_wait(c->sim->obs, c->rank, c->idx, c->blocked ? c->wait_since : now, now, in);
       c->blocked = false;
       c->cnt.waits++;
       if (c->sim->race)
@@ -341,7 +321,7 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       progress = true;
       if (c->sim->obs) {
         c->ext[slot].start_ps = t;
-        c->ext[slot].lane = a2_obs_start(c->sim->obs, c, p, t);
+        c->ext[slot].lane = a2_obs_start(c->sim->obs, c->rank, c->idx, p, t);
       }
       const a2_instr *in = &sl->in;
       switch (in->op) {
@@ -375,8 +355,8 @@ static bool retire(a2_core *c, uint64_t now) {
     if (done > c->end_ps) c->end_ps = done;
     const a2_slot *sl = &c->win[slot];
     if (c->sim->obs && sl->in.op != A2_OP_NOTIFY) /* a notify's slice ends when it lands */
-      a2_obs_done(c->sim->obs, c, pipe_of(sl->in.op), c->ext[slot].lane, c->ext[slot].start_ps,
-                  done, &sl->in);
+      a2_obs_done(c->sim->obs, c->rank, c->idx, pipe_of(sl->in.op), c->ext[slot].lane,
+                  c->ext[slot].start_ps, done, &sl->in);
     c->slot_free |= 1ull << slot;
     c->seq_oldest++;
     progress = true;

@@ -1,4 +1,11 @@
-/* State shared by the model's files (not a public contract). */
+/* State shared by the model's files (not a public contract), and the
+ * core's wake-up primitives. Calls between the files run one way:
+ *   sim.c  builds and runs the model           -> core.c
+ *   core.c dispatch, pipes, retirement         -> transfer.c, vector.c
+ *   transfer.c, vector.c  an instruction's transfers / vector op
+ *                                              -> the inline wake-ups below
+ * and each of them reports to the race detector (race.h) and the timeline
+ * observer (observe.h), which know nothing of this state. */
 #ifndef A2_MODEL_INTERNAL_H
 #define A2_MODEL_INTERNAL_H
 
@@ -7,6 +14,7 @@
 #include "common/tq.h"
 #include "kernel/kernel.h"
 #include "model/observe.h"
+#include "model/pipes.h"
 #include "model/race.h"
 #include "model/sim.h"
 #include "noc/net.h"
@@ -28,10 +36,6 @@
  * the kernel's prefetch hint. */
 #define A2_RECENT_STAGES 16
 enum { ST_MTE_IN = 0, ST_MTE_OUT, ST_HBM, ST_OWN }; /* a core's own stages, in a2_core.stages */
-
-/* Pipes of a vector core; each executes its instructions in order, and
- * different pipes overlap. Waits are resolved at dispatch. */
-enum { PIPE_MTE_IN = 0, PIPE_MTE_OUT, PIPE_VEC, PIPE_SCALAR, PIPE_DMA, NPIPES };
 
 /* What dispatch writes and the pipes read for every instruction: one cache
  * line (a run at scale touches thousands of cores' windows in turn, so the
@@ -171,14 +175,35 @@ static inline uint8_t *a2_mem(const struct a2_sim *s, uint32_t rank, uint32_t bu
   return m ? m + (size_t)rank * s->buf_stride[buf] : NULL;
 }
 
+/* Wake core c no later than t_ps (the earliest wake-up wins). */
+static inline void a2_core_wake(a2_core *c, uint64_t t_ps) {
+  if (c->running && t_ps <= a2k_now_ps()) return; /* its loop sees the change */
+  if (t_ps < c->wake_ps) {
+    c->wake_ps = t_ps;
+    a2k_wake_at(c->proc, t_ps);
+  }
+}
+
+/* The transfer(s) of instruction seq completed at t_ps. */
+static inline void a2_core_complete(a2_core *c, uint64_t seq, uint64_t t_ps) {
+  c->done[a2_slot_of(c, seq)] = t_ps;
+  a2_core_wake(c, t_ps);
+}
+
+/* A signal cell of `rank` changed: blocked cores there re-check. */
+static inline void a2_signal_changed(struct a2_sim *s, uint32_t rank) {
+  uint64_t now = a2k_now_ps();
+  for (uint32_t i = 0; i < s->k->ncores; i++) {
+    a2_core *c = &s->cores[rank * s->k->ncores + i];
+    if (c->blocked) a2_core_wake(c, now);
+  }
+}
+
 /* core.c */
 /* c is zeroed, its stage ids and tiles/buf_w/ub slices set (sim.c). */
 a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, a2_err *err);
-void a2_core_wake(a2_core *c, uint64_t t_ps);
 /* Reservation timing: the network's defer hook (ctx = the sim). */
 void a2_core_defer(void *ctx, a2_xfer *x, uint64_t t_ps);
-/* A signal cell of `rank` changed: blocked cores there re-check. */
-void a2_signal_changed(struct a2_sim *s, uint32_t rank);
 bool a2_core_finished(const a2_core *c);
 /* The next instruction to dispatch (refilling a streamed program), or NULL
  * when the program is finished or its source failed. */
@@ -203,8 +228,6 @@ void a2_prefetch_landing(const a2_core *c, const a2_xfer *x);
 /* A prefetch hint: what the landing of notify `in` is handed to (its
  * peer's core, which carries out the landing event; reads only). */
 void a2_prefetch_notify_target(const a2_core *c, const a2_instr *in);
-/* Completion of the transfer(s) of instruction seq at t. */
-void a2_core_complete(a2_core *c, uint64_t seq, uint64_t t_ps);
 
 /* vector.c: element-wise op on tiles (data only; timing is in core.c). */
 void a2_vector_apply(a2_core *c, const a2_instr *in);

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/internal.h"
+#include "model/pipes.h"
+#include "model/timeline.h"
 
 #define LANES 64
 #define WINDOW_PS 1000000ull /* utilisation counter window: 1 us */
@@ -31,7 +32,9 @@ typedef struct {
 } cell_src;
 
 struct a2_observer {
-  a2_sim *s;
+  uint32_t nranks, ncores, nbufs;
+  const uint32_t *dev; /* NPU of each rank */
+  const a2_net *net;
   a2_timeline *tl;
   uint64_t *lane_free; /* [core gid][pipe][lane] */
   uint8_t *lane_named; /* same shape */
@@ -42,41 +45,46 @@ struct a2_observer {
   uint64_t flow_id;
 };
 
-static uint32_t gid_of(const a2_core *c) {
-  return c->rank * c->sim->k->ncores + c->idx;
+static uint32_t gid_of(const a2_observer *o, uint32_t rank, uint32_t core) {
+  return rank * o->ncores + core;
 }
 
 static void name_stage(a2_observer *o, uint32_t id) {
   stage_obs *so = &o->st[id];
-  a2_stage_info si;
-  a2_sim_stage_info(o->s, id, &si);
-  uint32_t P = o->s->k->nranks, owner = P; /* P = the "network" process */
-  if (!strcmp(si.kind, "link")) {
-    for (uint32_t r = 0; r < P && si.a >= 0; r++)
-      if (o->s->dev[r] == (uint32_t)si.a) owner = r;
+  int32_t a, b;
+  a2_stage_kind kind = a2_net_stage_kind(o->net, id, &a, &b);
+  uint32_t P = o->nranks, owner = P; /* P = the "network" process */
+  if (kind == A2_STAGE_LINK) {
+    for (uint32_t r = 0; r < P && a >= 0; r++)
+      if (o->dev[r] == (uint32_t)a) owner = r;
     char from[16], to[16];
-    snprintf(from, sizeof from, si.a < 0 ? "switch" : "npu%d", si.a);
-    snprintf(to, sizeof to, si.b < 0 ? "switch" : "npu%d", si.b);
+    snprintf(from, sizeof from, a < 0 ? "switch" : "npu%d", a);
+    snprintf(to, sizeof to, b < 0 ? "switch" : "npu%d", b);
     snprintf(so->track, sizeof so->track, "link %s->%s", from, to);
     snprintf(so->name, sizeof so->name, "util %s->%s", from, to);
-  } else if (!strcmp(si.kind, "hbm")) {
-    owner = (uint32_t)si.a;
+  } else if (kind == A2_STAGE_HBM) {
+    owner = (uint32_t)a;
     snprintf(so->track, sizeof so->track, "hbm");
     snprintf(so->name, sizeof so->name, "util hbm");
   } else {
-    owner = (uint32_t)si.a;
-    snprintf(so->track, sizeof so->track, "%s core%d", si.kind, si.b);
+    owner = (uint32_t)a;
+    snprintf(so->track, sizeof so->track, "%s core%d", a2_stage_kind_name(kind), b);
   }
   so->pid = owner;
   a2_tl_thread(o->tl, owner, TID_STAGE(id), so->track, TID_STAGE(id));
   so->named = 1;
 }
 
-a2_code a2_obs_create(a2_sim *s, const char *path, a2_observer **out, a2_err *err) {
+a2_code a2_obs_create(const char *path, uint32_t nranks, uint32_t ncores, uint32_t nbufs,
+                      const uint32_t *dev, const a2_net *net, a2_observer **out, a2_err *err) {
   a2_observer *o = calloc(1, sizeof *o);
   if (!o) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the timeline");
-  uint32_t T = s->k->nranks * s->k->ncores, nst = a2_sim_stage_count(s);
-  o->s = s;
+  uint32_t T = nranks * ncores, nst = a2_net_stage_count(net);
+  o->nranks = nranks;
+  o->ncores = ncores;
+  o->nbufs = nbufs;
+  o->dev = dev;
+  o->net = net;
   o->lane_free = calloc((size_t)T * NPIPES * LANES, sizeof *o->lane_free);
   o->lane_named = calloc((size_t)T * NPIPES * LANES, 1);
   o->wait_named = calloc(T ? T : 1, 1);
@@ -96,27 +104,27 @@ a2_code a2_obs_create(a2_sim *s, const char *path, a2_observer **out, a2_err *er
     free(o);
     return rc;
   }
-  for (uint32_t r = 0; r < s->k->nranks; r++) {
+  for (uint32_t r = 0; r < nranks; r++) {
     char name[64];
-    snprintf(name, sizeof name, "rank %u (npu %u)", r, s->dev[r]);
+    snprintf(name, sizeof name, "rank %u (npu %u)", r, dev[r]);
     a2_tl_process(o->tl, r, name, r);
   }
-  a2_tl_process(o->tl, s->k->nranks, "network (switch ports)", s->k->nranks);
+  a2_tl_process(o->tl, nranks, "network (switch ports)", nranks);
   *out = o;
   return A2_OK;
 }
 
-uint8_t a2_obs_start(a2_observer *o, a2_core *c, int pipe, uint64_t now) {
-  uint64_t *free_at = o->lane_free + ((size_t)gid_of(c) * NPIPES + pipe) * LANES;
+uint8_t a2_obs_start(a2_observer *o, uint32_t rank, uint32_t core, int pipe, uint64_t now) {
+  uint64_t *free_at = o->lane_free + ((size_t)gid_of(o, rank, core) * NPIPES + pipe) * LANES;
   uint8_t lane = 0;
   while (lane + 1 < LANES && free_at[lane] > now) lane++;
   free_at[lane] = UINT64_MAX; /* until its slice is known */
-  size_t ni = ((size_t)gid_of(c) * NPIPES + pipe) * LANES + lane;
+  size_t ni = ((size_t)gid_of(o, rank, core) * NPIPES + pipe) * LANES + lane;
   if (!o->lane_named[ni]) {
     char name[48];
-    snprintf(name, sizeof name, "core%u %s #%u", c->idx, pipe_names[pipe], lane);
-    uint32_t tid = TID_CORE(c->idx, pipe, lane);
-    a2_tl_thread(o->tl, c->rank, tid, name, tid);
+    snprintf(name, sizeof name, "core%u %s #%u", core, pipe_names[pipe], lane);
+    uint32_t tid = TID_CORE(core, pipe, lane);
+    a2_tl_thread(o->tl, rank, tid, name, tid);
     o->lane_named[ni] = 1;
   }
   return lane;
@@ -137,19 +145,18 @@ static void instr_args(const a2_instr *in, a2_tl_arg *a, int *n) {
     a[(*n)++] = (a2_tl_arg){"offset", (int64_t)in->off, NULL};
 }
 
-void a2_obs_done(a2_observer *o, a2_core *c, int pipe, uint8_t lane, uint64_t start_ps,
-                 uint64_t done_ps, const void *instr) {
-  const a2_instr *in = instr;
-  o->lane_free[((size_t)gid_of(c) * NPIPES + pipe) * LANES + lane] = done_ps;
+void a2_obs_done(a2_observer *o, uint32_t rank, uint32_t core, int pipe, uint8_t lane,
+                 uint64_t start_ps, uint64_t done_ps, const a2_instr *in) {
+  o->lane_free[((size_t)gid_of(o, rank, core) * NPIPES + pipe) * LANES + lane] = done_ps;
   a2_tl_arg args[5];
   int n;
   instr_args(in, args, &n);
-  a2_tl_slice(o->tl, c->rank, TID_CORE(c->idx, pipe, lane), a2_op_name((a2_opcode)in->op), "instr",
+  a2_tl_slice(o->tl, rank, TID_CORE(core, pipe, lane), a2_op_name((a2_opcode)in->op), "instr",
               start_ps, done_ps - start_ps, args, n);
 }
 
 static uint64_t cell_key(const a2_observer *o, uint32_t rank, uint16_t buf, uint64_t off) {
-  return (((uint64_t)rank * o->s->k->nbufs + buf) << 40 | (off / 4)) + 1;
+  return (((uint64_t)rank * o->nbufs + buf) << 40 | (off / 4)) + 1;
 }
 
 static cell_src *cell_at(a2_observer *o, uint64_t key, int insert) {
@@ -172,32 +179,30 @@ static cell_src *cell_at(a2_observer *o, uint64_t key, int insert) {
   return &o->cells[i];
 }
 
-void a2_obs_notify_landed(a2_observer *o, a2_core *c, uint8_t lane, uint64_t issue_ps,
-                          const void *instr, uint32_t rank, uint16_t buf, uint64_t off) {
-  uint64_t now = a2k_now_ps();
-  a2_obs_done(o, c, PIPE_SCALAR, lane, issue_ps, now, instr);
-  cell_src *cs = cell_at(o, cell_key(o, rank, buf, off), 1);
-  cs->pid = c->rank;
-  cs->tid = TID_CORE(c->idx, PIPE_SCALAR, lane);
+void a2_obs_notify_landed(a2_observer *o, uint32_t rank, uint32_t core, uint8_t lane,
+                          uint64_t issue_ps, uint64_t now, const a2_instr *in, uint32_t peer) {
+  a2_obs_done(o, rank, core, PIPE_SCALAR, lane, issue_ps, now, in);
+  cell_src *cs = cell_at(o, cell_key(o, peer, in->buf, in->off), 1);
+  cs->pid = rank;
+  cs->tid = TID_CORE(core, PIPE_SCALAR, lane);
   cs->ts = issue_ps;
 }
 
-void a2_obs_wait(a2_observer *o, a2_core *c, uint64_t since_ps, const void *instr) {
-  const a2_instr *in = instr;
-  uint64_t now = a2k_now_ps();
-  uint32_t tid = TID_WAIT(c->idx);
-  if (!o->wait_named[gid_of(c)]) {
+void a2_obs_wait(a2_observer *o, uint32_t rank, uint32_t core, uint64_t since_ps, uint64_t now,
+                 const a2_instr *in) {
+  uint32_t tid = TID_WAIT(core), gid = gid_of(o, rank, core);
+  if (!o->wait_named[gid]) {
     char name[32];
-    snprintf(name, sizeof name, "core%u waits", c->idx);
-    a2_tl_thread(o->tl, c->rank, tid, name, tid);
-    o->wait_named[gid_of(c)] = 1;
+    snprintf(name, sizeof name, "core%u waits", core);
+    a2_tl_thread(o->tl, rank, tid, name, tid);
+    o->wait_named[gid] = 1;
   }
   a2_tl_arg args[3] = {
       {"step", in->line, NULL}, {"cell", (int64_t)(in->off / 4), NULL}, {"value", in->value, NULL}};
-  a2_tl_slice(o->tl, c->rank, tid, "wait", "sync", since_ps, now - since_ps, args, 3);
-  cell_src *cs = cell_at(o, cell_key(o, c->rank, in->buf, in->off), 0);
+  a2_tl_slice(o->tl, rank, tid, "wait", "sync", since_ps, now - since_ps, args, 3);
+  cell_src *cs = cell_at(o, cell_key(o, rank, in->buf, in->off), 0);
   if (cs->key)
-    a2_tl_flow(o->tl, ++o->flow_id, "notify->wait", cs->pid, cs->tid, cs->ts, c->rank, tid, now);
+    a2_tl_flow(o->tl, ++o->flow_id, "notify->wait", cs->pid, cs->tid, cs->ts, rank, tid, now);
 }
 
 static void counter_flush(a2_observer *o, stage_obs *so, uint64_t upto_window) {
@@ -229,7 +234,7 @@ void a2_obs_packet(void *ctx, uint32_t stage, uint64_t start_ps, uint64_t end_ps
 }
 
 a2_code a2_obs_finish(a2_observer *o, a2_err *err) {
-  uint32_t nst = a2_sim_stage_count(o->s);
+  uint32_t nst = a2_net_stage_count(o->net);
   for (uint32_t i = 0; i < nst; i++)
     if (o->st[i].busy) counter_flush(o, &o->st[i], o->st[i].window + 2);
   a2_code rc = a2_tl_close(o->tl, err);

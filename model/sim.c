@@ -215,7 +215,8 @@ a2_code a2_sim_set_race_check(a2_sim *s, int on, a2_err *err) {
 
 a2_code a2_sim_set_timeline(a2_sim *s, const char *path, a2_err *err) {
   if (s->obs) return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "timeline already set");
-  a2_code rc = a2_obs_create(s, path, &s->obs, err);
+  a2_code rc =
+      a2_obs_create(path, s->k->nranks, s->k->ncores, s->k->nbufs, s->dev, s->net, &s->obs, err);
   if (rc == A2_OK) a2_net_set_observer(s->net, a2_obs_packet, s->obs);
   return rc;
 }
@@ -339,10 +340,9 @@ uint32_t a2_sim_stage_count(const a2_sim *s) {
 }
 
 void a2_sim_stage_info(const a2_sim *s, uint32_t id, a2_stage_info *out) {
-  static const char *const kinds[] = {"link", "hbm", "mte_in", "mte_out"};
   a2_stage_kind k = a2_net_stage_kind(s->net, id, &out->a, &out->b);
   const a2_stage_stats *st = a2_net_stage_stats(s->net, id);
-  out->kind = kinds[k];
+  out->kind = a2_stage_kind_name(k);
   out->bytes = st->bytes;
   out->busy_ps = st->busy_ps;
   out->packets = st->packets;

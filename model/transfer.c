@@ -239,7 +239,8 @@ static void apply_notify(a2_xfer *x, uint64_t off, uint32_t len) {
     a2_race_land(s->race, peer, in->buf, in->off, in->mode == A2_MODE_SET,
                  (uint32_t *)(uintptr_t)x->tag[3]);
   if (s->obs)
-    a2_obs_notify_landed(s->obs, c, (uint8_t)x->tag[5], x->tag[4], in, peer, in->buf, in->off);
+    a2_obs_notify_landed(s->obs, c->rank, c->idx, (uint8_t)x->tag[5], x->tag[4], a2k_now_ps(), in,
+                         peer);
   a2_signal_changed(s, peer);
 }
 

@@ -68,6 +68,11 @@ struct a2_xfer {
 };
 
 typedef enum { A2_STAGE_LINK = 0, A2_STAGE_HBM, A2_STAGE_MTE_IN, A2_STAGE_MTE_OUT } a2_stage_kind;
+/* A kind's name in reports and timelines: "link", "hbm", "mte_in", "mte_out". */
+static inline const char *a2_stage_kind_name(a2_stage_kind k) {
+  static const char *const names[] = {"link", "hbm", "mte_in", "mte_out"};
+  return names[k];
+}
 
 typedef struct {
   uint64_t bytes;   /* payload bytes served */
