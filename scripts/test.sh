@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# README command 2: install what is missing, build Release, run every test
-# (ctest over the GoogleTest suites, plus valgrind on the binary), check that
-# the profile-feedback build (scripts/build_pgo.sh) gives the same outputs
-# (scripts/same_outputs.sh), then build the same suites with ASan + UBSan in
-# build-asan/ and run them again, then the fuzz smoke (scripts/fuzz_smoke.sh:
-# libFuzzer harnesses, 60 s each).
+# README command 2: check the layer order of the includes
+# (scripts/check_layers.sh), install what is missing, build Release, run
+# every test (ctest over the GoogleTest suites, plus valgrind on the
+# binary), check that the profile-feedback build (scripts/build_pgo.sh)
+# gives the same outputs (scripts/same_outputs.sh), then build the same
+# suites with ASan + UBSan in build-asan/ and run them again, then the fuzz
+# smoke (scripts/fuzz_smoke.sh: libFuzzer harnesses, 60 s each).
 # .ci/run calls this.
 set -euo pipefail
+bash "$(dirname "${BASH_SOURCE[0]}")/check_layers.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 jobs=$(nproc)
 # The test build includes the MPI sweep (OpenMPI, -DA2_MPI=ON) so that
