@@ -4,7 +4,13 @@
  * The YAML is read with libyaml's document API (a node tree with marks),
  * which keeps the walk a short recursion over nested mappings; libyaml does
  * not reject duplicate keys, so the walk does. Every error carries the
- * 1-based line:col of the node it is about. */
+ * 1-based line:col of the node it is about.
+ *
+ * libyaml takes time that grows faster than the input for some shapes
+ * (nesting: each token checks every open flow level; anchors: each one is
+ * compared with all earlier ones; %TAG directives: likewise), so the shape
+ * is bounded first (check_shape) and only a document within the bounds is
+ * composed. docs/config.md, "Limits", lists them. */
 #include "configs/config.h"
 
 #include <errno.h>
@@ -15,8 +21,14 @@
 
 #include "configs/config_keys.h"
 
-/* Larger inputs are certainly not configs; refusing them bounds memory. */
-#define MAX_FILE_BYTES (16u * 1024u * 1024u)
+/* Bounds on a config file (docs/config.md, "Limits"). A config is a few
+ * KiB with about 60 nodes, 3 levels deep, no directive: inputs past these
+ * are certainly not configs, and refusing them bounds time and memory. */
+#define MAX_FILE_BYTES (1u << 20) /* bytes */
+#define MAX_DEPTH 16              /* sequences and mappings open at once */
+#define MAX_NODES 10000           /* scalars, sequences, mappings and aliases */
+#define MAX_ANCHORS 100           /* `&name` */
+#define MAX_DIRECTIVES 64         /* lines that start with '%' (%YAML, %TAG) */
 
 void a2_config_default(a2_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -40,7 +52,9 @@ typedef struct {
   int line, col; /* where a key's value was given; 0 when not from a file */
 } mark;
 
-static const a2_config_key *row(const char *path) { return a2_config_key_find(path); }
+static const a2_config_key *row(const char *path) {
+  return a2_config_key_find(path);
+}
 
 static mark mark_of(const mark *marks, const char *path) {
   mark none = {0, 0};
@@ -317,16 +331,108 @@ static a2_code syntax_error(yaml_parser_t *p, const char *name, const char *text
                     p->context ? p->context : "", extra);
 }
 
+/* Refuses, before libyaml sees them, more directive lines than MAX_DIRECTIVES:
+ * libyaml compares every %TAG with all earlier ones before it returns the
+ * first event. (A '%' at the start of a line is a directive or an error,
+ * except inside a multi-line quoted scalar, which no config needs.) */
+static a2_code check_directives(const char *text, size_t len, const char *name, a2_err *err) {
+  unsigned n = 0;
+  int line = 1;
+  for (size_t i = 0; i < len; i++) {
+    if ((i == 0 || text[i - 1] == '\n') && text[i] == '%' && ++n > MAX_DIRECTIVES)
+      return a2_err_set(err, A2_E_INPUT, name, line, 1,
+                        "more than %u lines start with '%%' (YAML directives such as %%TAG; a "
+                        "config needs none)",
+                        MAX_DIRECTIVES);
+    if (text[i] == '\n') line++;
+  }
+  return A2_OK;
+}
+
+/* Reads the event stream of the first document, without composing it, and
+ * refuses it when it passes a shape bound, at the event that passes it.
+ * Syntax errors are left to the load that follows (it stops at the same
+ * place, having composed no more than this pass allowed). */
+static a2_code check_shape(const char *text, size_t len, const char *name, a2_err *err) {
+  a2_code rc = check_directives(text, len, name, err);
+  if (rc) return rc;
+  yaml_parser_t p;
+  if (!yaml_parser_initialize(&p))
+    return a2_err_set(err, A2_E_NOMEM, name, 0, 0, "out of memory while reading YAML");
+  yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+  unsigned depth = 0, nodes = 0, anchors = 0, docs = 0;
+  for (int done = 0; !done && !rc;) {
+    yaml_event_t ev;
+    if (!yaml_parser_parse(&p, &ev)) break;
+    const yaml_char_t *anchor = NULL;
+    int line = (int)ev.start_mark.line + 1, col = (int)ev.start_mark.column + 1;
+    switch (ev.type) {
+    case YAML_STREAM_END_EVENT: done = 1; break;
+    case YAML_DOCUMENT_START_EVENT: done = ++docs > 1; break; /* the load reports a second one */
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT: depth--; break;
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT:
+      anchor = ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
+                                                    : ev.data.mapping_start.anchor;
+      if (++depth > MAX_DEPTH)
+        rc = a2_err_set(err, A2_E_INPUT, name, line, col,
+                        "YAML nested more than %u levels deep (a config has 3: a section, a "
+                        "subsection and a key, as in chip.mte.latency)",
+                        MAX_DEPTH);
+      /* fallthrough */
+    case YAML_SCALAR_EVENT:
+    case YAML_ALIAS_EVENT:
+      if (ev.type == YAML_SCALAR_EVENT) anchor = ev.data.scalar.anchor;
+      if (!rc && ++nodes > MAX_NODES)
+        rc = a2_err_set(err, A2_E_INPUT, name, line, col,
+                        "more than %u YAML nodes (keys, values, sequences, mappings and aliases; "
+                        "a config has about 60)",
+                        MAX_NODES);
+      if (!rc && anchor && ++anchors > MAX_ANCHORS)
+        rc = a2_err_set(err, A2_E_INPUT, name, line, col, "more than %u YAML anchors ('&name')",
+                        MAX_ANCHORS);
+      break;
+    default: break;
+    }
+    yaml_event_delete(&ev);
+  }
+  yaml_parser_delete(&p);
+  return rc;
+}
+
+/* After the first document: a second one would be silently ignored, so its
+ * first node is an error. Found from the events, without composing the
+ * second document (which check_shape has not bounded). */
+static a2_code single_document(loader *L, yaml_parser_t *p, const char *text, size_t len) {
+  for (;;) {
+    yaml_event_t ev;
+    if (!yaml_parser_parse(p, &ev)) return syntax_error(p, L->name, text, len, L->err);
+    yaml_event_type_t type = ev.type;
+    yaml_mark_t m = ev.start_mark;
+    yaml_event_delete(&ev);
+    /* no event: the load of an empty stream has read its end already */
+    if (type == YAML_STREAM_END_EVENT || type == YAML_NO_EVENT) return A2_OK;
+    if (type != YAML_DOCUMENT_START_EVENT)
+      return a2_err_set(L->err, A2_E_INPUT, L->name, (int)m.line + 1, (int)m.column + 1,
+                        "expected a single YAML document, found a second one");
+  }
+}
+
 static a2_code load_text(const char *text, size_t len, const char *name, a2_config *cfg,
                          a2_err *err) {
   a2_config tmp;
   a2_config_default(&tmp);
   yaml_parser_t parser;
-  yaml_document_t doc, extra;
+  yaml_document_t doc;
+  if (len >= MAX_FILE_BYTES)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0, "file too large for a config (%u MiB or more)",
+                      MAX_FILE_BYTES >> 20);
+  a2_code rc = check_shape(text, len, name, err);
+  if (rc) return rc;
   if (!yaml_parser_initialize(&parser))
     return a2_err_set(err, A2_E_NOMEM, name, 0, 0, "out of memory while reading YAML");
   yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-  a2_code rc = A2_OK;
   if (!yaml_parser_load(&parser, &doc)) {
     rc = syntax_error(&parser, name, text, len, err);
     yaml_parser_delete(&parser);
@@ -339,16 +445,7 @@ static a2_code load_text(const char *text, size_t len, const char *name, a2_conf
   else if (root && !is_null(root))
     rc = AT(&L, root, "expected a mapping with keys chip, interconnect at the top level, found %s",
             node_kind(root));
-  /* A second document would be silently ignored otherwise. */
-  if (rc == A2_OK) {
-    if (!yaml_parser_load(&parser, &extra)) {
-      rc = syntax_error(&parser, name, text, len, err);
-    } else {
-      yaml_node_t *r2 = yaml_document_get_root_node(&extra);
-      if (r2) rc = AT(&L, r2, "expected a single YAML document, found a second one");
-      yaml_document_delete(&extra);
-    }
-  }
+  if (rc == A2_OK) rc = single_document(&L, &parser, text, len);
   if (rc == A2_OK) rc = check(&tmp, name, L.marks, err);
   if (rc == A2_OK) *cfg = tmp;
   yaml_document_delete(&doc);
@@ -357,7 +454,9 @@ static a2_code load_text(const char *text, size_t len, const char *name, a2_conf
 }
 
 a2_code a2_config_load_string(const char *yaml, const char *name, a2_config *cfg, a2_err *err) {
-  return load_text(yaml ? yaml : "", yaml ? strlen(yaml) : 0, name ? name : "<string>", cfg, err);
+  /* strnlen: a huge string is refused without reading all of it */
+  return load_text(yaml ? yaml : "", yaml ? strnlen(yaml, MAX_FILE_BYTES) : 0,
+                   name ? name : "<string>", cfg, err);
 }
 
 a2_code a2_config_load(const char *path, a2_config *cfg, a2_err *err) {
@@ -373,8 +472,7 @@ a2_code a2_config_load(const char *path, a2_config *cfg, a2_err *err) {
       if (!nb) {
         rc = cap > MAX_FILE_BYTES + 1
                  ? a2_err_set(err, A2_E_INPUT, path, 0, 0,
-                              "file too large for a config "
-                              "(16 MiB or more)")
+                              "file too large for a config (%u MiB or more)", MAX_FILE_BYTES >> 20)
                  : a2_err_set(err, A2_E_NOMEM, path, 0, 0, "out of memory reading the file");
         break;
       }
