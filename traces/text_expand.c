@@ -6,7 +6,14 @@
  * allocates nothing and an accepted one gets exactly-sized programs), then
  * filling. Work is bounded before it is done where possible: a loop whose
  * trip count alone would pass the step or instruction limit is refused at
- * its `for`, without running an iteration. */
+ * its `for`, without running an iteration. Otherwise every step (statement,
+ * iteration, program block run for a rank, expression node) is counted as
+ * it runs, so no file expands for longer than A2T_MAX_STEPS steps.
+ *
+ * Values that depend on $rank and $core are checked here, where the rank,
+ * the core and the expression's column are known: peers and regions (the
+ * same rules as traces/validate.c, which sees only the line), and every
+ * error inside a program names the rank (and core) being expanded. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +31,14 @@ typedef struct {
   a2_program *prog;
 } xp;
 
+#define STEPS_WHAT "steps (statements run, loop iterations, program blocks and expression nodes)"
+
 static a2_code val(xp *x, uint32_t e, int64_t *v) {
-  return a2t_eval(x->a, e, x->env, x->name, v, x->err);
+  a2_code rc = a2t_eval(x->a, e, x->env, x->name, v, &x->steps, x->err);
+  if (rc || x->steps <= A2T_MAX_STEPS) return rc;
+  const a2t_expr *n = &x->a->ex[e];
+  return a2_err_set(x->err, A2_E_NOMEM, x->name, n->sline, n->scol,
+                    "expansion takes more than 2^%d " STEPS_WHAT, A2T_MAX_STEPS_LOG2);
 }
 
 /* Evaluates e and requires lo <= value <= hi; errors name the expression. */
@@ -191,11 +204,69 @@ static a2_code instr(xp *x, const a2t_stmt *s, a2_instr *in) {
   return rc;
 }
 
-static a2_code step(xp *x, const a2t_stmt *s) {
+static int region_ok(uint64_t off, uint64_t len, uint64_t size) {
+  return off <= size && len <= size - off;
+}
+
+/* The peer is a rank and the regions lie inside their buffers (the rules
+ * and words of traces/validate.c, at the column of the expression). Buffer
+ * kinds and element types do not depend on the rank: validate.c checks
+ * them, and these checks leave an instruction that breaks them to it. */
+static a2_code placed(xp *x, const a2t_stmt *s, const a2_instr *in) {
+  const a2_kernel *k = x->k;
+  const char *op = a2_op_name((a2_opcode)in->op);
+  const a2t_expr *at;
+  if (s->e[E_PEER] != A2T_NONE && (in->peer < 0 || (uint32_t)in->peer >= k->nranks)) {
+    at = &x->a->ex[s->e[E_PEER]];
+    return a2_err_set(x->err, A2_E_INPUT, x->name, at->sline, at->scol, "%s: peer %d outside 0..%u",
+                      op, in->peer, k->nranks - 1);
+  }
+  if (s->e[E_OFF] == A2T_NONE) return A2_OK;
+  at = &x->a->ex[s->e[E_OFF]];
+  const a2_buf_decl *b = &k->bufs[in->buf];
+  uint32_t es = a2_dtype_size(b->dtype);
+  switch ((a2_opcode)in->op) {
+  case A2_OP_LOAD:
+  case A2_OP_STORE:
+  case A2_OP_RLOAD:
+  case A2_OP_RSTORE:
+    if (in->len == 0 || region_ok(in->off, in->len, b->bytes)) return A2_OK;
+    return a2_err_set(x->err, A2_E_INPUT, x->name, at->sline, at->scol,
+                      "%s: elements [%llu, %llu) are outside '%s' (%llu elements; bytes [%llu, "
+                      "%llu) of %llu)",
+                      op, (unsigned long long)(in->off / es),
+                      (unsigned long long)((in->off + in->len) / es), b->name,
+                      (unsigned long long)(b->bytes / es), (unsigned long long)in->off,
+                      (unsigned long long)(in->off + in->len), (unsigned long long)b->bytes);
+  case A2_OP_NOTIFY:
+  case A2_OP_WAIT:
+    if (b->kind != A2_BUF_SIGNAL || region_ok(in->off, 4, b->bytes)) return A2_OK;
+    return a2_err_set(x->err, A2_E_INPUT, x->name, at->sline, at->scol,
+                      "%s: cell at byte %llu is outside signal '%s' (%llu cells)", op,
+                      (unsigned long long)in->off, b->name, (unsigned long long)(b->bytes / 4));
+  case A2_OP_PUT:
+  case A2_OP_GET: {
+    const a2_buf_decl *b2 = &k->bufs[in->buf2];
+    if (in->len == 0 || b->dtype != b2->dtype) return A2_OK;
+    int first = !region_ok(in->off, in->len, b->bytes);
+    if (!first && region_ok(in->off2, in->len, b2->bytes)) return A2_OK;
+    const a2_buf_decl *bad = first ? b : b2;
+    uint64_t off = first ? in->off : in->off2;
+    if (!first) at = &x->a->ex[s->e[E_OFF2]];
+    return a2_err_set(x->err, A2_E_INPUT, x->name, at->sline, at->scol,
+                      "%s: region [%llu, %llu) is outside '%s' (%llu bytes)", op,
+                      (unsigned long long)off, (unsigned long long)(off + in->len), bad->name,
+                      (unsigned long long)bad->bytes);
+  }
+  default: return A2_OK;
+  }
+}
+
+static a2_code step(xp *x, int line, int col) {
   if (++x->steps <= A2T_MAX_STEPS) return A2_OK;
-  return a2_err_set(x->err, A2_E_NOMEM, x->name, s->line, s->col,
-                    "expansion runs more than 2^28 statements and loop iterations (a loop too "
-                    "long?)");
+  return a2_err_set(x->err, A2_E_NOMEM, x->name, line, col,
+                    "expansion takes more than 2^%d " STEPS_WHAT " (a loop too long?)",
+                    A2T_MAX_STEPS_LOG2);
 }
 
 static a2_code block(xp *x, uint32_t i);
@@ -206,19 +277,19 @@ static a2_code loop(xp *x, const a2t_stmt *s) {
   if ((rc = val(x, s->e[0], &from)) || (rc = val(x, s->e[1], &to))) return rc;
   uint64_t n = to > from ? (uint64_t)to - (uint64_t)from : 0, cost;
   /* each iteration costs at least itself plus its body's statements */
-  if (__builtin_mul_overflow(n, (uint64_t)s->nbody + 1, &cost) || cost > A2T_MAX_STEPS - x->steps)
+  if (__builtin_mul_overflow(n, (uint64_t)s->nbody + 1, &cost) || cost > A2T_MAX_STEPS ||
+      x->steps > A2T_MAX_STEPS - cost)
     return a2_err_set(x->err, A2_E_NOMEM, x->name, s->line, s->col,
-                      "loop of %llu iterations passes the expansion limit of 2^28 statements "
-                      "and loop iterations",
-                      (unsigned long long)n);
+                      "loop of %llu iterations passes the expansion limit of 2^%d " STEPS_WHAT,
+                      (unsigned long long)n, A2T_MAX_STEPS_LOG2);
   if (__builtin_mul_overflow(n, (uint64_t)s->min_instrs, &cost) ||
       cost > A2T_MAX_INSTRS - x->ninstrs)
     return a2_err_set(x->err, A2_E_NOMEM, x->name, s->line, s->col,
-                      "loop of %llu iterations makes more than 2^24 instructions",
-                      (unsigned long long)n);
+                      "loop of %llu iterations makes more than 2^%d instructions",
+                      (unsigned long long)n, A2T_MAX_INSTRS_LOG2);
   for (int64_t v = from; v < to; v++) {
     x->env[s->slot] = v;
-    if ((rc = step(x, s)) || (rc = block(x, s->body))) return rc;
+    if ((rc = step(x, s->line, s->col)) || (rc = block(x, s->body))) return rc;
   }
   return A2_OK;
 }
@@ -228,7 +299,7 @@ static a2_code block(xp *x, uint32_t i) {
   int64_t v;
   for (; i != A2T_NONE; i = x->a->st[i].next) {
     const a2t_stmt *s = &x->a->st[i];
-    if ((rc = step(x, s))) return rc;
+    if ((rc = step(x, s->line, s->col))) return rc;
     switch ((a2t_st_kind)s->kind) {
     case ST_LET: rc = val(x, s->e[0], &x->env[s->slot]); break;
     case ST_IF:
@@ -238,9 +309,9 @@ static a2_code block(xp *x, uint32_t i) {
     case ST_INSTR: {
       if (++x->ninstrs > A2T_MAX_INSTRS)
         return a2_err_set(x->err, A2_E_NOMEM, x->name, s->line, s->col,
-                          "more than 2^24 instructions in the file");
+                          "more than 2^%d instructions in the file", A2T_MAX_INSTRS_LOG2);
       a2_instr in;
-      if ((rc = instr(x, s, &in))) return rc;
+      if ((rc = instr(x, s, &in)) || (rc = placed(x, s, &in))) return rc;
       if (!x->emit) {
         x->prog->cap++;
       } else if (x->prog->n < x->prog->cap) {
@@ -255,6 +326,18 @@ static a2_code block(xp *x, uint32_t i) {
     if (rc) return rc;
   }
   return A2_OK;
+}
+
+/* An error while expanding program block code for (rank r, core c) says so. */
+static a2_code in_program(xp *x, a2_code rc, int64_t r, int64_t c) {
+  if (!x->err || rc == A2_E_INTERNAL) return rc;
+  size_t n = strlen(x->err->msg);
+  if (x->k->ncores > 1)
+    snprintf(x->err->msg + n, sizeof x->err->msg - n, " (rank %lld, core %lld)", (long long)r,
+             (long long)c);
+  else
+    snprintf(x->err->msg + n, sizeof x->err->msg - n, " (rank %lld)", (long long)r);
+  return rc;
 }
 
 static a2_code programs(xp *x) {
@@ -276,10 +359,24 @@ static a2_code programs(xp *x) {
       x->env[a->slot_rank] = r;
       x->env[a->slot_core] = c;
       x->prog = a2_kernel_prog(k, (uint32_t)r, (uint32_t)c);
-      if ((rc = block(x, pb->body))) return rc;
+      if ((rc = step(x, pb->line, 1)) || (rc = block(x, pb->body))) return in_program(x, rc, r, c);
     }
   }
   return A2_OK;
+}
+
+/* A kernel without a single instruction runs and checks nothing: refused,
+ * with what is missing. */
+static a2_code no_work(const xp *x) {
+  const a2t_ast *a = x->a;
+  if (!a->npg)
+    return a2_err_set(x->err, A2_E_INPUT, x->name, a->end_line, a->end_col,
+                      "no 'program' block, so no instruction to run: add one after the "
+                      "declarations ('program', instructions, 'end'; docs/trace-format.md)");
+  return a2_err_set(x->err, A2_E_INPUT, x->name, a->pg[0].line, 1,
+                    "no instruction on any of the %u ranks: the 'program' blocks are empty for "
+                    "this rank count (are their 'rank', 'core', 'if' or loop bounds right?)",
+                    x->k->nranks);
 }
 
 static a2_code expand(xp *x, uint32_t nranks) {
@@ -309,6 +406,7 @@ static a2_code expand(xp *x, uint32_t nranks) {
   free(d);
   if (rc) return rc;
   if ((rc = programs(x))) return rc; /* count */
+  if (!x->ninstrs) return no_work(x);
   for (size_t i = 0; i < (size_t)nranks * k->ncores; i++) {
     a2_program *p = &k->progs[i];
     if (!p->cap) continue;

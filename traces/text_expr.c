@@ -19,6 +19,11 @@ static a2_code node(a2t_parser *p, a2t_expr n, uint32_t *out) {
   if (n.depth > A2T_MAX_EXPR_DEPTH)
     return a2t_fail(p, n.line, n.col, "expression has more than %d operators in a chain",
                     A2T_MAX_EXPR_DEPTH);
+  if (a->nex == A2T_MAX_EXPRS)
+    return a2t_fail(p, n.line, n.col,
+                    "more than 2^%d numbers, variables and operators in the file (use loops "
+                    "and variables)",
+                    A2T_MAX_EXPRS_LOG2);
   a2_code rc = a2t_grow((void **)&a->ex, &a->capex, a->nex, sizeof *a->ex, p->err);
   if (rc) return rc;
   a->ex[a->nex] = n;
@@ -44,8 +49,8 @@ static a2_code parse_or(a2t_parser *p, uint32_t *out);
 
 static a2_code parse_var(a2t_parser *p, uint32_t *out) {
   a2t_tok t = p->cur;
-  for (uint32_t i = p->nvars; i-- > 0;) {
-    if (strlen(p->vars[i].name) != t.n || memcmp(p->vars[i].name, t.s, t.n)) continue;
+  uint32_t i = a2t_find_var(p, t.s, t.n);
+  if (i != A2T_NONE) {
     if (i == A2T_SLOT_NCORES && !p->in_program && !p->cores_seen)
       return a2t_fail(p, t.line, t.col,
                       "undefined variable $ncores (at the top level it exists from the "
@@ -216,6 +221,7 @@ typedef struct {
   const a2t_ast *a;
   const int64_t *env;
   const char *name;
+  uint64_t steps; /* nodes evaluated */
   a2_err *err;
 } eval_ctx;
 
@@ -231,29 +237,40 @@ static int64_t mod_floor(int64_t a, int64_t b) {
   return r;
 }
 
-static a2_code eval_rec(const eval_ctx *c, uint32_t e, int64_t *out) {
+static a2_code eval_rec(eval_ctx *c, uint32_t e, int64_t *out);
+
+/* A number or variable without a call (most operands are one). */
+static inline a2_code operand(eval_ctx *c, uint32_t e, int64_t *out) {
+  const a2t_expr *x = &c->a->ex[e];
+  if (x->kind == EX_NUM) return c->steps++, *out = x->v, A2_OK;
+  if (x->kind == EX_VAR) return c->steps++, *out = c->env[x->v], A2_OK;
+  return eval_rec(c, e, out);
+}
+
+static a2_code eval_rec(eval_ctx *c, uint32_t e, int64_t *out) {
   const a2t_expr *x = &c->a->ex[e];
   int64_t l, r;
   a2_code rc;
+  c->steps++;
   switch ((a2t_ex_kind)x->kind) {
   case EX_NUM: *out = x->v; return A2_OK;
   case EX_VAR: *out = c->env[x->v]; return A2_OK;
   case EX_NEG:
-    if ((rc = eval_rec(c, x->a, &l))) return rc;
+    if ((rc = operand(c, x->a, &l))) return rc;
     if (l == INT64_MIN) return eval_fail(c, x, "integer overflow in '-'");
     *out = -l;
     return A2_OK;
   case EX_NOT:
-    if ((rc = eval_rec(c, x->a, &l))) return rc;
+    if ((rc = operand(c, x->a, &l))) return rc;
     *out = !l;
     return A2_OK;
   case EX_BIN: break;
   }
-  if ((rc = eval_rec(c, x->a, &l))) return rc;
+  if ((rc = operand(c, x->a, &l))) return rc;
   /* && and || short-circuit, so `$p != 0 && 8 / $p > 1` is safe */
   if (x->op == TK_AND && !l) return *out = 0, A2_OK;
   if (x->op == TK_OR && l) return *out = 1, A2_OK;
-  if ((rc = eval_rec(c, x->b, &r))) return rc;
+  if ((rc = operand(c, x->b, &r))) return rc;
   int ovf = 0;
   switch ((a2t_tok_kind)x->op) {
   case TK_PLUS: ovf = __builtin_add_overflow(l, r, out); break;
@@ -290,7 +307,9 @@ static a2_code eval_rec(const eval_ctx *c, uint32_t e, int64_t *out) {
 }
 
 a2_code a2t_eval(const a2t_ast *a, uint32_t e, const int64_t *env, const char *name, int64_t *out,
-                 a2_err *err) {
-  eval_ctx c = {a, env, name, err};
-  return eval_rec(&c, e, out);
+                 uint64_t *steps, a2_err *err) {
+  eval_ctx c = {a, env, name, 0, err};
+  a2_code rc = operand(&c, e, out);
+  *steps += c.steps;
+  return rc;
 }

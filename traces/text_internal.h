@@ -12,14 +12,24 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "traces/program.h"
 
 /* Limits (docs/trace-format.md, "Limits"): they keep hostile input from
- * crashing (stack depth), hanging (steps) or taking unbounded memory. */
-#define A2T_MAX_FILE (16u << 20)   /* bytes of trace text */
-#define A2T_MAX_INSTRS (1u << 24)  /* instructions per file, all programs (~0.9 GB) */
-#define A2T_MAX_STEPS (1ull << 28) /* statements executed + loop iterations */
+ * crashing (stack depth), taking more than a fraction of a second (steps,
+ * instructions) or taking unbounded memory. */
+#define A2T_MAX_FILE (16u << 20) /* bytes of trace text */
+#define A2T_MAX_INSTRS_LOG2 21   /* instructions per file, all programs (~117 MB) */
+#define A2T_MAX_INSTRS (1u << A2T_MAX_INSTRS_LOG2)
+/* Expansion steps: statements run, loop iterations, program blocks run for
+ * a rank, and expression nodes evaluated (per pass; about 0.1 s). */
+#define A2T_MAX_STEPS_LOG2 25
+#define A2T_MAX_STEPS (1ull << A2T_MAX_STEPS_LOG2)
+/* Expression nodes (numbers, variables, operators) in the file: 128 MB; a
+ * file written by a2_trace_write that fits A2T_MAX_FILE has fewer than 3 M. */
+#define A2T_MAX_EXPRS_LOG2 22
+#define A2T_MAX_EXPRS (1u << A2T_MAX_EXPRS_LOG2)
 #define A2T_MAX_NEST 64            /* for/if blocks inside one program block */
 #define A2T_MAX_VARS 256           /* variables visible at once */
 #define A2T_MAX_PARENS 100         /* nested parentheses / unary operators */
@@ -75,8 +85,10 @@ typedef struct {
   const char *text;
   size_t len, pos;
   int line;
-  size_t line_start; /* offset of the current line's first byte */
-  const char *name;  /* file name for errors */
+  size_t line_start;       /* offset of the current line's first byte */
+  int last_line, last_end; /* line and column just after the last token other than
+                              an end of line (1, 1 before the first) */
+  const char *name;        /* file name for errors */
   a2_err *err;
 } a2t_lexer;
 
@@ -84,7 +96,12 @@ void a2t_lex_init(a2t_lexer *lx, const char *text, size_t len, const char *name,
 a2_code a2t_lex(a2t_lexer *lx, a2t_tok *t);
 /* "'load'", "','", "end of line", ... for "expected X, found Y" messages. */
 void a2t_tok_describe(const a2t_tok *t, char *out, size_t size);
-int a2t_tok_is(const a2t_tok *t, const char *word);
+/* Whether t is the name `word` (inline: the parser asks it many times a
+ * statement; the first character rules out most words). */
+static inline int a2t_tok_is(const a2t_tok *t, const char *word) {
+  return t->kind == TK_NAME && t->s[0] == word[0] && !strncmp(t->s, word, t->n) &&
+         word[t->n] == '\0';
+}
 
 /* ---- AST ---- */
 
@@ -97,8 +114,12 @@ typedef struct {
   uint16_t depth;  /* height of the tree below, bounded by A2T_MAX_EXPR_DEPTH */
   int line, col;   /* the operator (errors while evaluating) */
   int sline, scol; /* the expression's first token (errors about its value) */
-  uint32_t a, b;   /* operands */
-  int64_t v;       /* EX_NUM: value; EX_VAR: slot */
+  union {          /* 32 bytes a node: a 16 MiB file may hold millions */
+    struct {
+      uint32_t a, b; /* EX_NEG, EX_NOT, EX_BIN: operands */
+    };
+    int64_t v; /* EX_NUM: value; EX_VAR: slot */
+  };
 } a2t_expr;
 
 typedef enum { ST_INSTR, ST_FOR, ST_IF, ST_LET } a2t_st_kind;
@@ -168,6 +189,7 @@ typedef struct {
   a2_init_kind init[A2_MAX_BUFS];
   a2_tile_decl tiles[A2_MAX_TILES];
   char algo[A2_NAME_MAX]; /* `kernel NAME` */
+  int end_line, end_col;  /* just after the file's last token (1, 1 if none) */
 } a2t_ast;
 
 /* Fixed slots: $nranks and $ncores exist in every environment. */
@@ -181,8 +203,19 @@ void a2t_ast_free(a2t_ast *a);
 
 typedef struct {
   char name[A2_NAME_MAX];
-  int line; /* 0 = predefined */
+  int line;      /* where defined; 0 = predefined */
+  uint32_t n;    /* strlen(name) */
+  uint32_t next; /* the next visible variable in the same hash bucket, or A2T_NONE */
 } a2t_var;
+
+/* Buckets of the hash of visible variable names (a power of two). */
+#define A2T_VAR_BUCKETS 512
+
+/* A block being read: its keyword ("program", "for", "if") and where. */
+typedef struct {
+  const char *word;
+  int line, col;
+} a2t_open;
 
 typedef struct {
   a2t_lexer lx;
@@ -190,8 +223,20 @@ typedef struct {
   a2t_ast *ast;
   a2_err *err;
   const char *name;
-  a2t_var vars[A2T_MAX_VARS]; /* visible variables; index = slot */
+  a2t_var vars[A2T_MAX_VARS]; /* visible variables; index = slot; names are unique */
   uint32_t nvars;
+  uint32_t var_head[A2T_VAR_BUCKETS]; /* newest variable of each bucket, or A2T_NONE */
+  /* Blocks open now, outermost first (a program block and its for/if), and
+   * the first `end` of the current program block that is indented like an
+   * enclosing opener rather than the block it closes: the likely place of a
+   * missing `end`, named when the file ends with blocks open. */
+  a2t_open open[A2T_MAX_NEST + 2];
+  int nopen;
+  struct {
+    int end_line;    /* 0: none seen */
+    a2t_open closed; /* the block that `end` closed */
+    a2t_open like;   /* the enclosing opener it is indented like */
+  } misfit;
   int cores_seen;    /* the `cores` line has been read: $ncores is defined at the top */
   int in_program;    /* $ncores is always defined inside program blocks */
   int parens;        /* expression recursion depth */
@@ -211,6 +256,10 @@ a2_code a2t_expect_eol(a2t_parser *p, const char *after);
 a2_code a2t_expect_name(a2t_parser *p, const char *what, char out[A2_NAME_MAX]);
 /* Defines a variable in the innermost scope; *slot receives its slot. */
 a2_code a2t_define_var(a2t_parser *p, const a2t_tok *at, const char *name, uint32_t *slot);
+/* The slot of the visible variable named (s, n), or A2T_NONE. */
+uint32_t a2t_find_var(const a2t_parser *p, const char *s, size_t n);
+/* Ends the variables defined since nvars was `base` (end of a scope). */
+void a2t_end_scope(a2t_parser *p, uint32_t base);
 
 a2_code a2t_add_stmt(a2t_parser *p, const a2t_stmt *s, uint32_t *idx);
 /* `let NAME = EXPR` (current token: `let`); defines the variable. */
@@ -227,9 +276,10 @@ a2_code a2t_parse_redop(a2t_parser *p, a2_reduce_op *op);
 /* Expressions: a number (no comparison) or a condition (`if`). */
 a2_code a2t_parse_int(a2t_parser *p, uint32_t *out);
 a2_code a2t_parse_cond(a2t_parser *p, uint32_t *out);
-/* Evaluates expression e in env; errors name the operator or expression. */
+/* Evaluates expression e in env; errors name the operator or expression.
+ * Adds the number of nodes evaluated to *steps. */
 a2_code a2t_eval(const a2t_ast *a, uint32_t e, const int64_t *env, const char *name, int64_t *out,
-                 a2_err *err);
+                 uint64_t *steps, a2_err *err);
 
 /* Top-level declarations (text_decl.c); the current token is the keyword. */
 a2_code a2t_parse_decl(a2t_parser *p, int kw);

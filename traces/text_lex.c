@@ -11,6 +11,7 @@ void a2t_lex_init(a2t_lexer *lx, const char *text, size_t len, const char *name,
   lx->text = text;
   lx->len = len;
   lx->line = 1;
+  lx->last_line = lx->last_end = 1;
   lx->name = name;
   lx->err = err;
 }
@@ -78,17 +79,51 @@ static a2_code scan_number(a2t_lexer *lx, a2t_tok *t) {
   return A2_OK;
 }
 
-static const struct {
-  char s[3];
-  a2t_tok_kind k;
-} punct[] = {{"==", TK_EQ},     {"!=", TK_NE},    {"<=", TK_LE},    {">=", TK_GE},
-             {"&&", TK_AND},    {"||", TK_OR},    {"->", TK_ARROW}, {"..", TK_DOTDOT},
-             {"[", TK_LBRACK},  {"]", TK_RBRACK}, {":", TK_COLON},  {"@", TK_AT},
-             {",", TK_COMMA},   {"(", TK_LPAREN}, {")", TK_RPAREN}, {"=", TK_ASSIGN},
-             {"+", TK_PLUS},    {"-", TK_MINUS},  {"*", TK_STAR},   {"/", TK_SLASH},
-             {"%", TK_PERCENT}, {"<", TK_LT},     {">", TK_GT},     {"!", TK_NOT}};
+/* Punctuation: the token a character starts, and the two-character token it
+ * starts when `second` follows (0: none). Looked up by the first character,
+ * so a token costs the same whatever the operator. */
+typedef struct {
+  a2t_tok_kind one, two;
+  char second;
+} punct_row;
+
+static int punct(unsigned char c, punct_row *r) {
+  switch (c) {
+  case '=': *r = (punct_row){TK_ASSIGN, TK_EQ, '='}; return 1;
+  case '!': *r = (punct_row){TK_NOT, TK_NE, '='}; return 1;
+  case '<': *r = (punct_row){TK_LT, TK_LE, '='}; return 1;
+  case '>': *r = (punct_row){TK_GT, TK_GE, '='}; return 1;
+  case '-': *r = (punct_row){TK_MINUS, TK_ARROW, '>'}; return 1;
+  case '&': *r = (punct_row){TK_EOF, TK_AND, '&'}; return 1; /* TK_EOF: '&' alone is an error */
+  case '|': *r = (punct_row){TK_EOF, TK_OR, '|'}; return 1;
+  case '.': *r = (punct_row){TK_EOF, TK_DOTDOT, '.'}; return 1;
+  case '[': *r = (punct_row){TK_LBRACK, TK_EOF, 0}; return 1;
+  case ']': *r = (punct_row){TK_RBRACK, TK_EOF, 0}; return 1;
+  case ':': *r = (punct_row){TK_COLON, TK_EOF, 0}; return 1;
+  case '@': *r = (punct_row){TK_AT, TK_EOF, 0}; return 1;
+  case ',': *r = (punct_row){TK_COMMA, TK_EOF, 0}; return 1;
+  case '(': *r = (punct_row){TK_LPAREN, TK_EOF, 0}; return 1;
+  case ')': *r = (punct_row){TK_RPAREN, TK_EOF, 0}; return 1;
+  case '+': *r = (punct_row){TK_PLUS, TK_EOF, 0}; return 1;
+  case '*': *r = (punct_row){TK_STAR, TK_EOF, 0}; return 1;
+  case '/': *r = (punct_row){TK_SLASH, TK_EOF, 0}; return 1;
+  case '%': *r = (punct_row){TK_PERCENT, TK_EOF, 0}; return 1;
+  default: return 0;
+  }
+}
+
+static a2_code lex(a2t_lexer *lx, a2t_tok *t);
 
 a2_code a2t_lex(a2t_lexer *lx, a2t_tok *t) {
+  a2_code rc = lex(lx, t);
+  if (!rc && t->kind != TK_EOL && t->kind != TK_EOF) {
+    lx->last_line = t->line;
+    lx->last_end = col_of(lx, lx->pos); /* tokens do not span lines */
+  }
+  return rc;
+}
+
+static a2_code lex(a2t_lexer *lx, a2t_tok *t) {
   const char *s = lx->text;
   /* blanks and comments; a newline is a token of its own */
   while (lx->pos < lx->len) {
@@ -141,12 +176,13 @@ a2_code a2t_lex(a2t_lexer *lx, a2t_tok *t) {
     lx->pos = end;
     return A2_OK;
   }
-  for (size_t i = 0; i < sizeof punct / sizeof punct[0]; i++) {
-    size_t n = strlen(punct[i].s);
-    if (lx->len - lx->pos >= n && !memcmp(s + lx->pos, punct[i].s, n)) {
-      t->kind = punct[i].k;
-      t->n = n;
-      lx->pos += n;
+  punct_row r;
+  if (punct(c, &r)) {
+    int two = r.second && lx->pos + 1 < lx->len && s[lx->pos + 1] == r.second;
+    if (two || r.one != TK_EOF) {
+      t->kind = two ? r.two : r.one;
+      t->n = two ? 2 : 1;
+      lx->pos += t->n;
       return A2_OK;
     }
   }
@@ -169,8 +205,4 @@ void a2t_tok_describe(const a2t_tok *t, char *out, size_t size) {
   case TK_NUM: snprintf(out, size, "number %.*s", (int)(t->n > 40 ? 40 : t->n), t->s); break;
   default: snprintf(out, size, "'%.*s'", (int)t->n, t->s); break;
   }
-}
-
-int a2t_tok_is(const a2t_tok *t, const char *word) {
-  return t->kind == TK_NAME && t->n == strlen(word) && !memcmp(t->s, word, t->n);
 }

@@ -53,21 +53,54 @@ a2_code a2t_expect_name(a2t_parser *p, const char *what, char out[A2_NAME_MAX]) 
   return a2t_next(p);
 }
 
+/* Variables are found through a hash of their names (a file may refer to
+ * one of 256 visible variables millions of times). Visible names are unique
+ * and leave scope newest first, so each bucket is a stack. */
+static uint32_t var_bucket(const char *s, size_t n) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h & (A2T_VAR_BUCKETS - 1);
+}
+
+uint32_t a2t_find_var(const a2t_parser *p, const char *s, size_t n) {
+  for (uint32_t i = p->var_head[var_bucket(s, n)]; i != A2T_NONE; i = p->vars[i].next)
+    if (p->vars[i].n == n && !memcmp(p->vars[i].name, s, n)) return i;
+  return A2T_NONE;
+}
+
+void a2t_end_scope(a2t_parser *p, uint32_t base) {
+  while (p->nvars > base) {
+    const a2t_var *v = &p->vars[--p->nvars];
+    p->var_head[var_bucket(v->name, v->n)] = v->next;
+  }
+}
+
+/* Pushes a variable known not to be visible yet; line 0 = predefined. */
+static a2_code push_var(a2t_parser *p, const a2t_tok *at, int line, const char *name,
+                        uint32_t *slot) {
+  if (p->nvars == A2T_MAX_VARS)
+    return a2t_fail(p, at->line, at->col, "more than %d variables visible at once", A2T_MAX_VARS);
+  a2t_var *v = &p->vars[p->nvars];
+  v->n = (uint32_t)strlen(name); /* < A2_NAME_MAX: names are read by a2t_expect_name */
+  memcpy(v->name, name, v->n + 1);
+  v->line = line;
+  uint32_t *head = &p->var_head[var_bucket(v->name, v->n)];
+  v->next = *head;
+  *head = p->nvars;
+  *slot = p->nvars++;
+  if (p->nvars > p->ast->nslots) p->ast->nslots = p->nvars;
+  return A2_OK;
+}
+
 a2_code a2t_define_var(a2t_parser *p, const a2t_tok *at, const char *name, uint32_t *slot) {
-  for (uint32_t i = 0; i < p->nvars; i++) {
-    if (strcmp(p->vars[i].name, name)) continue;
+  uint32_t i = a2t_find_var(p, name, strlen(name));
+  if (i != A2T_NONE) {
     if (!p->vars[i].line)
       return a2t_fail(p, at->line, at->col, "$%s is a predefined variable", name);
     return a2t_fail(p, at->line, at->col, "variable $%s is already defined (line %d)", name,
                     p->vars[i].line);
   }
-  if (p->nvars == A2T_MAX_VARS)
-    return a2t_fail(p, at->line, at->col, "more than %d variables visible at once", A2T_MAX_VARS);
-  snprintf(p->vars[p->nvars].name, sizeof p->vars[0].name, "%s", name);
-  p->vars[p->nvars].line = at->line;
-  *slot = p->nvars++;
-  if (p->nvars > p->ast->nslots) p->ast->nslots = p->nvars;
-  return A2_OK;
+  return push_var(p, at, at->line, name, slot);
 }
 
 a2_code a2t_add_stmt(a2t_parser *p, const a2t_stmt *s, uint32_t *idx) {
@@ -101,6 +134,7 @@ a2_code a2t_parse_let(a2t_parser *p, uint32_t *slot, uint32_t *e) {
 /* ---- blocks ---- */
 
 typedef enum { BLK_PROGRAM, BLK_FOR, BLK_IF, BLK_ELSE } blk_kind;
+static const char *const blk_word[] = {"program", "for", "if", "if"};
 typedef struct {
   uint32_t first, n, min_instrs;
   int ended_by_else;
@@ -112,29 +146,65 @@ static uint32_t sat_add(uint32_t a, uint32_t b) {
   return a > UINT32_MAX - b ? UINT32_MAX : a + b;
 }
 
-/* Statements up to the `end` (or `else`) closing an opener at line `at`. */
-static a2_code parse_block(a2t_parser *p, blk_kind kind, int at, blk *b) {
-  static const char *const opener[] = {"program", "for", "if", "if"};
+/* An `end` at column col closes the innermost open block: if it is indented
+ * like an enclosing opener instead, remember the first such `end`. */
+static void note_end(a2t_parser *p, int line, int col) {
+  const a2t_open *in = &p->open[p->nopen - 1];
+  if (p->misfit.end_line || col == in->col) return;
+  for (int i = p->nopen - 2; i >= 0; i--)
+    if (p->open[i].col == col) {
+      p->misfit.end_line = line;
+      p->misfit.closed = *in;
+      p->misfit.like = p->open[i];
+      return;
+    }
+}
+
+/* The file ended inside blocks: name the innermost one and the `end` it
+ * needs, or, when an `end` inside it was indented like an enclosing opener,
+ * the block that `end` closed instead (most likely the one missing its own:
+ * each later `end` then closes the block around the one it was meant for). */
+static a2_code unterminated(a2t_parser *p) {
+  const a2t_open *in = &p->open[p->nopen - 1];
+  if (p->misfit.end_line > in->line) { /* inside the block left open */
+    const a2t_open *c = &p->misfit.closed, *o = &p->misfit.like;
+    return a2t_fail(p, c->line, c->col,
+                    "expected 'end' for the '%s' at line %d: the 'end' at line %d is indented "
+                    "like the '%s' at line %d but closes this '%s', so the '%s' at line %d is "
+                    "still open at the end of the file",
+                    c->word, c->line, p->misfit.end_line, o->word, o->line, c->word, in->word,
+                    in->line);
+  }
+  return a2t_fail(p, p->lx.last_line, p->lx.last_end,
+                  "unterminated '%s' (opened at line %d): expected 'end' before the end of the "
+                  "file",
+                  in->word, in->line);
+}
+
+/* Statements up to the `end` (or `else`) closing the opener `at` (the
+ * `program`, `for` or `if` token). */
+static a2_code parse_block(a2t_parser *p, blk_kind kind, const a2t_tok *at, blk *b) {
   uint32_t base = p->nvars, last = A2T_NONE;
   a2_code rc;
   memset(b, 0, sizeof *b);
   b->first = A2T_NONE;
+  p->open[p->nopen++] = (a2t_open){blk_word[kind], at->line, at->col};
   for (;;) {
     while (p->cur.kind == TK_EOL)
       if ((rc = a2t_next(p))) return rc;
-    if (p->cur.kind == TK_EOF)
-      return a2t_fail(p, p->cur.line, p->cur.col, "unterminated '%s' (opened at line %d)",
-                      opener[kind], at);
+    if (p->cur.kind == TK_EOF) return unterminated(p);
     if (a2t_tok_is(&p->cur, "end")) {
+      note_end(p, p->cur.line, p->cur.col);
       if ((rc = a2t_next(p)) || (rc = a2t_expect_eol(p, "'end'"))) return rc;
       break;
     }
     if (a2t_tok_is(&p->cur, "else")) {
       if (kind == BLK_ELSE)
-        return a2t_fail(p, p->cur.line, p->cur.col, "second 'else' for the 'if' at line %d", at);
+        return a2t_fail(p, p->cur.line, p->cur.col, "second 'else' for the 'if' at line %d",
+                        at->line);
       if (kind == BLK_FOR) /* likely a missing `end` of the loop */
         return a2t_fail(p, p->cur.line, p->cur.col,
-                        "'else' without 'if' (the 'for' at line %d is still open)", at);
+                        "'else' without 'if' (the 'for' at line %d is still open)", at->line);
       if (kind != BLK_IF) return a2t_fail(p, p->cur.line, p->cur.col, "'else' without 'if'");
       if ((rc = a2t_next(p))) return rc;
       if (a2t_tok_is(&p->cur, "if"))
@@ -155,7 +225,8 @@ static a2_code parse_block(a2t_parser *p, blk_kind kind, int at, blk *b) {
     b->n++;
     b->min_instrs = sat_add(b->min_instrs, m);
   }
-  p->nvars = base; /* the block's variables go out of scope */
+  a2t_end_scope(p, base); /* the block's variables go out of scope */
+  p->nopen--;
   return A2_OK;
 }
 
@@ -180,9 +251,9 @@ static a2_code parse_for(a2t_parser *p, uint32_t *s) {
       (rc = a2t_parse_int(p, &st.e[1])) || (rc = a2t_expect_eol(p, "the loop bounds")))
     return rc;
   uint32_t base = p->nvars;
-  if ((rc = a2t_define_var(p, &v, nm, &st.slot)) || (rc = parse_block(p, BLK_FOR, t.line, &b)))
+  if ((rc = a2t_define_var(p, &v, nm, &st.slot)) || (rc = parse_block(p, BLK_FOR, &t, &b)))
     return rc;
-  p->nvars = base;
+  a2t_end_scope(p, base);
   p->nest--;
   st.body = b.first;
   st.nbody = b.n;
@@ -196,9 +267,9 @@ static a2_code parse_if(a2t_parser *p, uint32_t *s, uint32_t *min_instrs) {
   blk then_b, else_b = {A2T_NONE, 0, 0, 0};
   a2_code rc;
   if ((rc = nest_in(p, &t)) || (rc = a2t_next(p)) || (rc = a2t_parse_cond(p, &st.e[0])) ||
-      (rc = a2t_expect_eol(p, "the condition")) || (rc = parse_block(p, BLK_IF, t.line, &then_b)))
+      (rc = a2t_expect_eol(p, "the condition")) || (rc = parse_block(p, BLK_IF, &t, &then_b)))
     return rc;
-  if (then_b.ended_by_else && (rc = parse_block(p, BLK_ELSE, t.line, &else_b))) return rc;
+  if (then_b.ended_by_else && (rc = parse_block(p, BLK_ELSE, &t, &else_b))) return rc;
   p->nest--;
   st.body = then_b.first;
   st.other = else_b.first;
@@ -270,15 +341,15 @@ static a2_code parse_program(a2t_parser *p) {
     return a2t_expected(p, "'rank EXPR', 'core EXPR' or end of line after 'program'");
   if ((rc = a2t_expect_eol(p, "the program header"))) return rc;
   uint32_t base = p->nvars;
-  a2t_tok at = t;
-  at.line = 0; /* predefined: a2t_define_var reports clashes as such */
-  if ((rc = a2t_define_var(p, &at, "rank", &a->slot_rank)) ||
-      (rc = a2t_define_var(p, &at, "core", &a->slot_core)))
+  /* predefined (line 0); `rank` and `core` cannot be taken at the top level */
+  if ((rc = push_var(p, &t, 0, "rank", &a->slot_rank)) ||
+      (rc = push_var(p, &t, 0, "core", &a->slot_core)))
     return rc;
   p->nest = 0;
+  p->misfit.end_line = 0;
   blk b;
-  if ((rc = parse_block(p, BLK_PROGRAM, t.line, &b))) return rc;
-  p->nvars = base;
+  if ((rc = parse_block(p, BLK_PROGRAM, &t, &b))) return rc;
+  a2t_end_scope(p, base);
   p->in_program = 0;
   pb.body = b.first;
   if ((rc = a2t_grow((void **)&a->pg, &a->cappg, a->npg, sizeof *a->pg, p->err))) return rc;
@@ -336,12 +407,16 @@ a2_code a2t_parse(const char *text, size_t len, const char *name, a2t_ast *ast, 
   p->ast = ast;
   p->err = err;
   p->name = name;
-  snprintf(p->vars[A2T_SLOT_NRANKS].name, A2_NAME_MAX, "nranks");
-  snprintf(p->vars[A2T_SLOT_NCORES].name, A2_NAME_MAX, "ncores");
-  p->nvars = ast->nslots = 2;
   a2t_lex_init(&p->lx, text, len, name, err);
-  a2_code rc = a2t_next(p);
+  for (uint32_t i = 0; i < A2T_VAR_BUCKETS; i++) p->var_head[i] = A2T_NONE;
+  a2t_tok none = {.line = 1, .col = 1};
+  uint32_t slot;
+  a2_code rc = push_var(p, &none, 0, "nranks", &slot);
+  if (!rc) rc = push_var(p, &none, 0, "ncores", &slot); /* A2T_SLOT_NRANKS, A2T_SLOT_NCORES */
+  if (!rc) rc = a2t_next(p);
   if (!rc) rc = parse_top(p);
+  ast->end_line = p->lx.last_line;
+  ast->end_col = p->lx.last_end;
   free(p);
   return rc;
 }

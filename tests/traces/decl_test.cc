@@ -11,10 +11,11 @@
 namespace {
 
 using a2test::FailsAt;
+using a2test::kWork;
 using a2test::Trace;
 
-TEST(TraceDeclTest, AnEmptyFileIsAKernelWithDefaults) {
-  Trace t("", 3);
+TEST(TraceDeclTest, AFileWithoutDeclarationsIsAKernelWithDefaults) {
+  Trace t(kWork, 3);
   ASSERT_TRUE(t.ok()) << t.Message();
   const a2_kernel &k = t.k();
   EXPECT_EQ(k.nranks, 3u);
@@ -25,7 +26,7 @@ TEST(TraceDeclTest, AnEmptyFileIsAKernelWithDefaults) {
   EXPECT_EQ(k.golden.kind, A2_GOLDEN_NONE);
   EXPECT_STREQ(k.algo, "");
   EXPECT_EQ(k.has_card, 0);
-  for (uint32_t r = 0; r < 3; r++) EXPECT_EQ(t.prog(r).n, 0u);
+  for (uint32_t r = 0; r < 3; r++) EXPECT_EQ(t.prog(r).n, 1u);
 }
 
 TEST(TraceDeclTest, EveryStorageKindWithItsTypeSizeAndInit) {
@@ -37,7 +38,8 @@ TEST(TraceDeclTest, EveryStorageKindWithItsTypeSizeAndInit) {
       "signal s[5]\n"
       "tile t1 fp32[16]\n"
       "tile t2 fp16[16]\n"
-      "tile t3 int32[1]\n",
+      "tile t3 int32[1]\n" +
+          std::string(kWork),
       2);
   ASSERT_TRUE(t.ok()) << t.Message();
   const a2_kernel &k = t.k();
@@ -69,14 +71,14 @@ TEST(TraceDeclTest, EveryStorageKindWithItsTypeSizeAndInit) {
 }
 
 TEST(TraceDeclTest, KernelLineOptionsComeInAnyOrderWithDefaults) {
-  Trace t("kernel allreduce_mesh dtype fp16 op max root 2 size 1_024\n", 4);
+  Trace t("kernel allreduce_mesh dtype fp16 op max root 2 size 1_024\n" + std::string(kWork), 4);
   ASSERT_TRUE(t.ok()) << t.Message();
   EXPECT_STREQ(t.k().algo, "allreduce_mesh");
   EXPECT_EQ(t.k().size_bytes, 1024u);
   EXPECT_EQ(t.k().root, 2u);
   EXPECT_EQ(t.k().op, (uint32_t)A2_RED_MAX);
   EXPECT_EQ(t.k().dtype, A2_FP16);
-  Trace d("kernel x\n", 4);
+  Trace d("kernel x\n" + std::string(kWork), 4);
   ASSERT_TRUE(d.ok()) << d.Message();
   EXPECT_EQ(d.k().size_bytes, 0u);
   EXPECT_EQ(d.k().op, (uint32_t)A2_RED_SUM);
@@ -86,14 +88,16 @@ TEST(TraceDeclTest, KernelLineOptionsComeInAnyOrderWithDefaults) {
 }
 
 TEST(TraceDeclTest, RanksMustMatchTheRequestedCount) {
-  Trace ok("ranks 2 * 2\n", 4);
+  Trace ok("ranks 2 * 2\n" + std::string(kWork), 4);
   EXPECT_TRUE(ok.ok()) << ok.Message();
   EXPECT_TRUE(FailsAt("# for four\n\nranks 4\n", 2, 3, 7,
                       "this file is for 4 ranks ('ranks' on line 3), not 2"));
 }
 
 TEST(TraceDeclTest, CoresSeedAndCard) {
-  Trace t("cores 4\nseed 77\ncard remote_read ($nranks - 1) * 256 remote_write 8 rounds 2\n", 3);
+  Trace t("cores 4\nseed 77\ncard remote_read ($nranks - 1) * 256 remote_write 8 rounds 2\n" +
+              std::string(kWork),
+          3);
   ASSERT_TRUE(t.ok()) << t.Message();
   EXPECT_EQ(t.k().ncores, 4u);
   EXPECT_EQ(t.k().seed, 77u);
@@ -124,7 +128,8 @@ TEST(TraceDeclTest, EveryGoldenKindWithBlockBytesFromTheInputType) {
        A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER, A2_RED_MAX, 3},
   };
   for (const GoldenCase &c : cases) {
-    Trace t(std::string("tensor x fp16[64] = pattern\ntensor y fp16[64]\n") + c.line + "\n", 4);
+    Trace t(std::string("tensor x fp16[64] = pattern\ntensor y fp16[64]\n") + c.line + "\n" + kWork,
+            4);
     ASSERT_TRUE(t.ok()) << c.line << ": " << t.Message();
     const a2_golden &g = t.k().golden;
     EXPECT_EQ(g.kind, c.kind) << c.line;
@@ -134,7 +139,7 @@ TEST(TraceDeclTest, EveryGoldenKindWithBlockBytesFromTheInputType) {
     EXPECT_EQ(g.out_buf, 1u) << c.line;
     EXPECT_EQ(g.bytes, 32u) << c.line;  // 16 fp16 elements
   }
-  Trace none("golden none\n", 2);
+  Trace none("golden none\n" + std::string(kWork), 2);
   ASSERT_TRUE(none.ok()) << none.Message();
   EXPECT_EQ(none.k().golden.kind, A2_GOLDEN_NONE);
 }
@@ -176,12 +181,12 @@ TEST(TraceDeclTest, StorageSyntaxErrors) {
 TEST(TraceDeclTest, LimitsOnNamesBuffersAndSizes) {
   const int longest = A2_NAME_MAX - 1;
   std::string ok(longest, 'a'), too_long(longest + 1, 'b');
-  EXPECT_TRUE(Trace("tensor " + ok + " fp32[1]\n", 2).ok());
+  EXPECT_TRUE(Trace("tensor " + ok + " fp32[1]\n" + kWork, 2).ok());
   EXPECT_TRUE(FailsAt("tensor " + too_long + " fp32[1]\n", 2, 1, 8,
                       "longer than " + std::to_string(longest) + " characters"));
   std::string many;
   for (int i = 0; i < A2_MAX_BUFS; i++) many += "window w" + std::to_string(i) + " fp32[1]\n";
-  EXPECT_TRUE(Trace(many, 2).ok());
+  EXPECT_TRUE(Trace(many + kWork, 2).ok());
   EXPECT_TRUE(FailsAt(many + "signal extra[1]\n", 2, A2_MAX_BUFS + 1, 8, "more than 32 buffers"));
   std::string tiles;
   for (int i = 0; i < A2_MAX_TILES; i++) tiles += "tile t" + std::to_string(i) + " fp32[1]\n";

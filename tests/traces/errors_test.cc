@@ -44,13 +44,36 @@ TEST(TraceErrorsTest, EndWithoutOpener) {
 }
 
 TEST(TraceErrorsTest, UnterminatedBlocksNameWhereTheyOpened) {
-  // reported at the end of the file
-  EXPECT_TRUE(FailsAt("program\n  compute 1\n  for i in 0 .. 2\n    compute 1\n", 2, 5, 1,
-                      "unterminated 'for' (opened at line 3)"));
+  // reported just after the last token of the file, naming the innermost block
+  EXPECT_TRUE(FailsAt("program\n  compute 1\n  for i in 0 .. 2\n    compute 1\n\n", 2, 4, 14,
+                      "unterminated 'for' (opened at line 3): expected 'end' before the end"));
   EXPECT_TRUE(
       FailsAt("\n\nprogram\n  compute 1", 2, 4, 12, "unterminated 'program' (opened at line 3)"));
-  EXPECT_TRUE(
-      FailsAt("program\n  if 1 == 1\n  else\n", 2, 4, 1, "unterminated 'if' (opened at line 2)"));
+  EXPECT_TRUE(FailsAt("program\n  if 1 == 1\n  else\n  # a comment\n", 2, 3, 7,
+                      "unterminated 'if' (opened at line 2)"));
+}
+
+TEST(TraceErrorsTest, AMissingEndIsFoundByTheIndentationOfTheEndThatCloses) {
+  // the `end` meant for the program closes the `for`: the `for` is named
+  const std::string body =
+      "tile a fp32[4]\n"     // 1
+      "program\n"            // 2
+      "  compute 1\n"        // 3
+      "  for i in 0 .. 2\n"  // 4
+      "    compute 1\n"      // 5
+      "  if 1 == 1\n"        // 6
+      "    compute 2\n"      // 7
+      "  end\n"              // 8
+      "end\n";               // 9
+  EXPECT_TRUE(FailsAt(body, 2, 4, 3,
+                      "expected 'end' for the 'for' at line 4: the 'end' at line 9 is indented "
+                      "like the 'program' at line 2 but closes this 'for'"));
+  // inner blocks: the first `end` indented like an enclosing opener names the block it closed
+  EXPECT_TRUE(FailsAt("program\n  for i in 0 .. 2\n    if $i == 0\n      compute 1\n  end\nend\n",
+                      2, 3, 5, "expected 'end' for the 'if' at line 3"));
+  // no indentation to go by: the innermost open block, at the end of the file
+  EXPECT_TRUE(FailsAt("program\nfor i in 0 .. 2\ncompute 1\nend\n", 2, 4, 4,
+                      "unterminated 'program' (opened at line 1): expected 'end'"));
 }
 
 TEST(TraceErrorsTest, ElseOutOfPlace) {

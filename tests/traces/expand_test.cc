@@ -145,7 +145,8 @@ TEST(TraceExpandTest, InstructionLineIsItsStatementLineInsideLoops) {
 TEST(TraceExpandTest, DeclarationsUseNranksAndEarlierConstants) {
   Trace t(
       "let chunk = 64 / $nranks\ntensor x fp32[$chunk * $nranks + 1]\ncores 2\n"
-      "tile t fp16[$ncores * 8]\n",
+      "tile t fp16[$ncores * 8]\n" +
+          std::string(a2test::kWork),
       4);
   ASSERT_TRUE(t.ok()) << t.Message();
   EXPECT_EQ(t.k().bufs[0].bytes, 65u * 4);

@@ -23,7 +23,7 @@ int32_t Eval(const std::string &expr, uint32_t nranks = 4, uint32_t rank = 0) {
 
 // A non-negative 64-bit value, through the `kernel ... size` field.
 uint64_t Wide(const std::string &expr) {
-  Trace t("kernel k size " + expr + "\n", 2);
+  Trace t("kernel k size " + expr + "\n" + a2test::kWork, 2);
   EXPECT_TRUE(t.ok()) << expr << ": " << t.Message();
   return t.k().size_bytes;
 }
@@ -123,7 +123,9 @@ TEST(TraceExprTest, OverflowIsAnErrorAtTheOperator) {
 }
 
 TEST(TraceExprTest, ModuloOfTheSmallestNumberByMinusOneIsZero) {
-  Trace t("let m = -9223372036854775807 - 1\nkernel k size 5 + $m % -1\n", 2);
+  Trace t(
+      "let m = -9223372036854775807 - 1\nkernel k size 5 + $m % -1\n" + std::string(a2test::kWork),
+      2);
   ASSERT_TRUE(t.ok()) << t.Message();
   EXPECT_EQ(t.k().size_bytes, 5u);
 }

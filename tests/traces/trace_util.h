@@ -12,6 +12,10 @@
 
 namespace a2test {
 
+// One instruction on every rank, to append to declarations under test: a
+// file that gives no rank an instruction is refused.
+inline const char kWork[] = "program\n  compute 1\nend\n";
+
 // A loaded trace (or the error loading it). Not copyable: owns the kernel.
 class Trace {
  public:
