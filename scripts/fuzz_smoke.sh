@@ -3,25 +3,19 @@
 # with clang in build-fuzz/, replay the committed corpus
 # (tests/fuzz/corpus/{config,set,trace}) strictly, then fuzz each harness for
 # FUZZ_SECONDS (default 60) starting from it. Any crash, sanitizer report,
-# leak or failed check fails the script (exit 1) and leaves the input in
-# build-fuzz/smoke/HARNESS/. scripts/test.sh runs it after the sanitizer suite.
+# leak, failed check, slow input (past the harness's -timeout) or
+# out-of-memory fails the script (exit 1) and leaves the input in
+# build-fuzz/smoke/HARNESS/. The limits are in tests/fuzz/limits.sh.
+# scripts/test.sh runs it after the sanitizer suite.
 #
 # Without clang + libFuzzer it prints "skipped: clang with libFuzzer not
 # installed" and exits 0, except under CI=true, where it must run (setup.sh
 # installs clang and libclang-rt-14-dev) and a missing compiler fails.
-#
-# Timeouts and out-of-memory while *fuzzing the trace reader* are reported
-# but do not fail: a valid trace may ask for up to 2^26 instructions
-# (docs/trace-format.md, "Limits"), which takes seconds and gigabytes by
-# design, and random mutation finds such loops easily. They fail in the
-# strict replay and for the config and --set harnesses. (libFuzzer's fork
-# mode ignores them while it runs but exits with the code of its last job,
-# so a timeout just before the time is up ends it with 70: that exit counts
-# as a pass when nothing but timeouts and OOMs was found.)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${FUZZ_SECONDS:-60}
-limits=(-rss_limit_mb=4096 -timeout=10)
+# shellcheck source=tests/fuzz/limits.sh
+source tests/fuzz/limits.sh
 
 have_libfuzzer() {
   command -v clang >/dev/null 2>&1 || return 1
@@ -52,14 +46,8 @@ cmake --build build-fuzz -j"$(nproc)" --target fuzz_config fuzz_set fuzz_trace >
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 failed=()
-# A fork-mode run that ended with exit code $1 found only what it ignores
-# (artifacts in $2, log $3): libFuzzer's timeout (70) or out-of-memory (71)
-# exit, no crash or leak input, no sanitizer report, no failed check.
-only_slow() {
-  { [ "$1" = 70 ] || [ "$1" = 71 ]; } && ! ls "$2" | grep -q '^\(crash\|leak\)-' &&
-    ! grep -q 'ERROR: \(AddressSanitizer\|LeakSanitizer\|UndefinedBehaviorSanitizer\)\|runtime error\|a2 fuzz check failed\|deadly signal' "$3"
-}
 for h in config set trace; do
+  read -r -a limits <<<"$(a2_fuzz_limits $h)"
   bin=build-fuzz/fuzz_$h
   corpus=tests/fuzz/corpus/$h
   out=build-fuzz/smoke/$h
@@ -83,20 +71,16 @@ for h in config set trace; do
     continue
   fi
   # 2. fuzz from the corpus for $seconds (new inputs go to $out/work, not the corpus)
-  mode=(-dict=tests/fuzz/config.dict)
-  [ "$h" = trace ] && mode=(-dict=tests/fuzz/trace.dict -fork=1 -ignore_timeouts=1 -ignore_ooms=1)
+  dict=tests/fuzz/config.dict
+  [ "$h" = trace ] && dict=tests/fuzz/trace.dict
   start=$(date +%s)
   rc=0
-  "$bin" "${mode[@]}" -max_total_time="$seconds" "${limits[@]}" -print_final_stats=1 \
+  "$bin" -dict="$dict" -max_total_time="$seconds" "${limits[@]}" -print_final_stats=1 \
     -artifact_prefix="$out/" "$out/work" "$corpus" >"$out/fuzz.log" 2>&1 || rc=$?
-  if [ $rc = 0 ] || { [ "$h" = trace ] && only_slow $rc "$out" "$out/fuzz.log"; }; then
+  if [ $rc = 0 ]; then
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz.log" | tail -1 | grep -o '[0-9]*$' || true)
-    [ -z "$execs" ] && execs=$(grep -o '^#[0-9]*' "$out/fuzz.log" | tail -1 | tr -d '#' || true)
-    slow=$(ls "$out" | grep -c '^\(timeout\|oom\)-' || true)
-    note=""
-    [ "$slow" -gt 0 ] && note=", $slow timeout/OOM inputs at the trace limits ignored (see $out/)"
     echo "fuzz smoke: fuzz_$h OK: ${execs:-?} executions in $(($(date +%s) - start)) s" \
-      "($(find "$corpus" -type f | wc -l) corpus inputs$note)"
+      "($(find "$corpus" -type f | wc -l) corpus inputs; ${limits[*]})"
   else
     echo "fuzz smoke: fuzz_$h FAILED (input and log in $out/):" >&2
     grep -v '^#[0-9]\|NEW_FUNC' "$out/fuzz.log" | tail -n 60 >&2

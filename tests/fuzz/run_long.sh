@@ -2,8 +2,9 @@
 # A long libFuzzer run of one harness (docs/robustness.md, "Reproducing"):
 #   tests/fuzz/run_long.sh HARNESS SECONDS [extra libFuzzer flags...]
 # HARNESS is config, set or trace; the harnesses must be built in build-fuzz/
-# (scripts/fuzz_smoke.sh does it). The run uses -jobs=1 and the limits of
-# docs/robustness.md; libFuzzer stops at its first finding, so this loop
+# (scripts/fuzz_smoke.sh does it). The run uses -jobs=1 and the harness's
+# limits (tests/fuzz/limits.sh: a slow input is a finding like a crash);
+# libFuzzer stops at its first finding, so this loop
 # saves the finding and starts again with the time that is left, until
 # SECONDS have passed. New inputs go to build-fuzz/long/HARNESS/work (the
 # committed corpus tests/fuzz/corpus/HARNESS is read, never written);
@@ -14,6 +15,13 @@ h=$1
 total=$2
 shift 2
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tests/fuzz/limits.sh
+source "$root/tests/fuzz/limits.sh"
+read -r -a limits <<<"$(a2_fuzz_limits "$h")"
+[ ${#limits[@]} -gt 0 ] || {
+  echo "run_long: unknown harness '$h' (config, set or trace)" >&2
+  exit 2
+}
 bin=$root/build-fuzz/fuzz_$h
 dir=$root/build-fuzz/long/$h
 mkdir -p "$dir/work" "$dir/artifacts"
@@ -28,7 +36,7 @@ while :; do
   [ "$left" -lt 5 ] && break
   segment=$((segment + 1))
   rm -f fuzz-0.log
-  nice -n 10 "$bin" -jobs=1 -max_total_time="$left" -rss_limit_mb=4096 -timeout=10 \
+  nice -n 10 "$bin" -jobs=1 -max_total_time="$left" "${limits[@]}" \
     -print_final_stats=1 -artifact_prefix="$dir/artifacts/" "$@" \
     work "$root/tests/fuzz/corpus/$h" >/dev/null 2>&1
   cat fuzz-0.log >>"$dir/all.log" 2>/dev/null
