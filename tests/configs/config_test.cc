@@ -12,8 +12,8 @@
 #include <sstream>
 #include <string>
 
-#include "configs/config_keys.h"
 #include "config_print.h"
+#include "configs/config_keys.h"
 
 namespace {
 
@@ -34,7 +34,9 @@ void ExpectSameConfig(const a2_config &a, const a2_config &b) {
 #undef A2_CMP
 }
 
-std::string Message(const a2_err &e) { return e.msg; }
+std::string Message(const a2_err &e) {
+  return e.msg;
+}
 
 // Loads yaml over the defaults; fails the test on error.
 a2_config LoadOk(const char *yaml) {
@@ -180,6 +182,16 @@ TEST(ConfigTest, NestedKeysOverrideOnlyWhatTheyName) {
   EXPECT_EQ(c.link_lat_ps, 1500000u);
   EXPECT_EQ(c.vector_cores, 48u);          // untouched
   EXPECT_EQ(c.mte_out_bw, 202400333824u);  // untouched sibling
+}
+
+TEST(ConfigTest, AnchorsAndAliasesShareValuesAndSections) {
+  a2_config c = LoadOk(
+      "chip: {mte: {gm_to_ub: &bw 100GB/s, ub_to_gm: *bw}}\n"
+      "interconnect: {link: &l {bandwidth: 50GB/s, latency: 1us}, nic: *l}\n");
+  EXPECT_EQ(c.mte_in_bw, 100000000000ull);
+  EXPECT_EQ(c.mte_out_bw, 100000000000ull);
+  EXPECT_EQ(c.nic_bw, 50000000000ull);
+  EXPECT_EQ(c.nic_lat_ps, 1000000ull);
 }
 
 TEST(ConfigTest, QuotedValuesAreAccepted) {

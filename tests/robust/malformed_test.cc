@@ -1,10 +1,16 @@
-// End-to-end robustness (docs/robustness.md): a table of malformed inputs -
-// config files, trace files and flags - each run through the real binary
-// (A2_BINARY) as a subprocess. Every one must be refused as a usage/input
-// error: exit status 2, nothing on stdout, one line on stderr that says where
-// (FILE:LINE:COL for a file's content, the flag's name for a flag), never a
-// signal (crash, sanitizer abort) and never a hang (the runner's 30 s limit)
-// or runaway memory (the reader's limits refuse before allocating).
+// End-to-end robustness (docs/robustness.md): a table of malformed and
+// hostile inputs - config files, trace files and flags - each run through the
+// real binary (A2_BINARY) as a subprocess. Every one must be refused as a
+// usage/input error: exit status 2, nothing on stdout, one line on stderr that
+// says where (FILE:LINE:COL for a file's content, the flag's name for a flag),
+// never a signal (crash, sanitizer abort) and never a hang or runaway memory.
+// The hostile shapes (deep nesting, long sequences, many anchors or program
+// blocks, wide expressions, loops at the limits) are generated when their
+// case runs. Each case prints its wall time; the limit below is generous so
+// that a loaded machine does not fail it (on an idle one every case takes
+// well under a second in Release, docs/robustness.md).
+#include <chrono>
+#include <cstdio>
 #include <ostream>
 #include <regex>
 #include <string>
@@ -15,22 +21,32 @@
 namespace a2test {
 namespace {
 
-constexpr int kTimeoutS = 30;
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kTimeoutS = 60;  // ASan + UBSan at -O0: ten to fifty times slower
+#else
+constexpr int kTimeoutS = 5;
+#endif
 
 enum class Via { kConfig, kTrace, kFlags };
 
 struct Malformed {
   const char *name;  // test name suffix
   Via via;
-  std::string content;            // the file (kConfig, kTrace)
-  std::vector<std::string> flags; // extra flags (kFlags), after `run --algo allreduce_mesh`
-  int line;                       // kConfig/kTrace: expected line; 0 = any line; -1 = the whole
-                                  // file (FILE: error:, no line)
-  std::string needle;             // part of the message that says what is wrong
+  std::string content;              // the file (kConfig, kTrace)
+  std::vector<std::string> flags;   // extra flags (kFlags), after `run --algo allreduce_mesh`
+  int line;                         // kConfig/kTrace: expected line; 0 = any line; -1 = the whole
+                                    // file (FILE: error:, no line)
+  std::string needle;               // part of the message that says what is wrong
+  int col = 0;                      // kConfig/kTrace: expected column; 0 = any
+  std::string (*make)() = nullptr;  // makes the content when the case runs (large shapes)
+  // kTrace: flags instead of `--ranks 2` (a larger P)
+  std::vector<std::string> trace_flags = {"--ranks", "2"};
 };
 
 // gtest prints a failing parameter with this (the case's name, not its bytes).
-void PrintTo(const Malformed &m, std::ostream *os) { *os << m.name; }
+void PrintTo(const Malformed &m, std::ostream *os) {
+  *os << m.name;
+}
 
 // Deterministic "binary garbage": every byte value, high bytes first, from a
 // fixed linear congruential sequence.
@@ -62,88 +78,398 @@ std::string NestedLoops(int depth) {
 
 const char kTraceHeader[] = "tensor x fp32[64] = pattern\ntensor y fp32[64]\ntile a fp32[64]\n";
 
+// Lines that each open one more block mapping, 200 KB in all.
+std::string DeepBlockMappings() {
+  std::string s;
+  for (int d = 0; s.size() < 200000; d++)
+    s += std::string(d, ' ') + "k" + std::to_string(d) + ":\n";
+  return s;
+}
+
+// A flow sequence of n plain scalars.
+std::string FlowSequence(int n) {
+  std::string s = "chip: [x";
+  for (int i = 1; i < n; i++) s += ", x";
+  return s + "]\n";
+}
+
+// A sum of about `bytes` bytes of "+1" whose operator chains stay within the
+// 1000-deep limit: groups of 500, chains of 400 groups, chains of those.
+std::string WideSum(size_t bytes) {
+  std::string group = "(1" + Repeat("+1", 500) + ")", chain = "(" + group, s;
+  for (int i = 1; i < 400; i++) chain += "+" + group;
+  chain += ")";
+  s = chain;
+  while (s.size() < bytes) s += "+" + chain;
+  return s;
+}
+
+// 250 variables, then 7 MiB of program referring to the last one (1.2 M
+// times), ending in an error on its last line (so all of it is read).
+std::string ManyVariableLookups() {
+  std::string s;
+  for (int i = 0; i < 250; i++)
+    s += "let v" + std::to_string(100 + i) + " = " + std::to_string(i) + "\n";
+  std::string line = "  compute $v349" + Repeat("+$v349", 100) + "\n";
+  s += "tile a fp32[1]\nprogram\n";
+  while (s.size() < (7u << 20)) s += line; /* 3.4 M expression nodes, under the 2^22 limit */
+  return s + "  bogus\nend\n";
+}
+
 std::vector<Malformed> Cases() {
   std::vector<Malformed> c;
   // ---- config files: run --algo allreduce_mesh --ranks 2 --config FILE ----
-  c.push_back({"ConfigTruncatedFlow", Via::kConfig,
-               "chip:\n  clock: 1.8GHz\n  vector: { bytes_per_cycle: 121, startup", {}, 0,
+  c.push_back({"ConfigTruncatedFlow",
+               Via::kConfig,
+               "chip:\n  clock: 1.8GHz\n  vector: { bytes_per_cycle: 121, startup",
+               {},
+               0,
                "invalid YAML"});
-  c.push_back({"ConfigTruncatedBlock", Via::kConfig, "chip:\n  clock: 1.8GHz\n  vector:\n    bytes_per_c",
-               {}, 4, "chip.vector"});
+  c.push_back({"ConfigTruncatedBlock",
+               Via::kConfig,
+               "chip:\n  clock: 1.8GHz\n  vector:\n    bytes_per_c",
+               {},
+               4,
+               "chip.vector"});
   c.push_back({"ConfigTabIndentation", Via::kConfig, "chip:\n\tclock: 1.8GHz\n", {}, 2, "tabs"});
-  c.push_back({"ConfigDuplicateKey", Via::kConfig, "chip:\n  clock: 1GHz\n  clock: 2GHz\n", {}, 3,
+  c.push_back({"ConfigDuplicateKey",
+               Via::kConfig,
+               "chip:\n  clock: 1GHz\n  clock: 2GHz\n",
+               {},
+               3,
                "duplicate key 'chip.clock'"});
-  c.push_back({"ConfigDuplicateSection", Via::kConfig,
-               "chip:\n  clock: 1GHz\ninterconnect: {}\nchip:\n  ub_size: 1KiB\n", {}, 4,
+  c.push_back({"ConfigDuplicateSection",
+               Via::kConfig,
+               "chip:\n  clock: 1GHz\ninterconnect: {}\nchip:\n  ub_size: 1KiB\n",
+               {},
+               4,
                "duplicate key"});
-  c.push_back({"ConfigHugeNumber", Via::kConfig, "interconnect:\n  ranks: 99999999999999999999\n",
-               {}, 2, "interconnect.ranks"});
-  c.push_back({"ConfigHugeFraction", Via::kConfig,
+  c.push_back({"ConfigHugeNumber",
+               Via::kConfig,
+               "interconnect:\n  ranks: 99999999999999999999\n",
+               {},
+               2,
+               "interconnect.ranks"});
+  c.push_back({"ConfigHugeFraction",
+               Via::kConfig,
                "chip:\n  clock: " + std::string(3000, '9') + "." + std::string(3000, '9') + "GHz\n",
-               {}, 2, "chip.clock"});
-  c.push_back({"ConfigNegativeSize", Via::kConfig, "chip:\n  ub_size: -1KiB\n", {}, 2,
-               "negative"});
+               {},
+               2,
+               "chip.clock"});
+  c.push_back({"ConfigNegativeSize", Via::kConfig, "chip:\n  ub_size: -1KiB\n", {}, 2, "negative"});
   c.push_back({"ConfigBinaryGarbage", Via::kConfig, Garbage(4096), {}, 1, "invalid YAML"});
-  c.push_back({"ConfigNulByte", Via::kConfig, std::string("chip:\n  clock: 1.8\0GHz\n", 22), {}, 2,
+  c.push_back({"ConfigNulByte",
+               Via::kConfig,
+               std::string("chip:\n  clock: 1.8\0GHz\n", 22),
+               {},
+               2,
                "invalid YAML"});
-  c.push_back({"ConfigDeepNesting", Via::kConfig,
-               "chip: " + std::string(10000, '[') + std::string(10000, ']') + "\n", {}, 1,
-               "chip"});
-  c.push_back({"ConfigAliasBomb", Via::kConfig,
+  c.push_back({"ConfigDeepNesting",
+               Via::kConfig,
+               "chip: " + std::string(10000, '[') + std::string(10000, ']') + "\n",
+               {},
+               1,
+               "nested more than 16 levels deep",
+               22});
+  // hostile shapes: each took libYAML seconds to minutes before it was bounded
+  c.push_back(
+      {"ConfigDeepFlowSequences200KB", Via::kConfig, "", {}, 1, "nested more than 16", 22, [] {
+         return "chip: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
+       }});
+  c.push_back(
+      {"ConfigUnclosedFlowSequences200KB", Via::kConfig, "", {}, 1, "nested more than 16", 22, [] {
+         return "chip: " + std::string(200000, '[');
+       }});
+  c.push_back({"ConfigDeepFlowMappings", Via::kConfig, "", {}, 1, "nested more than 16", 0, [] {
+                 return "chip: " + Repeat("{a: ", 50000) + "1" + std::string(50000, '}') + "\n";
+               }});
+  c.push_back({"ConfigDeepBlockMappings",
+               Via::kConfig,
+               "",
+               {},
+               17,
+               "nested more than 16",
+               0,
+               DeepBlockMappings});
+  c.push_back(
+      {"ConfigLongFlowSequence", Via::kConfig, "", {}, 1, "more than 10000 YAML nodes", 0, [] {
+         return FlowSequence(300000);
+       }});
+  c.push_back({"ConfigManyKeys", Via::kConfig, "", {}, 1, "more than 10000 YAML nodes", 0, [] {
+                 std::string s = "chip: {k0: 1";
+                 for (int i = 1; i < 80000; i++) s += ", k" + std::to_string(i) + ": 1";
+                 return s + "}\n";
+               }});
+  c.push_back({"ConfigManyAnchors", Via::kConfig, "", {}, 1, "more than 100 YAML anchors", 0, [] {
+                 std::string s = "chip: [&a0 x";
+                 for (int i = 1; i < 60000; i++) s += ", &a" + std::to_string(i) + " x";
+                 return s + "]\n";
+               }});
+  c.push_back({"ConfigBillionLaughs", Via::kConfig, "", {}, 2, "unknown key 'a0' in chip", 3, [] {
+                 std::string s = "chip:\n  a0: &a0 [x, x, x, x, x, x, x, x, x]\n";
+                 for (int i = 1; i < 10; i++) {
+                   std::string prev = "*a" + std::to_string(i - 1);
+                   s += "  a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + prev;
+                   for (int j = 1; j < 9; j++) s += ", " + prev;
+                   s += "]\n";
+                 }
+                 return s;
+               }});
+  c.push_back(
+      {"ConfigTagDirectives", Via::kConfig, "", {}, 65, "YAML directives such as %TAG", 1, [] {
+         std::string s;
+         for (int i = 0; i < 30000; i++) s += "%TAG !t" + std::to_string(i) + "! tag:x,2000:\n";
+         return s + "---\nchip: {}\n";
+       }});
+  c.push_back({"ConfigDeepSecondDocument", Via::kConfig, "", {}, 3, "found a second one", 1, [] {
+                 return "chip: {}\n---\n" + std::string(500000, '[') + "\n";
+               }});
+  c.push_back({"ConfigManyDocuments", Via::kConfig, "", {}, 0, "found a second one", 0, [] {
+                 return Repeat("---\n", 200000);
+               }});
+  c.push_back({"ConfigLongScalar", Via::kConfig, "", {}, 2, "chip.clock", 10, [] {
+                 return "chip:\n  clock: " + std::string(900000, '9') + "\n";
+               }});
+  c.push_back({"ConfigTooLarge", Via::kConfig, "", {}, -1, "1 MiB", 0, [] {
+                 return "# " + std::string(2u << 20, 'c') + "\n";
+               }});
+  c.push_back({"ConfigAliasBomb",
+               Via::kConfig,
                "chip: &a [x, x, x, x, x, x, x, x, x]\n"
                "interconnect: [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n",
-               {}, 1, "chip"});
-  c.push_back({"ConfigTwoDocuments", Via::kConfig, "chip: {clock: 1GHz}\n---\nchip: {}\n", {}, 0,
+               {},
+               1,
+               "chip"});
+  c.push_back({"ConfigTwoDocuments",
+               Via::kConfig,
+               "chip: {clock: 1GHz}\n---\nchip: {}\n",
+               {},
+               0,
                "second"});
   // ---- trace files: run --trace-file FILE --ranks 2 ----
-  c.push_back({"TraceEndlessLoop", Via::kTrace,
+  c.push_back({"TraceEndlessLoop",
+               Via::kTrace,
                std::string(kTraceHeader) +
                    "program\n  for i in 0 .. 9223372036854775807\n    compute 1\n  end\nend\n",
-               {}, 5, "loop"});
-  c.push_back({"TraceFullRangeLoop", Via::kTrace,
-               std::string(kTraceHeader) +
-                   "program\n  for i in -9223372036854775807 - 1 .. 9223372036854775807\n  end\nend\n",
-               {}, 5, ""});
+               {},
+               5,
+               "loop"});
+  c.push_back(
+      {"TraceFullRangeLoop",
+       Via::kTrace,
+       std::string(kTraceHeader) +
+           "program\n  for i in -9223372036854775807 - 1 .. 9223372036854775807\n  end\nend\n",
+       {},
+       5,
+       ""});
   c.push_back({"TraceNested100Loops", Via::kTrace, NestedLoops(100), {}, 0, "nested"});
-  c.push_back({"Trace1e8InstructionsOneLoop", Via::kTrace,
+  c.push_back({"Trace1e8InstructionsOneLoop",
+               Via::kTrace,
                "tile a fp32[1]\nprogram\n  for i in 0 .. 100_000_000\n    compute 1\n  end\nend\n",
-               {}, 3, "2^24 instructions"});
-  c.push_back({"Trace1e8InstructionsNestedLoops", Via::kTrace,
+               {},
+               3,
+               "passes the expansion limit of 2^25 steps"});
+  c.push_back({"Trace3e6InstructionsOneLoop",
+               Via::kTrace,
+               "tile a fp32[1]\nprogram\n  for i in 0 .. 3_000_000\n    compute 1\n  end\nend\n",
+               {},
+               3,
+               "makes more than 2^21 instructions (rank 0)"});
+  c.push_back({"Trace1e8InstructionsNestedLoops",
+               Via::kTrace,
                "tile a fp32[1]\nprogram\n  for i in 0 .. 10000\n    for j in 0 .. 10000\n"
                "      compute 1\n    end\n  end\nend\n",
-               {}, 0, "2^24 instructions"});
+               {},
+               4,
+               "2^21 instructions"});
+  c.push_back({"TraceStepsPassTheLimitWhileRunning",
+               Via::kTrace,
+               "tile a fp32[1]\nprogram\n  compute 1\n  for i in 0 .. 11_500_000\n"
+               "    let x = $i + 1\n  end\nend\n",
+               {},
+               0,
+               "more than 2^25 steps"});
+  c.push_back({"TraceDeepIfs", Via::kTrace, "", {}, 66, "nested more than 64 deep", 1, [] {
+                 return "program\n" + Repeat("if 1 == 1\n", 100000);
+               }});
+  c.push_back({"TraceWideExpressionOnEveryRank",
+               Via::kTrace,
+               "",
+               {},
+               2,
+               "more than 2^25 steps",
+               11,
+               [] { return "program\n  compute " + WideSum(1u << 20) + "\nend\n"; },
+               {"--ranks", "1024", "--set", "interconnect.topology=switch", "--set",
+                "interconnect.ranks=1024"}});
+  c.push_back({"TraceWideExpressionInALoop", Via::kTrace, "", {}, 0, "more than 2^25 steps", 0, [] {
+                 return "program\n  for i in 0 .. 1_000_000\n    compute " + WideSum(1u << 20) +
+                        "\n  end\nend\n";
+               }});
+  c.push_back({"TraceTooManyExpressionNodes",
+               Via::kTrace,
+               "",
+               {},
+               2,
+               "more than 2^22 numbers, variables and operators",
+               0,
+               [] { return "program\n  compute " + WideSum(5u << 20) + "\nend\n"; }});
+  c.push_back({"TraceManyVariableLookups",
+               Via::kTrace,
+               "",
+               {},
+               0,
+               "unknown instruction 'bogus'",
+               3,
+               ManyVariableLookups});
+  c.push_back({"TraceManyEmptyProgramBlocks",
+               Via::kTrace,
+               "",
+               {},
+               1,
+               "no instruction on any of the 2 ranks",
+               1,
+               [] { return Repeat("program\nend\n", 400000); }});
+  c.push_back({"TraceManyProgramBlocksAtP1024",
+               Via::kTrace,
+               "",
+               {},
+               0,
+               "more than 2^25 steps",
+               1,
+               [] { return Repeat("program\nend\n", 400000); },
+               {"--ranks", "1024", "--set", "interconnect.topology=switch", "--set",
+                "interconnect.ranks=1024"}});
+  c.push_back({"TraceEmptyFile", Via::kTrace, "", {}, 1, "no 'program' block", 1});
+  c.push_back({"TraceDeclarationsOnly",
+               Via::kTrace,
+               kTraceHeader,
+               {},
+               3,
+               "add one after the declarations",
+               16});
+  c.push_back({"TraceProgramsEmptyForThisP",
+               Via::kTrace,
+               std::string(kTraceHeader) + "program\n  if $nranks > 2\n    compute 1\n  end\nend\n",
+               {},
+               4,
+               "no instruction on any of the 2 ranks",
+               1});
+  c.push_back({"TraceMissingEndInsideFor",
+               Via::kTrace,
+               std::string(kTraceHeader) +
+                   "program\n  for i in 0 .. 4\n    compute 1\n  if $i == 0\n    compute 2\n"
+                   "  end\nend\n",
+               {},
+               5,
+               "expected 'end' for the 'for' at line 5",
+               3});
+  c.push_back({"TracePeerOutsideInALoopNamesTheRank",
+               Via::kTrace,
+               std::string(kTraceHeader) + "window w fp32[64]\nprogram\n  for i in 0 .. 2\n"
+                                           "    remote_load a, w@$rank + $i[0:64]\n  end\nend\n",
+               {},
+               7,
+               "remote_load: peer 2 outside 0..1 (rank 1)",
+               22});
+  c.push_back({"TraceRegionOutsideInALoopNamesTheRank",
+               Via::kTrace,
+               std::string(kTraceHeader) +
+                   "program\n  for i in 0 .. 2\n    load a, x[($rank + $i) * 16:48]\n  end\nend\n",
+               {},
+               6,
+               "elements [32, 80) are outside 'x' (64 elements",
+               15});
   c.push_back({"TraceBinaryGarbage", Via::kTrace, Garbage(4096), {}, 1, "unexpected character"});
-  c.push_back({"TraceTruncated", Via::kTrace,
-               std::string(kTraceHeader) + "program\n  for i in 0 .. 4\n    load a, x[0:", {}, 0,
+  c.push_back({"TraceTruncated",
+               Via::kTrace,
+               std::string(kTraceHeader) + "program\n  for i in 0 .. 4\n    load a, x[0:",
+               {},
+               0,
                ""});
-  c.push_back({"TraceUnterminatedLoop", Via::kTrace,
-               std::string(kTraceHeader) + "program\n  for i in 0 .. 4\n    load a, x[0:64]\n", {}, 0,
+  c.push_back({"TraceUnterminatedLoop",
+               Via::kTrace,
+               std::string(kTraceHeader) + "program\n  for i in 0 .. 4\n    load a, x[0:64]\n",
+               {},
+               0,
                ""});
-  c.push_back({"TraceDeepParentheses", Via::kTrace,
-               "let a = " + std::string(5000, '(') + "1" + std::string(5000, ')') + "\n", {}, 1,
+  c.push_back({"TraceDeepParentheses",
+               Via::kTrace,
+               "let a = " + std::string(5000, '(') + "1" + std::string(5000, ')') + "\n",
+               {},
+               1,
                "nested"});
-  c.push_back({"TraceLongOperatorChain", Via::kTrace, "let a = 1" + Repeat("+1", 100000) + "\n",
-               {}, 1, "operators"});
-  c.push_back({"TraceHugeNumber", Via::kTrace, "tensor x fp32[99999999999999999999999]\n", {}, 1,
-               ""});
+  c.push_back({"TraceLongOperatorChain",
+               Via::kTrace,
+               "let a = 1" + Repeat("+1", 100000) + "\n",
+               {},
+               1,
+               "operators"});
+  c.push_back(
+      {"TraceHugeNumber", Via::kTrace, "tensor x fp32[99999999999999999999999]\n", {}, 1, ""});
   c.push_back({"TraceHugeBuffer", Via::kTrace, "tensor x fp32[274877906945]\n", {}, 1, ""});
-  c.push_back({"TraceTooLarge", Via::kTrace, "# " + std::string(17u << 20, 'x') + "\n", {}, -1,
-               "16 MiB"});
+  c.push_back({"TraceTooLarge", Via::kTrace, "", {}, -1, "16 MiB", 0, [] {
+                 return "# " + std::string(17u << 20, 'x') + "\n";
+               }});
   // ---- flags: run --algo allreduce_mesh FLAGS ----
   c.push_back({"FlagNegativeSize", Via::kFlags, "", {"--ranks", "2", "--size", "-4"}, 0, "--size"});
-  c.push_back({"FlagHugeSize", Via::kFlags, "", {"--ranks", "2", "--size", "99999999999999999999"},
-               0, "--size"});
-  c.push_back({"FlagSetNegativeUbSize", Via::kFlags, "",
-               {"--ranks", "2", "--set", "chip.ub_size=-1KiB"}, 0, "--set"});
-  c.push_back({"FlagHugeRanks", Via::kFlags, "", {"--ranks", "99999999999999999999"}, 0,
-               "--ranks"});
-  c.push_back({"FlagNegativeCores", Via::kFlags, "", {"--ranks", "2", "--cores", "-1"}, 0,
-               "--cores"});
-  c.push_back({"FlagNegativeMaxSimTime", Via::kFlags, "", {"--ranks", "2", "--max-sim-time", "-1ns"},
-               0, "--max-sim-time"});
-  c.push_back({"FlagGarbageDevices", Via::kFlags, "", {"-d", "\xff\xfe,\x01"}, 0, "-d"});
-  c.push_back({"FlagGarbageSet", Via::kFlags, "", {"--ranks", "2", "--set", Garbage(64)}, 0,
+  c.push_back({"FlagHugeSize",
+               Via::kFlags,
+               "",
+               {"--ranks", "2", "--size", "99999999999999999999"},
+               0,
+               "--size"});
+  c.push_back({"FlagSetNegativeUbSize",
+               Via::kFlags,
+               "",
+               {"--ranks", "2", "--set", "chip.ub_size=-1KiB"},
+               0,
                "--set"});
+  c.push_back(
+      {"FlagHugeRanks", Via::kFlags, "", {"--ranks", "99999999999999999999"}, 0, "--ranks"});
+  c.push_back(
+      {"FlagNegativeCores", Via::kFlags, "", {"--ranks", "2", "--cores", "-1"}, 0, "--cores"});
+  c.push_back({"FlagNegativeMaxSimTime",
+               Via::kFlags,
+               "",
+               {"--ranks", "2", "--max-sim-time", "-1ns"},
+               0,
+               "--max-sim-time"});
+  c.push_back({"FlagGarbageDevices", Via::kFlags, "", {"-d", "\xff\xfe,\x01"}, 0, "-d"});
+  c.push_back(
+      {"FlagGarbageSet", Via::kFlags, "", {"--ranks", "2", "--set", Garbage(64)}, 0, "--set"});
+  // --set values as long as one argument may be (128 KiB)
+  c.push_back({"FlagSetLongNumber",
+               Via::kFlags,
+               "",
+               {"--ranks", "2", "--set", "chip.clock=" + std::string(100000, '9') + "GHz"},
+               0,
+               "--set"});
+  c.push_back({"FlagSetLongFraction",
+               Via::kFlags,
+               "",
+               {"--ranks", "2", "--set", "chip.clock=1." + std::string(100000, '9') + "THz"},
+               0,
+               "--set"});
+  c.push_back({"FlagSetLongKey",
+               Via::kFlags,
+               "",
+               {"--ranks", "2", "--set", std::string(100000, 'k') + "=1"},
+               0,
+               "--set"});
+  c.push_back({"FlagSetManyDots",
+               Via::kFlags,
+               "",
+               {"--ranks", "2", "--set", "chip" + std::string(100000, '.') + "clock=1GHz"},
+               0,
+               "--set"});
+  c.push_back(
+      {"FlagSetPaddedName",
+       Via::kFlags,
+       "",
+       {"--ranks", "2", "--set", "interconnect.topology=" + std::string(100000, ' ') + "rnig"},
+       0,
+       "--set"});
   return c;
 }
 
@@ -154,20 +480,24 @@ TEST_P(MalformedInput, IsRefusedWithExit2AndALocatedMessage) {
   TempDir dir;
   std::vector<std::string> args;
   std::string file;
+  const std::string content = m.make ? m.make() : m.content;
   switch (m.via) {
-    case Via::kConfig:
-      file = dir.Write("bad.yaml", m.content);
-      args = {"run", "--algo", "allreduce_mesh", "--ranks", "2", "--config", file};
-      break;
-    case Via::kTrace:
-      file = dir.Write("bad.a2t", m.content);
-      args = {"run", "--trace-file", file, "--ranks", "2"};
-      break;
-    case Via::kFlags:
-      args = Args({"run", "--algo", "allreduce_mesh"}, m.flags);
-      break;
+  case Via::kConfig:
+    file = dir.Write("bad.yaml", content);
+    args = {"run", "--algo", "allreduce_mesh", "--ranks", "2", "--config", file};
+    break;
+  case Via::kTrace:
+    file = dir.Write("bad.a2t", content);
+    args = Args({"run", "--trace-file", file}, m.trace_flags);
+    break;
+  case Via::kFlags: args = Args({"run", "--algo", "allreduce_mesh"}, m.flags); break;
   }
+  auto start = std::chrono::steady_clock::now();
   CliResult r = RunCli(args, kTimeoutS);
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("[ robust   ] %s: %zu bytes answered in %.0f ms\n", m.name, content.size(), ms);
+  RecordProperty("wall_ms", static_cast<int>(ms));
   ASSERT_FALSE(r.timed_out) << "no answer within " << kTimeoutS << " s" << r;
   ASSERT_EQ(r.term_signal, 0) << "killed by a signal" << r;
   EXPECT_EQ(r.exit_code, 2) << r;
@@ -195,6 +525,9 @@ TEST_P(MalformedInput, IsRefusedWithExit2AndALocatedMessage) {
     EXPECT_GE(std::stoi(where[2]), 1) << r;
     if (m.line > 0) {
       EXPECT_EQ(std::stoi(where[1]), m.line) << r;
+    }
+    if (m.col > 0) {
+      EXPECT_EQ(std::stoi(where[2]), m.col) << r;
     }
   }
   if (!m.needle.empty()) {

@@ -119,6 +119,30 @@ TEST(TraceExpandTest, BlockRankAndCoreMustBeInRange) {
   EXPECT_TRUE(FailsAt("program core 1\nend\n", 4, 1, 14, "outside 0..0"));
 }
 
+TEST(TraceExpandTest, ErrorsInsideAProgramNameTheRankAndCoreAndColumn) {
+  const std::string head = "tensor x fp32[8]\nwindow w fp32[8]\nsignal s[2]\ntile t fp32[8]\n";
+  // the peer: rank 2 of 3 is the first whose expansion fails, at the peer's column
+  EXPECT_TRUE(FailsAt(head + "program\n  for i in 0 .. 2\n    remote_load t, w@$rank + $i[0:8]\n"
+                             "  end\nend\n",
+                      3, 7, 22, "remote_load: peer 3 outside 0..2 (rank 2)"));
+  // a region, with two cores: the core is named too
+  EXPECT_TRUE(
+      FailsAt("cores 2\n" + head +
+                  "program core 1\n  load t, x[$rank * 4:8]\nend\nprogram\n  compute 1\nend\n",
+              2, 7, 13,
+              "load: elements [4, 12) are outside 'x' (8 elements; bytes [16, 48) "
+              "of 32) (rank 1, core 1)"));
+  EXPECT_TRUE(FailsAt(head + "program\n  notify s@0[$rank + 1] set 1\nend\n", 2, 6, 14,
+                      "notify: cell at byte 8 is outside signal 's' (2 cells) (rank 1)"));
+  EXPECT_TRUE(FailsAt(head + "program\n  put w@0[$rank * 8:8], x[0]\nend\n", 2, 6, 11,
+                      "put: region [32, 64) is outside 'w' (32 bytes) (rank 1)"));
+  EXPECT_TRUE(FailsAt(head + "program\n  get x[0:8], w@0[$rank]\nend\n", 2, 6, 19,
+                      "get: region [4, 36) is outside 'w' (32 bytes) (rank 1)"));
+  // values that do not depend on the rank fail for rank 0
+  EXPECT_TRUE(FailsAt(head + "program\n  compute 1 / ($rank - $rank)\nend\n", 2, 6, 13,
+                      "division by zero (rank 0)"));
+}
+
 TEST(TraceExpandTest, InstructionLineIsItsStatementLineInsideLoops) {
   const char *text =
       "tile t fp32[4]\n"           // 1
