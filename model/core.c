@@ -366,7 +366,7 @@ static bool retire(a2_core *c, uint64_t now) {
 
 void a2_core_defer(void *ctx, a2_xfer *x, uint64_t t) {
   (void)ctx;
-  a2_core *c = x->runner ? x->runner : x->owner;
+  a2_core *c = a2_ctx_of(x)->runner;
   a2_tq_push(&c->pend, t, (uint64_t)(uintptr_t)x, 0);
   a2_core_wake(c, t);
 }
@@ -383,52 +383,6 @@ static bool run_pending(a2_core *c, uint64_t now) {
     progress = true;
   }
   return progress;
-}
-
-/* The kernel's prefetch hint (a2k_proc_set_prefetch): what an activation
- * touches first, one level of pointers at a time (at scale each of these is
- * a cache miss, and without the hint they come one after the other). The
- * event at the head of `pend` is usually a notify landing here, on the
- * signal cell the core then reads. Reads only. */
-static void core_prefetch(const void *ctx, int level) {
-  const a2_core *c = ctx;
-  if (level == 0) { /* nothing of the core is read before it arrives */
-    for (size_t o = 0; o < offsetof(a2_core, done); o += 64)
-      __builtin_prefetch((const char *)c + o, 1);
-    return;
-  }
-  const a2_sim *s = c->sim;
-  /* the event at the head of `pend`: a notify's landing (its cell), or a transfer */
-  const a2_tq_item *ev = c->pend.n ? &c->pend.v[0] : NULL;
-  const a2_xfer *x = ev && !ev->b ? (const a2_xfer *)(uintptr_t)ev->a : NULL;
-  uint32_t sn = c->slot_free ? (uint32_t)__builtin_ctzll(c->slot_free) : 0; /* the next one taken */
-  if (level == 1) {
-    __builtin_prefetch(c->prog);
-    for (size_t o = 0; o < s->k->ntiles * sizeof *c->tiles && o < 1024; o += 64)
-      __builtin_prefetch((const char *)c->tiles + o, 1);
-    __builtin_prefetch(c->buf_w, 1);
-    __builtin_prefetch(&c->done[a2_slot_of(c, c->seq_oldest)], 1);
-    __builtin_prefetch(&c->done[sn], 1);
-    __builtin_prefetch(&c->disp[sn], 1);
-    __builtin_prefetch(&c->win[a2_slot_of(c, c->seq_oldest)]);
-    for (uint32_t i = 0; i < 8; i++) /* what dispatch writes next: about a step's worth */
-      __builtin_prefetch(&c->win[(sn + i) % A2_WIN], 1);
-    if (x)
-      for (size_t o = 0; o < sizeof *x; o += 64) __builtin_prefetch((const char *)x + o, 1);
-    else if (ev)
-      __builtin_prefetch((const void *)(uintptr_t)ev->a, 1);
-    a2_net_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 0);
-    return;
-  }
-  /* the next instructions of its program, up to about a step's worth (a
-   * streamed batch is refilled in the shared scratch, already cached) */
-  const a2_program *p = c->prog;
-  uint64_t i = c->pc - c->base, e = i + 8 < p->n ? i + 8 : p->n;
-  for (uintptr_t a = (uintptr_t)&p->v[i] & ~(uintptr_t)63; a < (uintptr_t)&p->v[e]; a += 64)
-    __builtin_prefetch((const void *)a);
-  if (x) a2_prefetch_landing(c, x);
-  /* the earlier intervals of the stages it reserved at recently, where there are any */
-  a2_net_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 1);
 }
 
 static void core_run(void *ctx) {
@@ -489,6 +443,6 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   a2_code rc = a2k_proc_create("core", core_run, c, &c->proc, err);
   /* Under packet timing most activations are packets at stages and a core's
    * are short and frequent: the hint would cost more than it saves there. */
-  if (rc == A2_OK && c->ahead) a2k_proc_set_prefetch(c->proc, core_prefetch);
+  if (rc == A2_OK && c->ahead) a2k_proc_set_prefetch(c->proc, a2_core_prefetch);
   return rc;
 }

@@ -102,8 +102,8 @@ typedef struct a2_core {
   uint32_t stages[ST_OWN + A2_RECENT_STAGES];
   a2k_proc proc;
   a2_tile_state *tiles;
-  uint64_t *buf_w;            /* per buffer: seq + 1 of this core's last local write */
-  uint8_t *ub;                /* tile storage */
+  uint64_t *buf_w; /* per buffer: seq + 1 of this core's last local write */
+  uint8_t *ub;     /* tile storage */
   /* The storage slot of in-window sequence number seq is at[seq % A2_WIN]
    * (a2_slot_of): dispatch takes the lowest free one, so that a core with a
    * few instructions in flight keeps reusing the same few lines. Indexed by
@@ -136,11 +136,11 @@ struct a2_sim {
   a2_net *net;
   a2_topo *topo;
   uint64_t cycle_ps;
-  uint8_t **buf_mem;    /* [buf]: every rank's copy in one block (NULL: not allocated) */
-  size_t *buf_stride;   /* [buf]: bytes between two ranks' copies in buf_mem[buf] */
-  uint64_t *ub_off;     /* byte offset of each tile in a core's UB */
-  uint32_t *hbm;        /* HBM stage per rank */
-  a2_core *cores;       /* [rank * ncores + core] */
+  uint8_t **buf_mem;  /* [buf]: every rank's copy in one block (NULL: not allocated) */
+  size_t *buf_stride; /* [buf]: bytes between two ranks' copies in buf_mem[buf] */
+  uint64_t *ub_off;   /* byte offset of each tile in a core's UB */
+  uint32_t *hbm;      /* HBM stage per rank */
+  a2_core *cores;     /* [rank * ncores + core] */
   /* every core's tile scoreboard, last local writes and tile bytes (UB), in
    * one block each; a core has its slice (core_ub NULL when timing-only) */
   a2_tile_state *core_tiles;
@@ -209,6 +209,47 @@ bool a2_core_finished(const a2_core *c);
  * when the program is finished or its source failed. */
 const a2_instr *a2_core_next(a2_core *c);
 
+/* The model's context of each transfer (a2_xfer_context; the network
+ * keeps it with the transfer and never reads it): the instruction the
+ * transfer carries out and what its callbacks need, by kind. */
+typedef enum {
+  A2_XFER_MEM = 0, /* load, store, remote_load, remote_store (a remote load's request too) */
+  A2_XFER_CHUNK,   /* put, get: a chunk's data leg, or a get's request for it */
+  A2_XFER_NOTIFY
+} a2_xfer_kind;
+
+typedef struct {
+  a2_core *owner;     /* the core whose instruction it carries out */
+  a2_core *runner;    /* reservation timing: the core that carries out its deferred event
+                         (the owner; a notify's: its peer's core 0, where it lands) */
+  const a2_instr *in; /* the instruction: in owner's window, or a notify's own copy */
+  uint64_t seq;       /* the instruction's sequence number in owner's window */
+  uint32_t rank;      /* MEM, NOTIFY: the rank whose HBM the apply hop reads or writes */
+  uint8_t kind;       /* a2_xfer_kind: which of the members below is set */
+  union {
+    struct {
+      uint64_t off, len; /* the chunk: its offset in the copy, its length */
+    } chunk;             /* CHUNK */
+    struct {
+      a2_instr copy;     /* the instruction (its slot may be reused before it lands) */
+      uint32_t *snap;    /* race checking: the vector-clock snapshot the cell gets */
+      uint64_t start_ps; /* timing trace: when its pipe started it */
+      uint8_t lane;      /* timing trace: its lane */
+    } notify;            /* NOTIFY */
+  };
+} a2_xfer_ctx;
+
+static inline a2_xfer_ctx *a2_ctx_of(a2_xfer *x) {
+  return (a2_xfer_ctx *)a2_xfer_context(x);
+}
+_Static_assert(_Alignof(a2_xfer_ctx) <= A2_XFER_CONTEXT_ALIGN, "a2_xfer_context's alignment");
+
+/* The core a notify to `peer` lands on: the peer's core 0 carries out its
+ * landing (a2_core_defer pushes onto its queue and wakes it). */
+static inline a2_core *a2_notify_runner(const a2_core *c, uint32_t peer) {
+  return &c->sim->cores[peer * c->sim->k->ncores];
+}
+
 /* transfer.c: start the timed transfers for one instruction at t_ps (>= now;
  * later than now only under reservation timing, where an instruction whose
  * dependencies have known completion times is started in advance). Under
@@ -223,10 +264,15 @@ void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps); 
 /* Reservation timing without race checking or a timeline: a notify's
  * landing event in r's `pend` is two words (b != 0), not a transfer. */
 void a2_notify_land(a2_core *r, uint64_t a, uint64_t b);
-/* A prefetch hint: when x is a notify, the signal cell it lands on (reads only). */
-void a2_prefetch_landing(const a2_core *c, const a2_xfer *x);
-/* A prefetch hint: what the landing of notify `in` is handed to (its
- * peer's core, which carries out the landing event; reads only). */
+
+/* prefetch.c: the model's prefetch hints (reads only; docs/architecture.md,
+ * "Layout and prefetch rules"). */
+/* The kernel's hint for core c (a2k_prefetch_fn, registered under
+ * reservation timing): what its next activation touches first, level by
+ * level. */
+void a2_core_prefetch(const void *c, int level);
+/* What the landing of notify `in` is handed to later in this activation
+ * (its peer's core, a2_notify_runner). */
 void a2_prefetch_notify_target(const a2_core *c, const a2_instr *in);
 
 /* vector.c: element-wise op on tiles (data only; timing is in core.c). */

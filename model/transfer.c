@@ -13,22 +13,23 @@
 #include "model/internal.h"
 #include "traces/fp16.h"
 
-static a2_xfer *xfer_new(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t bytes) {
+/* A transfer of `kind` for instruction seq, in, of core c. */
+static a2_xfer *xfer_new(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t bytes,
+                         a2_xfer_kind kind) {
   a2_xfer *x = a2_xfer_alloc(c->sim->net);
   if (!x) abort();
-  x->owner = c;
-  x->tag[0] = seq;
-  x->tag[1] = (uint64_t)(uintptr_t)in;
+  a2_xfer_ctx *m = a2_ctx_of(x);
+  m->owner = m->runner = c;
+  m->in = in;
+  m->seq = seq;
+  m->kind = (uint8_t)kind;
   x->bytes = bytes;
   return x;
 }
 
-static const a2_instr *instr_of(const a2_xfer *x) {
-  return (const a2_instr *)(uintptr_t)x->tag[1];
-}
-
 static void on_done(a2_xfer *x, uint64_t t) {
-  a2_core_complete(x->owner, x->tag[0], t);
+  const a2_xfer_ctx *m = a2_ctx_of(x);
+  a2_core_complete(m->owner, m->seq, t);
 }
 
 /* Remember stage id among the core's recent ones (the kernel's prefetch
@@ -61,14 +62,14 @@ static uint8_t *tile_ptr(const a2_core *c, uint16_t tile) {
   return c->ub + c->sim->ub_off[tile];
 }
 
-/* Read at the source HBM: bytes go straight into the requesting tile (the
- * tile cannot be used before the transfer completes). tag[2] = source rank. */
+/* Read at the source HBM, rank m->rank's: bytes go straight into the
+ * requesting tile (the tile cannot be used before the transfer completes). */
 static void apply_read(a2_xfer *x, uint64_t off, uint32_t len) {
-  a2_core *c = x->owner;
+  const a2_xfer_ctx *m = a2_ctx_of(x);
+  a2_core *c = m->owner;
   if (c->sim->no_data) return;
-  const a2_instr *in = instr_of(x);
-  memcpy(tile_ptr(c, in->tile) + off, a2_mem(c->sim, (uint32_t)x->tag[2], in->buf) + in->off + off,
-         len);
+  const a2_instr *in = m->in;
+  memcpy(tile_ptr(c, in->tile) + off, a2_mem(c->sim, m->rank, in->buf) + in->off + off, len);
 }
 
 static void atomic_add(uint8_t *dst, const uint8_t *src, uint32_t len, a2_dtype t) {
@@ -96,12 +97,13 @@ static void atomic_add(uint8_t *dst, const uint8_t *src, uint32_t len, a2_dtype 
   }
 }
 
-/* Write at the destination HBM. tag[2] = destination rank. */
+/* Write at the destination HBM, rank m->rank's. */
 static void apply_write(a2_xfer *x, uint64_t off, uint32_t len) {
-  a2_core *c = x->owner;
+  const a2_xfer_ctx *m = a2_ctx_of(x);
+  a2_core *c = m->owner;
   if (c->sim->no_data) return;
-  const a2_instr *in = instr_of(x);
-  uint8_t *dst = a2_mem(c->sim, (uint32_t)x->tag[2], in->buf) + in->off + off;
+  const a2_instr *in = m->in;
+  uint8_t *dst = a2_mem(c->sim, m->rank, in->buf) + in->off + off;
   const uint8_t *src = tile_ptr(c, in->tile) + off;
   if (in->op == A2_OP_RSTORE && in->mode == A2_MODE_ATOMIC_ADD)
     atomic_add(dst, src, len, c->sim->k->bufs[in->buf].dtype);
@@ -128,26 +130,26 @@ static uint32_t hbm_of(a2_core *c, uint32_t rank) {
 }
 
 static void local_read(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
-  a2_xfer *x = xfer_new(c, in, seq, in->len);
+  a2_xfer *x = xfer_new(c, in, seq, in->len, A2_XFER_MEM);
   uint32_t *p = a2_xfer_path(x, 2);
   p[0] = c->sim->hbm[c->rank];
   p[1] = c->stages[ST_MTE_IN];
   x->apply_hop = 0;
   x->on_apply = apply_read;
   x->on_done = on_done;
-  x->tag[2] = c->rank;
+  a2_ctx_of(x)->rank = c->rank;
   launch(c, x, seq, t);
 }
 
 static void local_write(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
-  a2_xfer *x = xfer_new(c, in, seq, in->len);
+  a2_xfer *x = xfer_new(c, in, seq, in->len, A2_XFER_MEM);
   uint32_t *p = a2_xfer_path(x, 2);
   p[0] = c->stages[ST_MTE_OUT];
   p[1] = c->sim->hbm[c->rank];
   x->apply_hop = 1;
   x->on_apply = apply_write;
   x->on_done = on_done;
-  x->tag[2] = c->rank;
+  a2_ctx_of(x)->rank = c->rank;
   launch(c, x, seq, t);
 }
 
@@ -161,7 +163,7 @@ void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
 /* The data leg of a remote load: peer HBM -> route -> MTE-in, from t. */
 static void rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
-  a2_xfer *x = xfer_new(c, in, seq, in->len);
+  a2_xfer *x = xfer_new(c, in, seq, in->len, A2_XFER_MEM);
   uint16_t n = (uint16_t)(route_len(c, peer, c->rank) + 2);
   uint32_t *p = a2_xfer_path(x, n);
   if (!p) abort();
@@ -171,13 +173,14 @@ static void rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t)
   x->apply_hop = 0;
   x->on_apply = apply_read;
   x->on_done = on_done;
-  x->tag[2] = peer;
+  a2_ctx_of(x)->rank = peer;
   launch(c, x, seq, t);
 }
 
 /* The request has reached the peer at t: the data comes back from there. */
 static void rload_request_done(a2_xfer *req, uint64_t t) {
-  rload_data(req->owner, instr_of(req), req->tag[0], t);
+  const a2_xfer_ctx *m = a2_ctx_of(req);
+  rload_data(m->owner, m->in, m->seq, t);
 }
 
 void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
@@ -186,7 +189,7 @@ void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
     local_read(c, in, seq, t);
     return;
   }
-  a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes);
+  a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes, A2_XFER_MEM);
   uint16_t n = route_len(c, c->rank, peer);
   uint32_t *p = a2_xfer_path(x, n);
   if (!p) abort();
@@ -205,7 +208,7 @@ void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
     local_write(c, in, seq, t);
     return;
   }
-  a2_xfer *x = xfer_new(c, in, seq, in->len);
+  a2_xfer *x = xfer_new(c, in, seq, in->len, A2_XFER_MEM);
   uint16_t len = (uint16_t)(route_len(c, c->rank, peer) + 2);
   uint32_t *p = a2_xfer_path(x, len);
   if (!p) abort();
@@ -215,7 +218,7 @@ void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   x->apply_hop = (uint16_t)(len - 1);
   x->on_apply = apply_write;
   x->on_done = on_done;
-  x->tag[2] = peer;
+  a2_ctx_of(x)->rank = peer;
   launch(c, x, seq, t);
 }
 
@@ -227,41 +230,21 @@ static void notify_cell(uint8_t *cell, uint8_t mode, int32_t value) {
   memcpy(cell, &v, 4);
 }
 
+/* The landing of a notify at its peer's HBM, rank m->rank's. */
 static void apply_notify(a2_xfer *x, uint64_t off, uint32_t len) {
   (void)off;
   (void)len;
-  a2_core *c = x->owner; /* the sender: read only with an observer (cold at scale) */
-  a2_sim *s = ((a2_core *)x->runner)->sim;
-  const a2_instr *in = instr_of(x);
-  uint32_t peer = (uint32_t)x->tag[2];
+  const a2_xfer_ctx *m = a2_ctx_of(x);
+  a2_sim *s = m->runner->sim; /* the sender (owner) is read only with an observer */
+  const a2_instr *in = m->in;
+  uint32_t peer = m->rank;
   notify_cell(a2_mem(s, peer, in->buf) + in->off, in->mode, in->value);
   if (s->race)
-    a2_race_land(s->race, peer, in->buf, in->off, in->mode == A2_MODE_SET,
-                 (uint32_t *)(uintptr_t)x->tag[3]);
+    a2_race_land(s->race, peer, in->buf, in->off, in->mode == A2_MODE_SET, m->notify.snap);
   if (s->obs)
-    a2_obs_notify_landed(s->obs, c->rank, c->idx, (uint8_t)x->tag[5], x->tag[4], a2k_now_ps(), in,
-                         peer);
+    a2_obs_notify_landed(s->obs, m->owner->rank, m->owner->idx, m->notify.lane, m->notify.start_ps,
+                         a2k_now_ps(), in, peer);
   a2_signal_changed(s, peer);
-}
-
-void a2_prefetch_landing(const a2_core *c, const a2_xfer *x) {
-  if (x->on_apply != apply_notify) return;
-  const a2_instr *in = instr_of(x);
-  const uint8_t *m = a2_mem(c->sim, (uint32_t)x->tag[2], in->buf);
-  if (m) __builtin_prefetch(m + in->off, 1);
-}
-
-/* The core a notify's landing is handed to (a2_core_defer pushes onto its
- * queue and wakes it). */
-static a2_core *notify_runner(const a2_core *c, uint32_t peer) {
-  return &c->sim->cores[peer * c->sim->k->ncores];
-}
-
-void a2_prefetch_notify_target(const a2_core *c, const a2_instr *in) {
-  const a2_core *r = notify_runner(c, (uint32_t)in->peer);
-  __builtin_prefetch(r, 1); /* running, wake_ps */
-  __builtin_prefetch(&r->pend, 1);
-  __builtin_prefetch((const char *)&r->pend + sizeof r->pend - 1, 1);
 }
 
 /* A landing event of a2_issue_notify's short form, carried out by r, the
@@ -275,7 +258,7 @@ void a2_notify_land(a2_core *r, uint64_t a, uint64_t b) {
 
 void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
-  a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes);
+  a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes, A2_XFER_NOTIFY);
   uint16_t len = (uint16_t)(route_len(c, c->rank, peer) + 1);
   uint32_t *p = a2_xfer_path(x, len);
   if (!p) abort();
@@ -289,7 +272,7 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
      * the transfer's lines were cold again by then at thousands of ranks. */
     x->lands = 1;
     uint64_t t_land = start(c, x, t);
-    a2_core *r = notify_runner(c, peer);
+    a2_core *r = a2_notify_runner(c, peer);
     uint8_t *cell = a2_mem(c->sim, peer, in->buf) + in->off;
     a2_tq_push(&r->pend, t_land, (uint64_t)(uintptr_t)cell,
                (uint64_t)(uint32_t)in->value << 32 | (uint64_t)(in->mode == A2_MODE_ADD) << 1 | 1);
@@ -298,32 +281,33 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   }
   x->on_apply = apply_notify;
   x->writes = 1; /* at hop 0 too: a notify to its own rank lands at its time */
-  x->tag[2] = peer;
+  a2_xfer_ctx *m = a2_ctx_of(x);
+  m->rank = peer;
   /* A notify is posted: its slot may be reused before it lands, so the
    * transfer carries its own copy of the instruction. */
-  _Static_assert(sizeof x->ext >= sizeof *in, "a2_xfer.ext holds an a2_instr");
-  memcpy(x->ext, in, sizeof *in);
-  x->tag[1] = (uint64_t)(uintptr_t)x->ext;
-  x->runner = notify_runner(c, peer);                         /* lands there: its core acts */
-  const a2_slot_ext *e = &c->ext[a2_slot_of(c, seq)];         /* set only with these options */
-  if (c->sim->race) x->tag[3] = (uint64_t)(uintptr_t)e->snap; /* handed to the cell on landing */
+  m->notify.copy = *in;
+  m->in = &m->notify.copy;
+  m->runner = a2_notify_runner(c, peer);              /* lands there: its core acts */
+  const a2_slot_ext *e = &c->ext[a2_slot_of(c, seq)]; /* set only with these options */
+  if (c->sim->race) m->notify.snap = e->snap;         /* handed to the cell on landing */
   if (c->sim->obs) {
-    x->tag[4] = e->start_ps;
-    x->tag[5] = e->lane;
+    m->notify.start_ps = e->start_ps;
+    m->notify.lane = e->lane;
   }
   start(c, x, t);
 }
 
 /* ---- put / get: DMA-engine copies between a local buffer and a peer's
  * window, HBM to HBM, optionally in chunks (one at a time, or two in flight
- * with pipelining). tag[3] = chunk offset, tag[2] = peer. ---- */
+ * with pipelining); a transfer's context holds its chunk. ---- */
 
 static void dma_apply(a2_xfer *x, uint64_t off, uint32_t len) {
-  a2_core *c = x->owner;
+  const a2_xfer_ctx *m = a2_ctx_of(x);
+  a2_core *c = m->owner;
   if (c->sim->no_data) return;
-  const a2_instr *in = instr_of(x);
+  const a2_instr *in = m->in;
   uint32_t peer = (uint32_t)in->peer;
-  uint64_t o = x->tag[3] + off;
+  uint64_t o = m->chunk.off + off;
   if (in->op == A2_OP_PUT)
     memcpy(a2_mem(c->sim, peer, in->buf) + in->off + o,
            a2_mem(c->sim, c->rank, in->buf2) + in->off2 + o, len);
@@ -335,9 +319,10 @@ static void dma_apply(a2_xfer *x, uint64_t off, uint32_t len) {
 static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t);
 
 static void dma_chunk_done(a2_xfer *x, uint64_t t) {
-  a2_core *c = x->owner;
-  const a2_instr *in = instr_of(x);
-  uint64_t seq = x->tag[0];
+  const a2_xfer_ctx *m = a2_ctx_of(x);
+  a2_core *c = m->owner;
+  const a2_instr *in = m->in;
+  uint64_t seq = m->seq;
   a2_slot_ext *sl = &c->ext[a2_slot_of(c, seq)];
   sl->inflight--;
   if (sl->next_off < in->len)
@@ -351,7 +336,7 @@ static void dma_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off,
                      uint64_t t) {
   uint32_t peer = (uint32_t)in->peer, src = in->op == A2_OP_PUT ? c->rank : peer;
   uint32_t dst = in->op == A2_OP_PUT ? peer : c->rank;
-  a2_xfer *x = xfer_new(c, in, seq, len);
+  a2_xfer *x = xfer_new(c, in, seq, len, A2_XFER_CHUNK);
   uint16_t n = (uint16_t)(route_len(c, src, dst) + 2);
   uint32_t *p = a2_xfer_path(x, n);
   if (!p) abort();
@@ -361,12 +346,14 @@ static void dma_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off,
   x->apply_hop = (uint16_t)(n - 1);
   x->on_apply = dma_apply;
   x->on_done = dma_chunk_done;
-  x->tag[3] = off;
+  a2_ctx_of(x)->chunk.off = off;
+  a2_ctx_of(x)->chunk.len = len;
   start(c, x, t);
 }
 
 static void get_request_done(a2_xfer *req, uint64_t t) {
-  dma_data(req->owner, instr_of(req), req->tag[0], req->tag[3], req->tag[2], t);
+  const a2_xfer_ctx *m = a2_ctx_of(req);
+  dma_data(m->owner, m->in, m->seq, m->chunk.off, m->chunk.len, t);
 }
 
 static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
@@ -377,13 +364,13 @@ static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64
   sl->inflight++;
   uint32_t peer = (uint32_t)in->peer;
   if (in->op == A2_OP_GET && peer != c->rank) {
-    a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes);
+    a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes, A2_XFER_CHUNK);
     uint16_t n = route_len(c, c->rank, peer);
     uint32_t *p = a2_xfer_path(x, n);
     if (!p) abort();
     add_route(c, p, c->rank, peer, n);
-    x->tag[2] = len; /* the data leg's length */
-    x->tag[3] = off;
+    a2_ctx_of(x)->chunk.off = off;
+    a2_ctx_of(x)->chunk.len = len; /* the data leg's */
     x->on_done = get_request_done;
     start(c, x, t);
   } else {

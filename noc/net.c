@@ -7,11 +7,36 @@
 #include <string.h>
 
 #include "common/huge.h"
+#include "common/prefetch.h"
 #include "common/tq.h"
 #include "kernel/kernel.h"
 
+/* A transfer as the network keeps it: its own state, then the caller's
+ * fields (x, net.h), then the caller's context (a2_xfer_context: right
+ * after x). */
+typedef struct xfer_rec {
+  uint32_t *path; /* stage ids: path_inline, or a heap array for a longer path */
+  uint16_t nhops;
+  uint16_t path_cap;   /* stage ids path has room for */
+  uint8_t apply_left;  /* reservation timing: a2_xfer_finish applies the payload */
+  uint64_t injected;   /* bytes already turned into packets */
+  uint64_t done_bytes; /* bytes through the last hop */
+  uint64_t t_done;     /* reservation timing: when the last packet leaves the path */
+  uint64_t t_apply;    /* reservation timing: when the last packet starts service at apply_hop */
+  struct xfer_rec *next_free;
+  uint32_t path_inline[A2_INLINE_HOPS];
+  a2_xfer x;
+} xfer_rec;
+_Static_assert(sizeof(xfer_rec) == offsetof(xfer_rec, x) + sizeof(a2_xfer) &&
+                   sizeof(xfer_rec) % A2_XFER_CONTEXT_ALIGN == 0,
+               "the caller's context follows x, aligned (a2_xfer_context)");
+
+static inline xfer_rec *rec_of(a2_xfer *x) {
+  return (xfer_rec *)(void *)((char *)x - offsetof(xfer_rec, x));
+}
+
 typedef struct a2_pkt {
-  a2_xfer *x;
+  xfer_rec *x;
   uint64_t off;
   uint64_t ready_ps; /* arrival at the current stage */
   uint32_t len;
@@ -24,18 +49,18 @@ typedef struct {
   uint64_t s, e;
 } a2_ival;
 
-#define INL 3           /* earlier intervals a stage holds in place (in its second cache line) */
+#define INL 3           /* earlier intervals a stage holds in place (its second line) */
 #define WIDE UINT32_MAX /* a 32-bit time that does not fit: the 64-bit copy holds it */
 
-/* A stage's reserved future (reservation timing) is its earlier intervals,
- * iv[ihead, in) (nl of them), then its last interval [last_s, last_e)
- * (last_e 0: none at all, and then nl is 0). A reservation without
- * contention (after everything reserved) and a prune of what is all past
- * read and write the first cache line only: at thousands of ranks each line
- * of a stage is a miss per packet. While nl is 0, iv, ihead and in are
- * stale: the list is reset when an interval is next pushed onto it. */
+/* A stage. Its reserved future (reservation timing) is its earlier
+ * intervals, iv[ihead, in) (nl of them), then its last interval [last_s,
+ * last_e) (last_e 0: none at all, and then nl is 0). While nl is 0, iv,
+ * ihead and in are stale: the list is reset when an interval is next pushed
+ * onto it. Its fields are in lines by what a reservation touches
+ * (docs/architecture.md, "Layout and prefetch rules"). */
 typedef struct {
-  /* first cache line: what reserving a packet without contention touches */
+  /* line 1: all that a reservation without contention, or a prune of what
+   * is all past, reads and writes */
   _Alignas(64) uint64_t last_s;
   uint64_t last_e;
   uint64_t bytes, busy_ps; /* stats (also under packet timing) */
@@ -45,10 +70,10 @@ typedef struct {
   uint32_t small_ser;      /* its service time (ps); WIDE: recomputed */
   uint32_t packets;        /* stats: packets served, low 32 bits (packets_hi: the rest) */
   uint32_t nl;             /* earlier intervals, in iv[ihead, in) */
-  /* second: the earlier intervals while there are at most INL */
+  /* line 2: the earlier intervals while there are at most INL */
   a2_ival inl[INL];
   uint32_t ihead, in, icap, id;
-  /* the rest: not read by a reservation without contention */
+  /* the rest */
   uint64_t ser_full, lat_ps, bw;
   a2_ival *heap; /* kept for reuse after the intervals went back to inl */
   uint32_t heap_cap;
@@ -87,8 +112,8 @@ static inline uint32_t narrow(uint64_t t) {
 }
 
 #define SLAB_BYTES A2_HUGE_PAGE
-/* stages per allocation: a stage is found from its id without loading a
- * pointer per stage (a cache miss at scale), and a chunk is one huge page */
+/* stages per allocation: a stage is found from its id by a shift, and a
+ * chunk is one huge page */
 #define CHUNK_BITS 13 /* 8192 stages per chunk: a power of two (a shift, not a division) */
 #define CHUNK ((uint32_t)1 << CHUNK_BITS)
 _Static_assert(CHUNK * sizeof(a2_stage) <= A2_HUGE_PAGE, "a chunk fits in a huge page");
@@ -97,8 +122,9 @@ struct a2_net {
   uint32_t pkt_bytes;
   a2_stage **chunks; /* stage id i is chunks[i / CHUNK][i % CHUNK] */
   uint32_t nstages, nchunks;
+  size_t xfer_bytes; /* a transfer in the pool: its xfer_rec and the caller's context */
   a2_pkt *free_pkts;
-  a2_xfer *free_xfers;
+  xfer_rec *free_xfers;
   void **slabs;
   uint32_t nslabs, slab_cap;
   a2_net_observer observer;
@@ -126,17 +152,27 @@ static inline uint64_t st_ser(const a2_net *n, a2_stage *st, uint32_t len) {
   return t;
 }
 
-void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count, int level) {
-  for (unsigned i = 0; i < count; i++) {
-    if (ids[i] == A2_NO_STAGE) continue;
-    const a2_stage *st = stage_at(n, ids[i]);
-    if (level == 0) {
-      __builtin_prefetch(st, 1); /* the first line: all a reservation without contention reads */
-    } else if (st->nl) {         /* earlier intervals: a reservation may push onto them */
-      __builtin_prefetch((const char *)st + 64, 1);
-      if (st->iv != st->inl) __builtin_prefetch(st->iv, 1); /* a short list is at its start */
-    }
+/* ---- prefetch hints (net.h) ---- */
+
+/* The hint for stage st: level 0 its first line, all that a reservation
+ * without contention reads; level 1 its earlier intervals, where a
+ * reservation may push onto them (a short list is at its start). */
+static inline void stage_prefetch(const a2_stage *st, int level) {
+  if (level == 0) {
+    a2_prefetch_w(st);
+  } else if (st->nl) {
+    a2_prefetch_w(&st->inl);
+    if (st->iv != st->inl) a2_prefetch_w(st->iv);
   }
+}
+
+void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count, int level) {
+  for (unsigned i = 0; i < count; i++)
+    if (ids[i] != A2_NO_STAGE) stage_prefetch(stage_at(n, ids[i]), level);
+}
+
+void a2_net_prefetch_xfer(const a2_net *n, const a2_xfer *x) {
+  a2_prefetch_lines_w((const char *)x - offsetof(xfer_rec, x), n->xfer_bytes);
 }
 
 /* Show every held service that starts by `upto`: nothing reserved from now
@@ -158,8 +194,9 @@ void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx) {
 }
 
 uint64_t a2_ser_ps(uint64_t len, uint64_t bw) {
-  /* a packet's length * 1e12 fits in 64 bits: one division instruction
-   * instead of a 128-bit division call (same result) */
+  /* S(len) = ceil(len * 1e12 / bw), as (len * 1e12 + bw - 1) / bw. A
+   * packet's len * 1e12 fits in 64 bits: one division instruction instead of
+   * a 128-bit division call (same result). */
   if (len <= 18000000 && bw <= 100000000000000ull) return (len * 1000000000000ull + bw - 1) / bw;
   unsigned __int128 t = (unsigned __int128)len * 1000000000000ull + bw - 1;
   return (uint64_t)(t / bw);
@@ -201,44 +238,43 @@ static void pkt_put(a2_net *n, a2_pkt *p) {
 
 a2_xfer *a2_xfer_alloc(a2_net *n) {
   if (!n->free_xfers) {
-    a2_xfer *m = slab_alloc(n);
+    char *m = slab_alloc(n);
     if (!m) return NULL;
-    for (size_t i = 0; i < SLAB_BYTES / sizeof *m; i++) {
-      m[i].next_free = n->free_xfers;
-      n->free_xfers = &m[i];
+    for (size_t i = 0; i < SLAB_BYTES / n->xfer_bytes; i++) {
+      xfer_rec *r = (xfer_rec *)(void *)(m + i * n->xfer_bytes);
+      r->path = r->path_inline;
+      r->path_cap = A2_INLINE_HOPS;
+      r->next_free = n->free_xfers;
+      n->free_xfers = r;
     }
   }
-  a2_xfer *x = n->free_xfers;
-  n->free_xfers = x->next_free;
-  /* zeroed in two parts: GCC then emits a few vector stores for each
-   * instead of a `rep stos`, whose start-up costs more at this size */
-  _Static_assert(offsetof(a2_xfer, ext) > 64, "the first part is 64 bytes");
-  memset(x, 0, 64);
-  memset((char *)x + 64, 0, offsetof(a2_xfer, ext) - 64);
-  x->path = x->path_inline;
-  x->path_cap = A2_INLINE_HOPS;
-  x->apply_hop = A2_NO_HOP;
-  return x;
+  xfer_rec *r = n->free_xfers;
+  n->free_xfers = r->next_free;
+  r->nhops = 0;
+  r->injected = r->done_bytes = 0;
+  r->x = (a2_xfer){.apply_hop = A2_NO_HOP};
+  return &r->x;
 }
 
 uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops) {
-  if (nhops > x->path_cap) {
+  xfer_rec *r = rec_of(x);
+  if (nhops > r->path_cap) {
     uint32_t *p = malloc(nhops * sizeof *p);
     if (!p) return NULL;
-    if (x->path != x->path_inline) free(x->path);
-    x->path = p;
-    x->path_cap = nhops;
+    if (r->path != r->path_inline) free(r->path);
+    r->path = p;
+    r->path_cap = nhops;
   }
-  x->nhops = nhops;
-  return x->path;
+  r->nhops = nhops;
+  return r->path;
 }
 
-static void xfer_put(a2_net *n, a2_xfer *x) {
-  if (x->path != x->path_inline) free(x->path);
-  x->path = x->path_inline;
-  x->path_cap = A2_INLINE_HOPS;
-  x->next_free = n->free_xfers;
-  n->free_xfers = x;
+static void xfer_put(a2_net *n, xfer_rec *r) {
+  if (r->path != r->path_inline) free(r->path);
+  r->path = r->path_inline;
+  r->path_cap = A2_INLINE_HOPS;
+  r->next_free = n->free_xfers;
+  n->free_xfers = r;
 }
 
 static void stage_wake(a2_stage *s, uint64_t t) {
@@ -270,16 +306,16 @@ static void stage_enqueue(a2_stage *s, a2_pkt *p) {
 }
 
 /* Turn the next piece of x into a packet ready at the first stage at t. */
-static void inject(a2_net *n, a2_xfer *x, uint64_t t) {
+static void inject(a2_net *n, xfer_rec *r, uint64_t t) {
   a2_pkt *p = pkt_get(n);
-  uint64_t left = x->bytes - x->injected;
-  p->x = x;
-  p->off = x->injected;
+  uint64_t left = r->x.bytes - r->injected;
+  p->x = r;
+  p->off = r->injected;
   p->len = (uint32_t)(left < n->pkt_bytes ? left : n->pkt_bytes);
   p->hop = 0;
   p->ready_ps = t;
-  x->injected += p->len;
-  stage_enqueue(stage_at(n, x->path[0]), p);
+  r->injected += p->len;
+  stage_enqueue(stage_at(n, r->path[0]), p);
 }
 
 /* ---- reservation timing ---- */
@@ -483,6 +519,7 @@ static uint64_t hop_append(a2_stage *st, uint64_t now, uint64_t *a, uint32_t k, 
                            uint64_t ready, uint64_t ser_last) {
   uint64_t ser = st_ser_full(st), lat = st_lat(st), s = 0, busy = 0;
   if (hop0) { /* each packet is ready when the one before starts: back to back, one interval */
+    /* from the first's start s: D(0, j) = s + (j + 1) * S_0(p), the last s + busy */
     busy = (uint64_t)(k - 1) * ser + ser_last;
     s = ival_append(st, now, ready, busy);
     for (uint32_t j = 0; j + 1 < k; j++) a[j] = s + (j + 1) * ser + lat;
@@ -493,7 +530,8 @@ static uint64_t hop_append(a2_stage *st, uint64_t now, uint64_t *a, uint32_t k, 
   uint64_t free_ps = st->last_e;
   bool open = free_ps != 0;          /* [last_s, free_ps) is the last interval */
   for (uint32_t j = 0; j < k; j++) { /* later hops: each packet as it arrives */
-    uint64_t arr = a[j], d = j + 1 == k ? ser_last : ser;
+    uint64_t arr = a[j], d = j + 1 == k ? ser_last : ser; /* arrival, S_x(size_j) */
+    /* the start: max(D(x-1, j) + lat(x-1), D(x, j-1)) */
     s = arr > free_ps ? arr : free_ps;
     if (!open || s != free_ps) { /* a gap: close the open interval, open one at s */
       if (open) {
@@ -503,19 +541,15 @@ static uint64_t hop_append(a2_stage *st, uint64_t now, uint64_t *a, uint32_t k, 
       st->last_s = s;
       open = true;
     }
-    free_ps = s + d;
+    free_ps = s + d; /* D(x, j) */
     busy += d;
-    a[j] = free_ps + lat;
+    a[j] = free_ps + lat; /* D(x, j) + lat(x): the arrival at the next stage */
   }
   st->last_e = free_ps;
   st->busy_ps += busy;
   return s;
 }
 
-/* Reservation timing: every packet of x through every hop, now. Packets go
- * in blocks, hop by hop: a block's arrivals at a stage are known once the
- * previous hop is done, and a block arriving after everything reserved at a
- * stage (the uncontended case) is appended without searching. */
 /* on_apply over the whole payload, in pieces that fit its uint32 length. */
 static void apply_all(a2_xfer *x) {
   for (uint64_t off = 0; off < x->bytes; off += 1u << 30) {
@@ -526,17 +560,19 @@ static void apply_all(a2_xfer *x) {
 
 /* Reservation of a one-packet transfer (control messages, chunks up to a
  * packet: at thousands of ranks, every transfer of the ring) along stages
- * sp[0..x->nhops): the general loop of reserve_all for a block of one,
+ * sp[0..nhops): the general loop of reserve_all for a block of one,
  * without the block arithmetic. Returns when the packet leaves the last stage; *applied
  * is when it started service at the apply hop. */
-static uint64_t reserve_one(a2_net *n, const a2_xfer *x, a2_stage *const *sp, uint64_t now,
+static uint64_t reserve_one(a2_net *n, const xfer_rec *r, a2_stage *const *sp, uint64_t now,
                             uint64_t t0, uint64_t *applied) {
-  uint32_t len = (uint32_t)x->bytes;
+  uint32_t len = (uint32_t)r->x.bytes;
   bool obs = n->observer != NULL;
   uint64_t arr = t0;
-  for (uint16_t h = 0; h < x->nhops; h++) {
+  for (uint16_t h = 0; h < r->nhops; h++) {
     a2_stage *st = sp[h];
-    uint64_t ser = st_ser(n, st, len);
+    uint64_t ser = st_ser(n, st, len); /* S_x(len) */
+    /* the start: the earliest free slot at or after the arrival (without
+     * contention max(arrival, stage free), as in D(x, j)) */
     uint64_t s;
     if (!obs && (st->last_e <= arr || st->last_s <= arr)) {
       s = ival_append(st, now, arr, ser);
@@ -547,14 +583,19 @@ static uint64_t reserve_one(a2_net *n, const a2_xfer *x, a2_stage *const *sp, ui
     st->bytes += len;
     count_packets(st, 1);
     st->busy_ps += ser;
-    if (h == x->apply_hop) *applied = s;
-    arr = s + ser + st_lat(st);
+    if (h == r->x.apply_hop) *applied = s;
+    arr = s + ser + st_lat(st); /* D(x, 0) + lat(x): the arrival at the next stage */
   }
   return arr;
 }
 
-/* Returns whether x was handed to the defer hook (else the caller recycles it). */
-static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
+/* Reservation timing: every packet of r through every hop, now. Packets go
+ * in blocks, hop by hop: a block's arrivals at a stage are known once the
+ * previous hop is done, and a block arriving after everything reserved at a
+ * stage (the uncontended case) is appended without searching. Returns
+ * whether r was handed to the defer hook (else the caller recycles it). */
+static bool reserve_all(a2_net *n, xfer_rec *r, uint64_t now, uint64_t t0) {
+  a2_xfer *x = &r->x;
   uint64_t ready = t0, done = 0, applied = 0;
   uint64_t a[BLOCK];
   uint32_t pkt = n->pkt_bytes;
@@ -563,33 +604,33 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
    * rest up per block) */
   enum { MAXP = 16 };
   a2_stage *sp[MAXP];
-  uint16_t np = x->nhops < MAXP ? x->nhops : MAXP;
+  uint16_t np = r->nhops < MAXP ? r->nhops : MAXP;
   /* they are cold at scale: ask for all of them at once, so that their
    * cache misses overlap instead of following one another */
   for (uint16_t h = 0; h < np; h++) {
-    sp[h] = stage_at(n, x->path[h]);
-    __builtin_prefetch(sp[h], 1);
+    sp[h] = stage_at(n, r->path[h]);
+    stage_prefetch(sp[h], 0);
   }
-  for (uint16_t h = 0; h < x->nhops; h++) ival_prune(h < np ? sp[h] : stage_at(n, x->path[h]), now);
+  for (uint16_t h = 0; h < r->nhops; h++) ival_prune(h < np ? sp[h] : stage_at(n, r->path[h]), now);
   if (n->held.n && now) held_flush(n, now - 1);
-  if (x->bytes && x->bytes <= pkt && x->nhops == np) { /* one packet: the loop below, k = 1 */
-    done = reserve_one(n, x, sp, now, t0, &applied);
-    x->injected = x->bytes;
+  if (x->bytes && x->bytes <= pkt && r->nhops == np) { /* one packet: the loop below, k = 1 */
+    done = reserve_one(n, r, sp, now, t0, &applied);
+    r->injected = x->bytes;
   }
-  while (x->injected < x->bytes) {
+  while (r->injected < x->bytes) {
     /* k packets, all full but perhaps the last (the transfer's tail) */
-    uint64_t left = x->bytes - x->injected;
+    uint64_t left = x->bytes - r->injected;
     uint64_t kk = (left + pkt - 1) / pkt;
     uint32_t k = kk < BLOCK ? (uint32_t)kk : BLOCK;
     uint64_t blk = kk <= BLOCK ? left : (uint64_t)k * pkt;
     uint32_t last_len = (uint32_t)(blk - (uint64_t)(k - 1) * pkt);
-    x->injected += blk;
+    r->injected += blk;
     /* a[] rises: the previous hop took the block in order, by hop_append (a
      * stage's earliest-fit search may put a short last packet into an
      * earlier gap) */
     bool sorted = true;
-    for (uint16_t h = 0; h < x->nhops; h++) {
-      a2_stage *st = h < np ? sp[h] : stage_at(n, x->path[h]);
+    for (uint16_t h = 0; h < r->nhops; h++) {
+      a2_stage *st = h < np ? sp[h] : stage_at(n, r->path[h]);
       uint64_t ser_last = st_ser(n, st, last_len);
       st->bytes += blk;
       count_packets(st, k);
@@ -629,9 +670,9 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
         if (a[j] > done) done = a[j];
     }
   }
-  x->done_bytes = x->bytes;
-  x->t_done = done;
-  x->t_apply = applied;
+  r->done_bytes = x->bytes;
+  r->t_done = done;
+  r->t_apply = applied;
   /* Bytes move now when the caller has taken the completion time (x->known),
    * or when x reads at its first stage (a load's source), as packet timing
    * reads when that stage serves them: a later write to the source, which
@@ -640,8 +681,8 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
   if (applies && (x->known || (x->apply_hop == 0 && !x->writes))) {
     apply_all(x);
     applies = false;
-    x->apply_hop = A2_NO_HOP;
   }
+  r->apply_left = applies;
   if (!x->on_done && !applies) return false; /* nothing happens later */
   /* A transfer that only applies (a notify) acts when its last packet is
    * served at the apply hop, as with packet timing; one with a completion
@@ -651,20 +692,22 @@ static bool reserve_all(a2_net *n, a2_xfer *x, uint64_t now, uint64_t t0) {
 }
 
 void a2_xfer_finish(a2_net *n, a2_xfer *x) {
-  if (x->apply_hop != A2_NO_HOP && x->on_apply) apply_all(x);
-  if (x->on_done) x->on_done(x, x->t_done);
-  xfer_put(n, x);
+  xfer_rec *r = rec_of(x);
+  if (r->apply_left) apply_all(x);
+  if (x->on_done) x->on_done(x, r->t_done);
+  xfer_put(n, r);
 }
 
 uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
+  xfer_rec *r = rec_of(x);
   uint64_t now = a2k_now_ps(), t0 = t_ps > now ? t_ps : now;
   if (!n->defer) {
-    inject(n, x, t0);
+    inject(n, r, t0);
     return UINT64_MAX;
   }
-  bool deferred = reserve_all(n, x, now, t0);
-  uint64_t t = x->lands ? x->t_apply : x->t_done;
-  if (!deferred) xfer_put(n, x); /* nothing left to do */
+  bool deferred = reserve_all(n, r, now, t0);
+  uint64_t t = x->lands ? r->t_apply : r->t_done;
+  if (!deferred) xfer_put(n, r); /* nothing left to do */
   return t;
 }
 
@@ -675,6 +718,7 @@ static void stage_run(void *ctx) {
   s->wake_ps = UINT64_MAX;
   while (s->head) {
     a2_pkt *p = s->head;
+    /* its start: max(arrival, stage free), i.e. max(D(x-1, j) + lat(x-1), D(x, j-1)) */
     uint64_t t = p->ready_ps > s->free_ps ? p->ready_ps : s->free_ps;
     if (t > now) {
       stage_wake(s, t);
@@ -682,35 +726,41 @@ static void stage_run(void *ctx) {
     }
     s->head = p->next;
     if (!s->head) s->tail = NULL;
-    uint64_t ser = a2_ser_ps(p->len, s->bw);
-    s->free_ps = now + ser;
+    uint64_t ser = a2_ser_ps(p->len, s->bw); /* S_x(len) */
+    s->free_ps = now + ser;                  /* D(x, j) = start + S_x(len) */
     s->bytes += p->len;
     s->busy_ps += ser;
     count_packets(s, 1);
     if (n->observer) n->observer(n->observer_ctx, s->id, now, s->free_ps, p->len);
-    a2_xfer *x = p->x;
+    xfer_rec *r = p->x;
+    a2_xfer *x = &r->x;
     if (p->hop == x->apply_hop && x->on_apply) x->on_apply(x, p->off, p->len);
-    if (p->hop == 0 && x->injected < x->bytes) inject(n, x, now);
-    uint64_t arrive = s->free_ps + s->lat_ps;
-    if (p->hop + 1 < x->nhops) {
+    if (p->hop == 0 && r->injected < x->bytes) inject(n, r, now);
+    uint64_t arrive = s->free_ps + s->lat_ps; /* D(x, j) + lat(x): at the next stage */
+    if (p->hop + 1 < r->nhops) {
       p->hop++;
       p->ready_ps = arrive;
-      stage_enqueue(stage_at(n, x->path[p->hop]), p);
+      stage_enqueue(stage_at(n, r->path[p->hop]), p);
     } else {
-      x->done_bytes += p->len;
+      r->done_bytes += p->len;
       pkt_put(n, p);
-      if (x->done_bytes == x->bytes) {
+      if (r->done_bytes == x->bytes) {
         if (x->on_done) x->on_done(x, arrive);
-        xfer_put(n, x);
+        xfer_put(n, r);
       }
     }
   }
 }
 
-a2_code a2_net_create(uint32_t pkt_bytes, a2_net **out, a2_err *err) {
+a2_code a2_net_create(uint32_t pkt_bytes, size_t ctx_bytes, a2_net **out, a2_err *err) {
+  if (ctx_bytes > A2_HUGE_PAGE / 64)
+    return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "transfer context of %zu bytes (at most %zu)",
+                      ctx_bytes, A2_HUGE_PAGE / 64);
   a2_net *n = calloc(1, sizeof *n);
   if (!n) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the network");
   n->pkt_bytes = pkt_bytes;
+  n->xfer_bytes = (sizeof(xfer_rec) + ctx_bytes + A2_XFER_CONTEXT_ALIGN - 1) /
+                  A2_XFER_CONTEXT_ALIGN * A2_XFER_CONTEXT_ALIGN;
   *out = n;
   return A2_OK;
 }

@@ -1,15 +1,16 @@
 /* The transport every timed transfer uses: FIFO servers ("stages") joined
  * into paths. A link port, an HBM controller and an MTE engine are all
- * stages: a bandwidth (bytes/s), a latency (ps) and a queue. A transfer is
- * cut into packets of at most pkt_bytes that go stage by stage:
+ * stages: a bandwidth bw (bytes/s), a latency lat (ps) and a queue. A
+ * transfer is cut into packets of at most pkt_bytes that go stage by stage
+ * (docs/timing-model.md, "Stages"; x a stage of the path, j a packet):
  *
- *   start_i = max(arrival_i, free_i)        (FIFO; queue ordered by arrival)
- *   free_i  = start_i + ceil(len * 1e12 / bw_i)
- *   arrival_{i+1} = free_i + lat_i
+ *   S_x(n)  = ceil(n * 1e12 / bw_x)                             service time
+ *   D(x, j) = max(D(x-1, j) + lat(x-1), D(x, j-1)) + S_x(size_j)   departure
  *
- * Packets of one transfer enter the first stage one at a time (the next is
- * queued when the previous starts service), so transfers sharing a stage
- * interleave packet by packet and share its bandwidth fairly.
+ * and the transfer is complete at D(last, k) + lat(last). Packets of one
+ * transfer enter the first stage one at a time (the next is queued when the
+ * previous starts service), so transfers sharing a stage interleave packet
+ * by packet and share its bandwidth fairly; a queue is ordered by arrival.
  *
  * Under packet timing each stage is one kernel process (under reservation
  * timing, below, stages have none); packets and transfers come from pools
@@ -17,6 +18,7 @@
 #ifndef A2_NET_H
 #define A2_NET_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -26,8 +28,8 @@
 extern "C" {
 #endif
 
-#define A2_INLINE_HOPS 12 /* longer paths (big rings) are heap-allocated */
 #define A2_NO_HOP 0xffff
+#define A2_INLINE_HOPS 12 /* paths up to this long need no heap memory (a2_xfer_path) */
 
 typedef struct a2_net a2_net;
 typedef struct a2_xfer a2_xfer;
@@ -40,32 +42,33 @@ typedef void (*a2_xfer_apply_fn)(a2_xfer *x, uint64_t off, uint32_t len);
  * The transfer is recycled after the call returns. */
 typedef void (*a2_xfer_done_fn)(a2_xfer *x, uint64_t t_done_ps);
 
+/* A transfer, from a2_xfer_alloc. These fields are all the caller owns of
+ * it: it sets them, and its path (a2_xfer_path), before a2_xfer_start; the
+ * network only reads them. The network's own state of a transfer (its path,
+ * its progress, its place in the pool) is private to noc/net.c. The caller's
+ * context is the a2_net_create(ctx_bytes) bytes at a2_xfer_context(x). A
+ * transfer belongs to the network again once it is recycled (below). */
 struct a2_xfer {
-  uint32_t *path; /* stage ids; set with a2_xfer_set_path */
-  uint16_t nhops;
-  uint16_t apply_hop;  /* A2_NO_HOP for none */
-  uint8_t known;       /* reservation timing: the caller takes the completion time from
-                          a2_xfer_start; the payload is applied when reserved, no event */
-  uint8_t lands;       /* reservation timing: a2_xfer_start returns when the last packet
-                          starts service at apply_hop (the moment packet timing applies
-                          it), where the caller applies the payload itself: no on_apply,
-                          no on_done, no event */
-  uint8_t writes;      /* on_apply writes (a notify): applied at its time even at hop 0 */
-  uint64_t bytes;      /* total payload, > 0 */
-  uint64_t injected;   /* bytes already turned into packets */
-  uint64_t done_bytes; /* bytes through the last hop */
-  a2_xfer_apply_fn on_apply;
-  a2_xfer_done_fn on_done;
-  void *owner;     /* caller's context */
-  void *runner;    /* reservation timing: who carries out its event (caller's) */
-  uint64_t t_done; /* reservation timing: when the last packet leaves the path */
-  uint64_t t_apply; /* reservation timing: when the last packet starts service at apply_hop */
-  uint64_t tag[6]; /* caller's data */
-  a2_xfer *next_free;
-  uint64_t ext[8]; /* caller's data: room for a copy of a small struct (not zeroed) */
-  uint32_t path_inline[A2_INLINE_HOPS];
-  uint32_t path_cap;
+  uint64_t bytes;            /* total payload, > 0 */
+  a2_xfer_apply_fn on_apply; /* NULL: nothing to apply */
+  a2_xfer_done_fn on_done;   /* NULL: no completion call */
+  uint16_t apply_hop;        /* the hop whose service applies the payload; A2_NO_HOP: none */
+  uint8_t known;             /* reservation timing: the caller takes the completion time from
+                                a2_xfer_start; the payload is applied when reserved, no event */
+  uint8_t lands;             /* reservation timing: a2_xfer_start returns when the last packet
+                                starts service at apply_hop (the moment packet timing applies
+                                it), where the caller applies the payload itself: no on_apply,
+                                no on_done, no event */
+  uint8_t writes;            /* on_apply writes (a notify): applied at its time even at hop 0 */
 };
+
+/* The caller's context of x: ctx_bytes (a2_net_create) bytes, aligned to
+ * A2_XFER_CONTEXT_ALIGN, right after the fields above. The network never
+ * reads or writes it; a2_xfer_alloc leaves it as the last user left it. */
+#define A2_XFER_CONTEXT_ALIGN 8
+static inline void *a2_xfer_context(a2_xfer *x) {
+  return x + 1;
+}
 
 typedef enum { A2_STAGE_LINK = 0, A2_STAGE_HBM, A2_STAGE_MTE_IN, A2_STAGE_MTE_OUT } a2_stage_kind;
 /* A kind's name in reports and timelines: "link", "hbm", "mte_in", "mte_out". */
@@ -80,8 +83,10 @@ typedef struct {
   uint64_t packets;
 } a2_stage_stats;
 
-/* Create an empty network (no stages yet); pkt_bytes is the packet size. */
-a2_code a2_net_create(uint32_t pkt_bytes, a2_net **out, a2_err *err);
+/* Create an empty network (no stages yet): pkt_bytes is the packet size,
+ * ctx_bytes the size of the caller's context of each transfer
+ * (a2_xfer_context). Fails (A2_E_NOMEM) when out of memory. */
+a2_code a2_net_create(uint32_t pkt_bytes, size_t ctx_bytes, a2_net **out, a2_err *err);
 void a2_net_free(a2_net *n);
 
 /* Add a stage; returns its id in *id. Only before the run starts. `a`/`b`
@@ -94,19 +99,23 @@ uint32_t a2_net_stage_count(const a2_net *n);
 a2_stage_kind a2_net_stage_kind(const a2_net *n, uint32_t id, int32_t *a, int32_t *b);
 const a2_stage_stats *a2_net_stage_stats(const a2_net *n, uint32_t id);
 
-/* A fresh transfer from the pool (zeroed but for ext), or NULL when out of memory. */
+/* A fresh transfer from the pool: its fields zero but apply_hop
+ * (A2_NO_HOP), no path yet, its context not initialised. NULL when out of
+ * memory. */
 a2_xfer *a2_xfer_alloc(a2_net *n);
 
-/* Reserve room for nhops stage ids in x->path (sets x->nhops). Returns
- * x->path or NULL when out of memory. */
+/* x's path: room for its nhops stage ids, which the caller writes (in path
+ * order) before a2_xfer_start. NULL when out of memory (only for more than
+ * A2_INLINE_HOPS). */
 uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops);
 
 /* Start x: its first packet is ready at the first stage at t_ps (>= now).
  * Returns, under reservation timing, when its last packet leaves the path
- * (x->t_apply instead for x->lands; UINT64_MAX under packet timing: not
- * known yet); a transfer with nothing
- * to do later (no on_done, nothing left to apply - e.g. a request whose
- * reply can then be started at once) is recycled before it returns. */
+ * (for x->lands: when it starts service at apply_hop; UINT64_MAX under
+ * packet timing: not known yet). A transfer with nothing to do later (no
+ * on_done, nothing left to apply - e.g. a request whose reply can then be
+ * started at once) is recycled before it returns; any other is recycled
+ * after its on_done returns (packet timing) or in a2_xfer_finish. */
 uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
 
 /* Reservation timing (config interconnect.timing: reservation). Call right
@@ -118,10 +127,11 @@ uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
  * the stage's free time, i.e. without contention). Instead of events per
  * packet, the network then calls defer(ctx, x, t) once: the caller must call
  * a2_xfer_finish(n, x) when simulated time reaches t, which applies the
- * whole payload (on_apply over [0, bytes)), calls on_done(x, x->t_done) and
- * recycles x. t is x->t_done, except for a transfer with on_apply and no
- * on_done (a notify): then it is when its last packet starts service at the
- * apply hop, the moment packet timing applies it. A read whose apply hop is
+ * whole payload (on_apply over [0, bytes)), calls on_done(x, t_done) with
+ * t_done when the last packet leaves the path, and recycles x. t is t_done,
+ * except for a transfer with on_apply and no on_done (a notify): then it is
+ * when its last packet starts service at the apply hop, the moment packet
+ * timing applies it. A read whose apply hop is
  * its first (at its source) applies when it is reserved instead, so that it
  * never sees a write that program order puts after it (a write there, with
  * x->writes, waits for its time like any other); one with nothing left to
@@ -140,14 +150,17 @@ void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx);
  * time passes; this shows the rest (call before removing the observer). */
 void a2_net_flush_observer(a2_net *n);
 
-/* A hint: prefetch what reserving a packet at stages ids[0..count) reads
- * first (level 0: each stage's first line, all that a reservation without
- * contention reads; level 1, once those are cached: the earlier intervals
- * of the stages that hold some). Ids A2_NO_STAGE are skipped. Reads only. */
+/* Prefetch hints (reads only; docs/architecture.md, "Layout and prefetch
+ * rules"). What reserving a packet at stages ids[0..count) reads first:
+ * level 0 each stage's first line, all that a reservation without
+ * contention reads; level 1, once those are cached, the earlier intervals
+ * of the stages that hold some. Ids A2_NO_STAGE are skipped. */
 #define A2_NO_STAGE UINT32_MAX
 void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count, int level);
+/* What a2_xfer_finish(n, x) reads: all of x, its context included. */
+void a2_net_prefetch_xfer(const a2_net *n, const a2_xfer *x);
 
-/* Service time of len bytes at bw bytes/s, in ps, rounded up. */
+/* S(len): the service time of len bytes at bw bytes/s, in ps, rounded up. */
 uint64_t a2_ser_ps(uint64_t len, uint64_t bw_bytes_per_s);
 
 #ifdef __cplusplus

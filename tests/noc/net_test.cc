@@ -41,7 +41,7 @@ struct NetResult {
   a2_stage_stats st[kMaxStages];
   uint64_t done_ps[kMaxXfers];     // t_done given to on_done
   uint32_t ndone[kMaxXfers];       // on_done calls
-  bool done_all_bytes[kMaxXfers];  // done_bytes == bytes at on_done
+  bool done_all_bytes[kMaxXfers];  // with an apply hop: every byte applied by on_done
   uint32_t napply[kMaxXfers];      // on_apply calls
   uint64_t applied[kMaxXfers];     // bytes seen by on_apply
   bool apply_in_order[kMaxXfers];  // each packet's offset follows the previous
@@ -52,8 +52,13 @@ struct NetResult {
 
 NetResult *g_res;  // the child's result, reached from the callbacks
 
+// A transfer's context (a2_xfer_context): its index in the spec list.
+int &Index(a2_xfer *x) {
+  return *static_cast<int *>(a2_xfer_context(x));
+}
+
 void OnApply(a2_xfer *x, uint64_t off, uint32_t len) {
-  int i = static_cast<int>(x->tag[0]);
+  int i = Index(x);
   if (off != g_res->applied[i]) g_res->apply_in_order[i] = false;
   g_res->applied[i] += len;
   g_res->napply[i]++;
@@ -65,10 +70,10 @@ void OnApply(a2_xfer *x, uint64_t off, uint32_t len) {
 }
 
 void OnDone(a2_xfer *x, uint64_t t_done_ps) {
-  int i = static_cast<int>(x->tag[0]);
+  int i = Index(x);
   g_res->done_ps[i] = t_done_ps;
   g_res->ndone[i]++;
-  g_res->done_all_bytes[i] = x->done_bytes == x->bytes;
+  g_res->done_all_bytes[i] = x->apply_hop == A2_NO_HOP || g_res->applied[i] == x->bytes;
 }
 
 // In the child: build the stages, start the transfers, run to the end.
@@ -86,7 +91,7 @@ NetResult Simulate(uint32_t pkt_bytes, const std::vector<StageSpec> &stages,
     return r;
   };
   if (a2_code rc = a2k_init(&e)) return fail(rc);
-  if (a2_code rc = a2_net_create(pkt_bytes, &net, &e)) return fail(rc);
+  if (a2_code rc = a2_net_create(pkt_bytes, sizeof(int), &net, &e)) return fail(rc);
   std::vector<uint32_t> ids;
   for (size_t s = 0; s < stages.size(); s++) {
     uint32_t id;
@@ -105,7 +110,7 @@ NetResult Simulate(uint32_t pkt_bytes, const std::vector<StageSpec> &stages,
     x->apply_hop = xfers[i].apply_hop;
     x->on_apply = OnApply;
     x->on_done = OnDone;
-    x->tag[0] = i;
+    Index(x) = static_cast<int>(i);
     a2_xfer_start(net, x, xfers[i].start_ps);
   }
   if (a2_code rc = a2k_run(UINT64_MAX, &r.why, &e)) return fail(rc);
@@ -127,7 +132,8 @@ NetResult Simulate(uint32_t pkt_bytes, const std::vector<StageSpec> &stages,
   for (size_t i = 0; i < x.size(); i++)
     if (out->ndone[i] != 1 || !out->done_all_bytes[i])
       return ::testing::AssertionFailure()
-             << "transfer " << i << ": on_done called " << out->ndone[i] << " times";
+             << "transfer " << i << ": on_done called " << out->ndone[i] << " times, "
+             << (out->done_all_bytes[i] ? "" : "not ") << "after every byte was applied";
   return ::testing::AssertionSuccess();
 }
 
@@ -164,7 +170,7 @@ TEST(StageTest, ZeroBandwidthStageIsRefused) {
     a2_err e{};
     r.init_rc = a2k_init(&e);  // so that only the bandwidth check can refuse
     a2_net *net = nullptr;
-    if (r.init_rc || a2_net_create(4096, &net, &e)) return r;
+    if (r.init_rc || a2_net_create(4096, 0, &net, &e)) return r;
     uint32_t id = 999;
     r.zero_rc = a2_net_add_stage(net, A2_STAGE_LINK, 0, 100, 0, 1, &id, &e);
     snprintf(r.msg, sizeof r.msg, "%s", e.msg);

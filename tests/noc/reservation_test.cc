@@ -94,8 +94,13 @@ size_t g_next_issue;
 const std::vector<XferSpec> *g_specs;
 std::vector<uint32_t> *g_ids;
 
+// A transfer's context (a2_xfer_context): its index in the spec list.
+int &Index(a2_xfer *x) {
+  return *static_cast<int *>(a2_xfer_context(x));
+}
+
 void OnApply(a2_xfer *x, uint64_t off, uint32_t len) {
-  int i = static_cast<int>(x->tag[0]);
+  int i = Index(x);
   if (off != g_res->applied[i]) g_res->apply_in_order[i] = false;
   if (g_res->napply[i] == 0) g_res->first_apply_ps[i] = a2k_now_ps();
   g_res->last_apply_ps[i] = a2k_now_ps();
@@ -104,7 +109,7 @@ void OnApply(a2_xfer *x, uint64_t off, uint32_t len) {
 }
 
 void OnDone(a2_xfer *x, uint64_t t_done_ps) {
-  int i = static_cast<int>(x->tag[0]);
+  int i = Index(x);
   g_res->done_ps[i] = t_done_ps;
   g_res->done_now_ps[i] = a2k_now_ps();
   g_res->ndone[i]++;
@@ -120,7 +125,7 @@ void Observe(void *, uint32_t stage, uint64_t start, uint64_t end, uint32_t byte
 
 // The defer hook: the harness plays the owning core, finishing x at t.
 void Defer(void *, a2_xfer *x, uint64_t t) {
-  int i = static_cast<int>(x->tag[0]);
+  int i = Index(x);
   g_res->ndefer[i]++;
   g_res->defer_ps[i] = t;
   g_res->defer_now_ps[i] = a2k_now_ps();
@@ -133,7 +138,7 @@ void RunnerFn(void *) {
   while (!g_pending->empty() && g_pending->begin()->first <= now) {
     a2_xfer *x = g_pending->begin()->second;
     g_pending->erase(g_pending->begin());
-    g_res->finish_ps[x->tag[0]] = now;
+    g_res->finish_ps[Index(x)] = now;
     a2_xfer_finish(g_net, x);
   }
   if (!g_pending->empty()) a2k_wake_at(g_runner, g_pending->begin()->first);
@@ -150,7 +155,7 @@ bool StartXfer(size_t i) {
   x->apply_hop = s.apply_hop;
   x->on_apply = s.with_apply ? OnApply : nullptr;
   x->on_done = s.with_done ? OnDone : nullptr;
-  x->tag[0] = i;
+  Index(x) = static_cast<int>(i);
   a2_xfer_start(g_net, x, s.start_ps);
   return true;
 }
@@ -186,7 +191,7 @@ NetResult Simulate(Mode mode, uint32_t pkt_bytes, const std::vector<StageSpec> &
     return fail(A2_E_INTERNAL);
   }
   if (a2_code rc = a2k_init(&e)) return fail(rc);
-  if (a2_code rc = a2_net_create(pkt_bytes, &g_net, &e)) return fail(rc);
+  if (a2_code rc = a2_net_create(pkt_bytes, sizeof(int), &g_net, &e)) return fail(rc);
   if (mode == Mode::kReservation) a2_net_set_reservation(g_net, Defer, nullptr);
   for (size_t s = 0; s < stages.size(); s++) {
     uint32_t id;
@@ -484,7 +489,7 @@ TEST(ReservationReserve, ReturnsTheCompletionWithoutAnyEvent) {
     a2_err e{};
     a2_net *net = nullptr;
     static uint64_t defers = 0;
-    if ((r.rc = a2k_init(&e)) || (r.rc = a2_net_create(pkt, &net, &e))) return r;
+    if ((r.rc = a2k_init(&e)) || (r.rc = a2_net_create(pkt, 0, &net, &e))) return r;
     a2_net_set_reservation(
         net, [](void *, a2_xfer *, uint64_t) { defers++; }, nullptr);
     uint32_t ids[2];
@@ -537,7 +542,7 @@ TEST(ReservationReserve, TimingOnlyTransfersStartedNormallyAreRecycled) {
     ASSERT_TRUE(a2test::RunForked(&distinct[m], [m] {
       a2_err e{};
       a2_net *net = nullptr;
-      if (a2k_init(&e) || a2_net_create(4096, &net, &e)) return 0u;
+      if (a2k_init(&e) || a2_net_create(4096, 0, &net, &e)) return 0u;
       if (m == 1)
         a2_net_set_reservation(
             net, [](void *, a2_xfer *, uint64_t) {}, nullptr);

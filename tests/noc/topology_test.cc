@@ -53,7 +53,7 @@ TopoResult Build(a2_topology kind, uint32_t P, uint32_t group = 8, uint32_t widt
     return r;
   };
   if (a2_code rc = a2k_init(&e)) return fail(rc);
-  if (a2_code rc = a2_net_create(cfg.packet_bytes, &net, &e)) return fail(rc);
+  if (a2_code rc = a2_net_create(cfg.packet_bytes, 0, &net, &e)) return fail(rc);
   for (uint32_t i = 0; i < kPrefix; i++)
     if (a2_code rc = a2_net_add_stage(net, A2_STAGE_HBM, cfg.hbm_bw, 0, (int32_t)i, -1, &id, &e))
       return fail(rc);
@@ -228,11 +228,11 @@ TEST(TopologyTest, LinkStageCountPerTopology) {
 }  // namespace
 
 TEST(TopologyTest, TwoLevelStaysInsideAServerAndCrossesServersThroughNics) {
-  const uint32_t P = 8, G = 3; // servers {0,1,2} {3,4,5} {6,7}: the last is partial
+  const uint32_t P = 8, G = 3;  // servers {0,1,2} {3,4,5} {6,7}: the last is partial
   TopoResult r;
   ASSERT_TRUE(BuildForked(&r, A2_TOPO_TWO_LEVEL, P, G));
   EXPECT_STREQ(r.name, "two_level");
-  EXPECT_EQ(r.nstages - kPrefix, 3u * 2 + 3u * 2 + 2u * 1 + 2 * P); // intra links + NIC up/down
+  EXPECT_EQ(r.nstages - kPrefix, 3u * 2 + 3u * 2 + 2u * 1 + 2 * P);  // intra links + NIC up/down
   std::set<uint32_t> intra;
   for (uint32_t s = 0; s < P; s++)
     for (uint32_t d = 0; d < P; d++) {
