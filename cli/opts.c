@@ -23,7 +23,8 @@ static const char run_usage[] =
     "  --dtype T          element type: fp32 (default), fp16\n"
     "  --root R           root rank of broadcast-style collectives (default 0)\n"
     "  --cores C          vector cores per rank (default 1)\n"
-    "  --config FILE      YAML config (default: the built-in copy of " A2_DEFAULT_CONFIG ")\n"
+    "  --config FILE      YAML config (default: the built-in copy of " A2_DEFAULT_CONFIG
+    ")\n"
     "  --set KEY=VALUE    override one config key, e.g. interconnect.link.bandwidth=56GB/s\n"
     "  --seed S           seed of the input pattern (default 1)\n"
     "  --max-sim-time T   stop a run that exceeds T simulated time (e.g. 10ms) and report\n"
@@ -65,12 +66,16 @@ static int parse_devices(const char *s, a2_run_opts *o) {
   for (uint32_t i = 0; i < n; i++) {
     char *end;
     if (*p < '0' || *p > '9')
-      return a2_cmd_usage_error("-d", "expected a comma-separated list of device numbers such "
-                                      "as 0,1,2,3, got '%s'", s);
+      return a2_cmd_usage_error("-d",
+                                "expected a comma-separated list of device numbers such "
+                                "as 0,1,2,3, got '%s'",
+                                s);
     unsigned long v = strtoul(p, &end, 10);
     if ((*end != ',' && *end != '\0') || v > 1048575)
-      return a2_cmd_usage_error("-d", "expected a comma-separated list of device numbers such "
-                                      "as 0,1,2,3, got '%s'", s);
+      return a2_cmd_usage_error("-d",
+                                "expected a comma-separated list of device numbers such "
+                                "as 0,1,2,3, got '%s'",
+                                s);
     o->devices[i] = (uint32_t)v;
     p = end + (*end == ',');
   }
@@ -103,26 +108,57 @@ static int parse_choice(const char *flag, const char *s, const char *const *name
 }
 
 int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
-  enum { O_ALGO = 256, O_RANKS, O_SIZE, O_CONFIG, O_SET, O_SEED, O_JSON, O_MAXT, O_HELP,
-         O_TRACE, O_OP, O_DTYPE, O_ROOT, O_CORES, O_NORACE, O_TIMELINE, O_TRACE_ALIAS, O_PROFILE, O_NODATA, O_RACEMEM, O_MAXEV, O_MEMLIM };
-  static const struct option longs[] = {
-      {"algo", required_argument, 0, O_ALGO},         {"devices", required_argument, 0, 'd'},
-      {"ranks", required_argument, 0, O_RANKS},       {"size", required_argument, 0, O_SIZE},
-      {"config", required_argument, 0, O_CONFIG},     {"set", required_argument, 0, O_SET},
-      {"seed", required_argument, 0, O_SEED},         {"json", no_argument, 0, O_JSON},
-      {"max-sim-time", required_argument, 0, O_MAXT}, {"help", no_argument, 0, O_HELP},
-      {"trace-file", required_argument, 0, O_TRACE},  {"op", required_argument, 0, O_OP},
-      {"dtype", required_argument, 0, O_DTYPE},       {"root", required_argument, 0, O_ROOT},
-      {"cores", required_argument, 0, O_CORES},       {"output", required_argument, 0, 'o'},
-      {"no-race-check", no_argument, 0, O_NORACE},    {"timeline", required_argument, 0, O_TIMELINE},
-      {"trace", required_argument, 0, O_TRACE_ALIAS},
-      {"profile", no_argument, 0, O_PROFILE},        {"no-data", no_argument, 0, O_NODATA},
-      {"race-memory", required_argument, 0, O_RACEMEM},
-      {"max-events", required_argument, 0, O_MAXEV},  {"mem-limit", required_argument, 0, O_MEMLIM},
-      {0, 0, 0, 0}};
+  enum {
+    O_ALGO = 256,
+    O_RANKS,
+    O_SIZE,
+    O_CONFIG,
+    O_SET,
+    O_SEED,
+    O_JSON,
+    O_MAXT,
+    O_HELP,
+    O_TRACE,
+    O_OP,
+    O_DTYPE,
+    O_ROOT,
+    O_CORES,
+    O_NORACE,
+    O_TIMELINE,
+    O_TRACE_ALIAS,
+    O_PROFILE,
+    O_NODATA,
+    O_RACEMEM,
+    O_MAXEV,
+    O_MEMLIM
+  };
+  static const struct option longs[] = {{"algo", required_argument, 0, O_ALGO},
+                                        {"devices", required_argument, 0, 'd'},
+                                        {"ranks", required_argument, 0, O_RANKS},
+                                        {"size", required_argument, 0, O_SIZE},
+                                        {"config", required_argument, 0, O_CONFIG},
+                                        {"set", required_argument, 0, O_SET},
+                                        {"seed", required_argument, 0, O_SEED},
+                                        {"json", no_argument, 0, O_JSON},
+                                        {"max-sim-time", required_argument, 0, O_MAXT},
+                                        {"help", no_argument, 0, O_HELP},
+                                        {"trace-file", required_argument, 0, O_TRACE},
+                                        {"op", required_argument, 0, O_OP},
+                                        {"dtype", required_argument, 0, O_DTYPE},
+                                        {"root", required_argument, 0, O_ROOT},
+                                        {"cores", required_argument, 0, O_CORES},
+                                        {"output", required_argument, 0, 'o'},
+                                        {"no-race-check", no_argument, 0, O_NORACE},
+                                        {"timeline", required_argument, 0, O_TIMELINE},
+                                        {"trace", required_argument, 0, O_TRACE_ALIAS},
+                                        {"profile", no_argument, 0, O_PROFILE},
+                                        {"no-data", no_argument, 0, O_NODATA},
+                                        {"race-memory", required_argument, 0, O_RACEMEM},
+                                        {"max-events", required_argument, 0, O_MAXEV},
+                                        {"mem-limit", required_argument, 0, O_MEMLIM},
+                                        {0, 0, 0, 0}};
   const char *ops[A2_REDUCE_OPS];
   for (int i = 0; i < A2_REDUCE_OPS; i++) ops[i] = a2_reduce_name((a2_reduce_op)i);
-  static const char *const dtypes[] = {"fp32", "fp16"};
   *o = (a2_run_opts){.size_bytes = 256, .seed = 1, .cores = 1, .max_sim_ps = UINT64_MAX};
   bool have_d = false, have_ranks = false, have_size = false, have_coll_flag = false;
   bool noted_alias = false;
@@ -164,8 +200,9 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       break;
     case O_DTYPE:
       have_coll_flag = true;
-      rc = parse_choice("--dtype", optarg, dtypes, 2, &choice);
-      o->dtype = choice ? A2_FP16 : A2_FP32;
+      /* the element types a collective is generated for: a2_dtype's first two */
+      rc = parse_choice("--dtype", optarg, a2_dtype_names, A2_FP16 + 1, &choice);
+      o->dtype = (a2_dtype)choice;
       break;
     case O_ROOT:
       have_coll_flag = true;
@@ -195,8 +232,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       run_only = "--max-events";
       if (a2_parse_quantity(optarg, A2_UNIT_COUNT, &o->max_events, why, sizeof why) ||
           o->max_events == 0)
-        return a2_cmd_usage_error("--max-events", "expected a positive integer, got '%s'",
-                                  optarg);
+        return a2_cmd_usage_error("--max-events", "expected a positive integer, got '%s'", optarg);
       break;
     }
     case O_RACEMEM:
@@ -247,10 +283,8 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     if (rc) return rc;
   }
   if (optind < argc) return a2_cmd_usage_error(argv[optind], "unexpected argument");
-  if (cmd == A2_CMD_RUN && gen_only)
-    return a2_cmd_usage_error(gen_only, "only for a2a3sim gen");
-  if (cmd == A2_CMD_GEN && run_only)
-    return a2_cmd_usage_error(run_only, "not for a2a3sim gen");
+  if (cmd == A2_CMD_RUN && gen_only) return a2_cmd_usage_error(gen_only, "only for a2a3sim gen");
+  if (cmd == A2_CMD_GEN && run_only) return a2_cmd_usage_error(run_only, "not for a2a3sim gen");
   if (o->algo && o->trace_file)
     return a2_cmd_usage_error("--trace-file", "use --algo or --trace-file, not both");
   if (!o->algo && !o->trace_file)

@@ -3,22 +3,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const a2_dtype_names[A2_DTYPE_COUNT] = {
+    [A2_FP32] = "fp32",
+    [A2_FP16] = "fp16",
+    [A2_INT32] = "int32",
+};
+
+const char *const a2_op_names[A2_OP_COUNT_] = {
+    [A2_OP_LOAD] = "load",         [A2_OP_STORE] = "store",
+    [A2_OP_RLOAD] = "remote_load", [A2_OP_RSTORE] = "remote_store",
+    [A2_OP_NOTIFY] = "notify",     [A2_OP_WAIT] = "wait",
+    [A2_OP_VADD] = "vadd",         [A2_OP_VMAX] = "vmax",
+    [A2_OP_VMIN] = "vmin",         [A2_OP_VMUL] = "vmul",
+    [A2_OP_COMPUTE] = "compute",   [A2_OP_PUT] = "put",
+    [A2_OP_GET] = "get",
+};
+
 const char *a2_dtype_name(a2_dtype t) {
-  switch (t) {
-  case A2_FP32: return "fp32";
-  case A2_FP16: return "fp16";
-  case A2_INT32: return "int32";
-  }
-  return "?";
+  return (unsigned)t < A2_DTYPE_COUNT ? a2_dtype_names[t] : "?";
 }
 
-static const char *const op_names[A2_OP_COUNT_] = {
-    "load", "store", "remote_load", "remote_store", "notify", "wait",
-    "vadd", "vmax",  "vmin",        "vmul",         "compute", "put", "get"};
-
 static const char *const golden_names[A2_GOLDEN_KINDS] = {
-    "none",           "allreduce",  "broadcast", "allgather",
-    "reduce_scatter", "all_to_all", "bcast_allreduce_allgather"};
+    "none",
+    "allreduce",
+    "broadcast",
+    "allgather",
+    "reduce_scatter",
+    "all_to_all",
+    "bcast_allreduce_allgather",
+};
 static const char *const reduce_names[A2_REDUCE_OPS] = {"sum", "max", "min", "prod"};
 
 const char *a2_golden_name(a2_golden_kind k) {
@@ -29,7 +42,9 @@ const char *a2_reduce_name(a2_reduce_op op) {
   return (unsigned)op < A2_REDUCE_OPS ? reduce_names[op] : "?";
 }
 
-const char *a2_op_name(a2_opcode op) { return op < A2_OP_COUNT_ ? op_names[op] : "?"; }
+const char *a2_op_name(a2_opcode op) {
+  return (unsigned)op < A2_OP_COUNT_ ? a2_op_names[op] : "?";
+}
 
 /* splitmix64: a well-mixed hash of (seed, rank, index). */
 static uint64_t mix(uint64_t x) {
@@ -51,8 +66,8 @@ a2_code a2_kernel_init(a2_kernel *k, uint32_t nranks, uint32_t ncores, a2_err *e
   k->ncores = ncores;
   k->progs = calloc((size_t)nranks * ncores, sizeof *k->progs);
   if (!k->progs)
-    return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for %u x %u programs",
-                      nranks, ncores);
+    return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for %u x %u programs", nranks,
+                      ncores);
   return A2_OK;
 }
 

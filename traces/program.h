@@ -18,10 +18,12 @@ extern "C" {
 #endif
 
 typedef enum { A2_FP32 = 0, A2_FP16 = 1, A2_INT32 = 2 } a2_dtype;
+#define A2_DTYPE_COUNT 3
 /* Bytes per element (inline: validation asks for it per instruction). */
 static inline uint32_t a2_dtype_size(a2_dtype t) {
   return t == A2_FP16 ? 2u : 4u;
 }
+/* Its name ("fp32"; "?" when out of range). */
 const char *a2_dtype_name(a2_dtype t);
 
 /* Where a buffer lives. TENSOR: private GM of each rank (inputs/outputs);
@@ -48,31 +50,38 @@ typedef struct {
 } a2_tile_decl;
 
 typedef enum {
-  A2_OP_LOAD = 0,    /* tile[0:len] <- buf[off:off+len] (local tensor/window) */
-  A2_OP_STORE,       /* buf[off:off+len] <- tile[0:len] (local tensor/window) */
-  A2_OP_RLOAD,       /* tile[0:len] <- window@peer[off:off+len] */
-  A2_OP_RSTORE,      /* window@peer[off:off+len] <- tile (mode PLAIN or ATOMIC_ADD) */
-  A2_OP_NOTIFY,      /* signal@peer cell at off: SET or ADD value (drains the core first) */
-  A2_OP_WAIT,        /* block until local signal cell at off is EQ / GE value */
-  A2_OP_VADD,        /* tile <- tile_a + tile_b over len bytes */
+  A2_OP_LOAD = 0, /* tile[0:len] <- buf[off:off+len] (local tensor/window) */
+  A2_OP_STORE,    /* buf[off:off+len] <- tile[0:len] (local tensor/window) */
+  A2_OP_RLOAD,    /* tile[0:len] <- window@peer[off:off+len] */
+  A2_OP_RSTORE,   /* window@peer[off:off+len] <- tile (mode PLAIN or ATOMIC_ADD) */
+  A2_OP_NOTIFY,   /* signal@peer cell at off: SET or ADD value (drains the core first) */
+  A2_OP_WAIT,     /* block until local signal cell at off is EQ / GE value */
+  A2_OP_VADD,     /* tile <- tile_a + tile_b over len bytes */
   A2_OP_VMAX,
   A2_OP_VMIN,
   A2_OP_VMUL,
-  A2_OP_COMPUTE,     /* opaque delay of value cycles on the vector pipe */
-  A2_OP_PUT,         /* window@peer[off:off+len] <- buf2[off2:off2+len] (DMA engine) */
-  A2_OP_GET,         /* buf[off:off+len] <- window@peer[off2:off2+len] (DMA engine) */
+  A2_OP_COMPUTE, /* opaque delay of value cycles on the vector pipe */
+  A2_OP_PUT,     /* window@peer[off:off+len] <- buf2[off2:off2+len] (DMA engine) */
+  A2_OP_GET,     /* buf[off:off+len] <- window@peer[off2:off2+len] (DMA engine) */
   A2_OP_COUNT_
 } a2_opcode;
+/* Its name ("remote_load"; "?" when out of range). */
 const char *a2_op_name(a2_opcode op);
 
+/* The names of the opcodes and element types, indexed by a2_opcode and
+ * a2_dtype: the one table of each, which the trace format, the CLI and
+ * reports use. */
+extern const char *const a2_op_names[A2_OP_COUNT_];
+extern const char *const a2_dtype_names[A2_DTYPE_COUNT];
+
 enum {
-  A2_MODE_PLAIN = 0, /* rstore: plain write */
+  A2_MODE_PLAIN = 0,      /* rstore: plain write */
   A2_MODE_ATOMIC_ADD = 1, /* rstore: element-wise atomic add */
-  A2_MODE_SET = 0,   /* notify: cell = value */
-  A2_MODE_ADD = 1,   /* notify: cell += value */
-  A2_MODE_EQ = 0,    /* wait: cell == value */
-  A2_MODE_GE = 1,    /* wait: cell >= value */
-  A2_MODE_PIPELINE = 1 /* put/get with chunk > 0: two chunks in flight (double buffering) */
+  A2_MODE_SET = 0,        /* notify: cell = value */
+  A2_MODE_ADD = 1,        /* notify: cell += value */
+  A2_MODE_EQ = 0,         /* wait: cell == value */
+  A2_MODE_GE = 1,         /* wait: cell >= value */
+  A2_MODE_PIPELINE = 1    /* put/get with chunk > 0: two chunks in flight (double buffering) */
 };
 
 typedef struct {
@@ -172,7 +181,7 @@ typedef struct a2_kernel {
   char algo[A2_NAME_MAX]; /* "" for a hand-written trace */
   uint64_t size_bytes;    /* N of the collective (bytes per rank) */
   uint32_t root;
-  uint32_t op;            /* a2_reduce_op */
+  uint32_t op; /* a2_reduce_op */
   a2_dtype dtype;
   /* 1 when instr.line is a line of a trace file (reports say "line"), 0 when
    * it is a generator step ("step"). */

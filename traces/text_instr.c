@@ -139,7 +139,7 @@ static a2_code operands(a2t_parser *p, a2t_stmt *st, const char *op) {
 a2_code a2t_parse_instr(a2t_parser *p, a2_opcode op, uint32_t *s) {
   a2t_stmt st = {.kind = ST_INSTR, .op = (uint8_t)op, .line = p->cur.line, .col = p->cur.col};
   for (int i = 0; i < 5; i++) st.e[i] = A2T_NONE;
-  const char *name = a2t_instr_words[op];
+  const char *name = a2_op_names[op];
   a2_code rc = a2t_next(p);
   if (!rc) rc = operands(p, &st, name);
   if (rc) return rc;

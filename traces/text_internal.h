@@ -283,9 +283,9 @@ a2_code a2t_eval(const a2t_ast *a, uint32_t e, const int64_t *env, const char *n
 
 /* Top-level declarations (text_decl.c); the current token is the keyword. */
 a2_code a2t_parse_decl(a2t_parser *p, int kw);
-/* Keyword tables shared by the parser's dispatch and its suggestions. */
-extern const char *const a2t_decl_words[];  /* NULL-terminated; index = kw for parse_decl */
-extern const char *const a2t_instr_words[]; /* index = a2_opcode */
+/* The declaration keywords, shared by the parser's dispatch and its
+ * suggestions (instructions are a2_op_names, traces/program.h). */
+extern const char *const a2t_decl_words[]; /* NULL-terminated; index = kw for parse_decl */
 /* The word of `words` closest to (s, n), or NULL when none is close. */
 const char *a2t_suggest(const char *s, size_t n, const char *const *words, size_t nwords);
 

@@ -8,13 +8,6 @@
 const char *const a2t_decl_words[] = {"kernel", "ranks",  "cores", "seed",   "let",  "tensor",
                                       "window", "signal", "tile",  "golden", "card", NULL};
 
-/* Same order as a2_opcode. */
-const char *const a2t_instr_words[] = {"load",    "store", "remote_load", "remote_store", "notify",
-                                       "wait",    "vadd",  "vmax",        "vmin",         "vmul",
-                                       "compute", "put",   "get"};
-_Static_assert(sizeof a2t_instr_words / sizeof a2t_instr_words[0] == A2_OP_COUNT_,
-               "one instruction word per opcode");
-
 /* Optimal string alignment distance (edits incl. one transposition); names
  * are at most A2_NAME_MAX - 1 characters, longer inputs are never close. */
 static int distance(const char *a, size_t n, const char *b) {
@@ -93,8 +86,7 @@ static int word_of(const a2t_tok *t, const char *const *w, int n) {
 }
 
 a2_code a2t_parse_dtype(a2t_parser *p, a2_dtype *t) {
-  static const char *const w[] = {"fp32", "fp16", "int32"}; /* = a2_dtype */
-  int i = word_of(&p->cur, w, 3);
+  int i = word_of(&p->cur, a2_dtype_names, A2_DTYPE_COUNT);
   if (i < 0) return a2t_expected(p, "an element type (fp32, fp16 or int32)");
   *t = (a2_dtype)i;
   return a2t_next(p);

@@ -309,12 +309,12 @@ static a2_code parse_stmt(a2t_parser *p, uint32_t *s, uint32_t *min_instrs) {
     return a2t_fail(p, t.line, t.col,
                     "'%.*s' is a declaration: declarations go before the first 'program'", (int)t.n,
                     t.s);
-  int op = word_index(&t, a2t_instr_words, A2_OP_COUNT_);
+  int op = word_index(&t, a2_op_names, A2_OP_COUNT_);
   if (op >= 0) {
     *min_instrs = 1;
     return a2t_parse_instr(p, (a2_opcode)op, s);
   }
-  const char *near = a2t_suggest(t.s, t.n, a2t_instr_words, A2_OP_COUNT_);
+  const char *near = a2t_suggest(t.s, t.n, a2_op_names, A2_OP_COUNT_);
   if (!near) near = a2t_suggest(t.s, t.n, control, sizeof control / sizeof control[0]);
   if (near)
     return a2t_fail(p, t.line, t.col, "unknown instruction '%.*s' (did you mean '%s'?)", (int)t.n,
@@ -381,7 +381,7 @@ static a2_code parse_top(a2t_parser *p) {
     } else if (a2t_tok_is(&t, "else")) {
       return a2t_fail(p, t.line, t.col, "'else' without 'if'");
     } else if (a2t_tok_is(&t, "for") || a2t_tok_is(&t, "if") ||
-               word_index(&t, a2t_instr_words, A2_OP_COUNT_) >= 0) {
+               word_index(&t, a2_op_names, A2_OP_COUNT_) >= 0) {
       return a2t_fail(p, t.line, t.col,
                       "'%.*s' outside a program block (put it between "
                       "'program' and 'end')",

@@ -3,6 +3,7 @@
 // buffer's type, signal cells become 4-byte offsets, modes and peers.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "trace_util.h"
@@ -184,6 +185,27 @@ TEST(TraceInstrTest, ValueErrorsPointAtTheExpression) {
   EXPECT_TRUE(at("wait s[-1] eq 1", 10, "cell -1 is negative"));
   EXPECT_TRUE(at("notify s@4_294_967_296[0] add 1", 12, "peer 4294967296 is outside"));
   EXPECT_TRUE(at("put h@1[0:4], f[0] chunk 4_000_000_000", 28, "chunk 4000000000 is too large"));
+}
+
+// The one table of names (traces/program.h) that the parser, the writer,
+// the CLI and reports use: every opcode and element type has a name of its
+// own.
+TEST(NamesTest, EveryOpcodeAndElementTypeHasItsOwnName) {
+  std::set<std::string> ops, dtypes;
+  for (int i = 0; i < A2_OP_COUNT_; i++) {
+    ASSERT_NE(a2_op_names[i], nullptr) << "opcode " << i;
+    EXPECT_STREQ(a2_op_name(static_cast<a2_opcode>(i)), a2_op_names[i]);
+    ops.insert(a2_op_names[i]);
+  }
+  EXPECT_EQ(ops.size(), static_cast<size_t>(A2_OP_COUNT_));
+  for (int i = 0; i < A2_DTYPE_COUNT; i++) {
+    ASSERT_NE(a2_dtype_names[i], nullptr) << "dtype " << i;
+    EXPECT_STREQ(a2_dtype_name(static_cast<a2_dtype>(i)), a2_dtype_names[i]);
+    dtypes.insert(a2_dtype_names[i]);
+  }
+  EXPECT_EQ(dtypes.size(), static_cast<size_t>(A2_DTYPE_COUNT));
+  EXPECT_STREQ(a2_op_name(A2_OP_COUNT_), "?");
+  EXPECT_STREQ(a2_dtype_name(static_cast<a2_dtype>(A2_DTYPE_COUNT)), "?");
 }
 
 }  // namespace
