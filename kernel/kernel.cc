@@ -43,6 +43,8 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
+#include "common/prefetch.h"
+
 namespace {
 
 constexpr uint64_t kNever = UINT64_MAX;
@@ -50,8 +52,9 @@ constexpr uint64_t kNever = UINT64_MAX;
 // What an sc_event::notify would have left pending for a process.
 enum Pending : uint32_t { NONE = 0, DELTA = 1, TIMED = 2 };
 
-// Everything the shim keeps of a process, on one cache line: waking it and
-// hinting it read the same line (at scale, one miss instead of two).
+// Everything the shim keeps of a process, on one line: waking it and
+// hinting it read that line only (docs/architecture.md, "Layout and
+// prefetch rules").
 struct alignas(64) Proc {
   uint64_t due;  // time of the live heap entry when TIMED
   uint32_t gen;  // generation of the live heap entry when TIMED
@@ -76,11 +79,11 @@ std::vector<Proc> g_procs;
 std::vector<uint32_t> g_delta;   // processes with a delta wake-up, in order
 std::vector<uint32_t> g_prerel;  // triggered at a run's bound, not yet run
 
-std::vector<uint32_t> g_run;     // released by the last dispatcher, in run order
-size_t g_cur = 0;                // g_run[g_cur] runs next
-bool g_hinting = false;          // some process has a hint: keep g_run
-uint64_t g_now = 0;              // == sc_time_stamp() whenever C code runs
-uint64_t g_sched = kNever;       // pending time of g_timed_ev
+std::vector<uint32_t> g_run;  // released by the last dispatcher, in run order
+size_t g_cur = 0;             // g_run[g_cur] runs next
+bool g_hinting = false;       // some process has a hint: keep g_run
+uint64_t g_now = 0;           // == sc_time_stamp() whenever C code runs
+uint64_t g_sched = kNever;    // pending time of g_timed_ev
 sc_core::sc_event *g_timed_ev = nullptr;
 sc_core::sc_event *g_delta_ev = nullptr;
 uint64_t g_activations = 0;
@@ -232,9 +235,8 @@ inline void take_due(F &&release) {
 // scheduling state is at 128-360 of its object, the sc_object part before
 // it).
 inline void prefetch_sc(const Proc &h) {
-  for (int i = 0; i < 2; i++)
-    __builtin_prefetch(reinterpret_cast<const char *>(h.ev) + 40 + 64 * i);
-  for (int i = 0; i < 7; i++) __builtin_prefetch(static_cast<const char *>(h.obj) + 64 * i);
+  for (int i = 0; i < 2; i++) a2_prefetch(reinterpret_cast<const char *>(h.ev) + 40 + 64 * i);
+  for (int i = 0; i < 7; i++) a2_prefetch(static_cast<const char *>(h.obj) + 64 * i);
 }
 
 inline void hint(size_t i, int level) {

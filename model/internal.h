@@ -37,9 +37,8 @@
 #define A2_RECENT_STAGES 16
 enum { ST_MTE_IN = 0, ST_MTE_OUT, ST_HBM, ST_OWN }; /* a core's own stages, in a2_core.stages */
 
-/* What dispatch writes and the pipes read for every instruction: one cache
- * line (a run at scale touches thousands of cores' windows in turn, so the
- * bytes per instruction are what it pays for). */
+/* A window slot: what dispatch writes and the pipes read for every
+ * instruction, one line (docs/architecture.md, "Layout and prefetch rules"). */
 typedef struct {
   a2_instr in;             /* a copy: streamed programs do not keep dispatched instructions */
   uint8_t dep[A2_MAXDEPS]; /* dependencies, as distances back (seq - dep, 1..A2_WIN-1);
@@ -61,9 +60,11 @@ typedef struct {
   uint64_t r[NPIPES]; /* seq + 1 of the last reader per pipe */
 } a2_tile_state;
 
+/* A vector core. Its fields are ordered by what an activation touches
+ * (docs/architecture.md, "Layout and prefetch rules"): first the scalars
+ * every activation reads and writes, down to `done` the lines the kernel's
+ * hint prefetches first. */
 typedef struct a2_core {
-  /* Scalars every activation reads and writes first, together: a run at
-   * scale reaches each core's state from cold cache. */
   struct a2_sim *sim;
   a2_program *prog;    /* materialised: the whole program; streamed: &batch */
   uint64_t pc;         /* index in the program of the next instruction to dispatch */
@@ -104,16 +105,10 @@ typedef struct a2_core {
   a2_tile_state *tiles;
   uint64_t *buf_w; /* per buffer: seq + 1 of this core's last local write */
   uint8_t *ub;     /* tile storage */
-  /* The storage slot of in-window sequence number seq is at[seq % A2_WIN]
-   * (a2_slot_of): dispatch takes the lowest free one, so that a core with a
-   * few instructions in flight keeps reusing the same few lines. Indexed by
-   * seq % A2_WIN itself, a slot's lines came back only every A2_WIN
-   * instructions, after every other core's had passed through the cache:
-   * at a thousand ranks each window write was a last-level miss. */
+  /* the storage slot of in-window sequence number seq is at[seq % A2_WIN]
+   * (a2_slot_of): dispatch takes the lowest free one */
   uint8_t at[A2_WIN];
-  /* its share of its rank's counters (a2_rank_stats, summed at the end of
-   * a run): here, among the lines every activation has, rather than a line
-   * of their own */
+  /* its share of its rank's counters (a2_rank_stats, summed at the end of a run) */
   struct {
     uint64_t remote_read_bytes, remote_write_bytes, remote_ops, notifies, waits;
   } cnt;
@@ -122,10 +117,8 @@ typedef struct a2_core {
   _Alignas(64) a2_slot win[A2_WIN];
   a2_slot_ext ext[A2_WIN];
   /* a streamed program's batch: refilled in the sim's scratch, and what is
-   * left of it at the end of an activation in batch_v, in the core, on its
-   * huge pages (a heap block per core was a TLB miss per activation at
-   * scale); both are lent to the program source, which moves the batch to
-   * the heap if it outgrows them */
+   * left of it at the end of an activation in batch_v; both are lent to the
+   * program source, which moves the batch to the heap if it outgrows them */
   a2_program batch;
   a2_instr batch_v[A2_CORE_BATCH];
 } a2_core;
@@ -155,10 +148,9 @@ struct a2_sim {
   bool no_data;         /* timing-only: payload buffers and tiles are not allocated */
   a2_code run_rc;       /* first error raised during the run (a program source) */
   a2_err run_err;
-  /* Where a core's streamed batch is refilled (only one core runs at a
-   * time): hot in cache, unlike each core's own batch_v at scale. What the
-   * core has not dispatched when its activation ends moves to batch_v
-   * (core.c, keep_rest); usually that is the wait the batch ended on. */
+  /* where a core's streamed batch is refilled (only one core runs at a
+   * time); what the core has not dispatched when its activation ends moves
+   * to its batch_v (core.c, keep_rest): usually the wait the batch ended on */
   a2_instr scratch[A2_CORE_BATCH];
 };
 
@@ -167,9 +159,8 @@ static inline uint32_t a2_slot_of(const a2_core *c, uint64_t seq) {
   return c->at[seq % A2_WIN];
 }
 
-/* Rank's copy of buffer buf, or NULL when not allocated (timing-only). From
- * the block and its stride, not a per-rank table: at scale a table row is
- * one more cache miss per signal read. */
+/* Rank's copy of buffer buf, or NULL when not allocated (timing-only): at
+ * rank times the buffer's stride in its block. */
 static inline uint8_t *a2_mem(const struct a2_sim *s, uint32_t rank, uint32_t buf) {
   uint8_t *m = s->buf_mem[buf];
   return m ? m + (size_t)rank * s->buf_stride[buf] : NULL;

@@ -268,8 +268,8 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   if (c->ahead && !c->sim->race && !c->sim->obs) {
     /* Reservation timing, nothing else to hand over: the landing needs only
      * the cell and the value, so the transfer is recycled now and the peer's
-     * core gets them as its event (a2_notify_land). Carried to the landing,
-     * the transfer's lines were cold again by then at thousands of ranks. */
+     * core gets them as its event (a2_notify_land), not the transfer, whose
+     * lines are cold again by then at scale. */
     x->lands = 1;
     uint64_t t_land = start(c, x, t);
     a2_core *r = a2_notify_runner(c, peer);

@@ -355,10 +355,9 @@ static void list_prune(a2_stage *st, uint64_t now) {
   } else if (live <= 1) {
     /* In the heap array: a list of one goes back in place (room for two
      * more there), one of up to 16 moves to the array's start, so that the
-     * stage keeps using the same few lines (left to slide along the array,
-     * its lines came back only after the whole array, and at scale every
-     * append was a cache miss); a longer one slides until half of the
-     * array is past. */
+     * stage keeps using the same few lines (docs/architecture.md, "Layout
+     * and prefetch rules"); a longer one slides until half of the array is
+     * past. */
     memcpy(st->inl, st->iv + h, live * sizeof *st->iv);
     st->iv = st->inl;
     st->icap = INL;
