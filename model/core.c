@@ -277,6 +277,8 @@ static uint64_t ready_at(const a2_core *c, const a2_slot *sl, uint64_t seq) {
   return t;
 }
 
+/* A vector op on the vector pipe, serialised there (docs/timing-model.md):
+ *   V(n) = (startup_cycles + ceil(n / bytes_per_cycle)) * cycle,  compute K: K * cycle */
 static void start_vector(a2_core *c, const a2_instr *in, uint32_t slot, uint64_t now) {
   /* now: when it may start (later than the present when started ahead) */
   const a2_config *cfg = c->sim->cfg;
@@ -286,7 +288,7 @@ static void start_vector(a2_core *c, const a2_instr *in, uint32_t slot, uint64_t
   else
     cycles = cfg->vec_startup_cycles +
              (in->len + cfg->vec_bytes_per_cycle - 1) / cfg->vec_bytes_per_cycle;
-  uint64_t start = c->vec_free_ps > now ? c->vec_free_ps : now;
+  uint64_t start = c->vec_free_ps > now ? c->vec_free_ps : now; /* max(ready, pipe free) */
   c->vec_free_ps = start + cycles * c->sim->cycle_ps;
   if (in->op != A2_OP_COMPUTE && !c->sim->no_data) a2_vector_apply(c, in);
   c->done[slot] = c->vec_free_ps;
