@@ -85,7 +85,8 @@ typedef struct {
 
 /* Create an empty network (no stages yet): pkt_bytes is the packet size,
  * ctx_bytes the size of the caller's context of each transfer
- * (a2_xfer_context). Fails (A2_E_NOMEM) when out of memory. */
+ * (a2_xfer_context), at most 32768 (A2_E_INTERNAL beyond). A2_E_NOMEM when
+ * out of memory. */
 a2_code a2_net_create(uint32_t pkt_bytes, size_t ctx_bytes, a2_net **out, a2_err *err);
 void a2_net_free(a2_net *n);
 
@@ -112,10 +113,11 @@ uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops);
 /* Start x: its first packet is ready at the first stage at t_ps (>= now).
  * Returns, under reservation timing, when its last packet leaves the path
  * (for x->lands: when it starts service at apply_hop; UINT64_MAX under
- * packet timing: not known yet). A transfer with nothing to do later (no
- * on_done, nothing left to apply - e.g. a request whose reply can then be
- * started at once) is recycled before it returns; any other is recycled
- * after its on_done returns (packet timing) or in a2_xfer_finish. */
+ * packet timing: not known yet). Under packet timing x is recycled when its
+ * last packet leaves the path, after on_done. Under reservation timing a
+ * transfer with nothing to do later (no on_done, nothing left to apply -
+ * e.g. a request whose reply can then be started at once) is recycled
+ * before this returns, any other in a2_xfer_finish. */
 uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
 
 /* Reservation timing (config interconnect.timing: reservation). Call right

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -186,6 +187,33 @@ TEST(StageTest, ZeroBandwidthStageIsRefused) {
   EXPECT_EQ(res.count_after_zero, 0u);
   EXPECT_EQ(res.ok_rc, A2_OK);  // 1 B/s is a valid (slow) stage
   EXPECT_EQ(res.count_after_ok, 1u);
+}
+
+// The caller's context (a2_xfer_context): up to 32768 bytes per transfer,
+// each transfer's its own, apart from the caller's fields; more is refused.
+TEST(StageTest, EachTransferHasItsOwnContextOfTheAskedSize) {
+  a2_err e{};
+  a2_net *net = nullptr;
+  EXPECT_EQ(a2_net_create(4096, 32769, &net, &e), A2_E_INTERNAL);
+  EXPECT_NE(std::string(e.msg).find("at most 32768"), std::string::npos) << e.msg;
+  ASSERT_EQ(a2_net_create(4096, 32768, &net, &e), A2_OK) << e.msg;
+  a2_xfer *x = a2_xfer_alloc(net), *y = a2_xfer_alloc(net);
+  ASSERT_TRUE(x && y);
+  EXPECT_EQ(x->apply_hop, A2_NO_HOP);
+  EXPECT_EQ(x->bytes, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a2_xfer_context(x)) % A2_XFER_CONTEXT_ALIGN, 0u);
+  x->bytes = 7;
+  x->apply_hop = 3;
+  y->bytes = 9;
+  memset(a2_xfer_context(x), 0xab, 32768);
+  memset(a2_xfer_context(y), 0xcd, 32768);
+  const unsigned char *cx = static_cast<const unsigned char *>(a2_xfer_context(x));
+  EXPECT_EQ(cx[0], 0xab);
+  EXPECT_EQ(cx[32767], 0xab);
+  EXPECT_EQ(x->bytes, 7u);  // neither context reached the fields
+  EXPECT_EQ(x->apply_hop, 3);
+  EXPECT_EQ(y->bytes, 9u);
+  a2_net_free(net);
 }
 
 // n <= packet size: one packet, done at start + ceil(n * 1e12 / B) + L.
