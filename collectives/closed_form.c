@@ -6,7 +6,7 @@
  * (N <= chunk tile); otherwise the functions return 0 ("no closed form"). */
 #include <stdbool.h>
 
-#include "collectives/allreduce.h"
+#include "collectives/generators.h"
 
 typedef struct {
   uint64_t bw, lat;
@@ -22,7 +22,9 @@ static uint64_t ser(uint64_t n, uint64_t bw) {
   return (uint64_t)(t / bw);
 }
 
-static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t max64(uint64_t a, uint64_t b) {
+  return a > b ? a : b;
+}
 
 /* A transfer of n bytes through stages st[0..m): packets of at most
  * packet_size; packet j leaves stage x at
@@ -50,7 +52,9 @@ static uint64_t t_store(const prims *P, uint64_t n) {
   return pipe(P, n, s, 2);
 }
 /* Control message over one link: a request or a notify. */
-static uint64_t t_ctrl(const prims *P) { return ser(P->cfg->ctrl_bytes, P->l.bw) + P->l.lat; }
+static uint64_t t_ctrl(const prims *P) {
+  return ser(P->cfg->ctrl_bytes, P->l.bw) + P->l.lat;
+}
 /* remote_load: request there, data back through peer HBM, link, MTE-in. */
 static uint64_t t_rload(const prims *P, uint64_t n) {
   stage s[3] = {P->h, P->l, P->i};
@@ -68,8 +72,11 @@ static uint64_t t_barrier(const prims *P, uint32_t nr) {
 }
 
 static prims prims_of(const a2_config *c) {
-  prims P = {c, {c->hbm_bw, c->hbm_lat_ps}, {c->link_bw, c->link_lat_ps},
-             {c->mte_in_bw, c->mte_lat_ps}, {c->mte_out_bw, c->mte_lat_ps}};
+  prims P = {c,
+             {c->hbm_bw, c->hbm_lat_ps},
+             {c->link_bw, c->link_lat_ps},
+             {c->mte_in_bw, c->mte_lat_ps},
+             {c->mte_out_bw, c->mte_lat_ps}};
   return P;
 }
 
@@ -109,9 +116,9 @@ uint64_t a2_time_allreduce_two_phase(const a2_coll_params *p, const a2_config *c
   uint32_t nr = p->nranks;
   uint64_t N = p->size_bytes, B = N / nr;
   uint64_t t = t_load(&P, N) + t_store(&P, N);
-  t += t_barrier(&P, nr);                                 /* barrier A */
-  t = reduce_phase(&P, nr, B, t) + t_store(&P, B);        /* reduce-scatter */
-  t += t_barrier(&P, nr);                                 /* barrier B */
+  t += t_barrier(&P, nr);                          /* barrier A */
+  t = reduce_phase(&P, nr, B, t) + t_store(&P, B); /* reduce-scatter */
+  t += t_barrier(&P, nr);                          /* barrier B */
   /* all-gather: read j (chunk j, local when j == me) into tile j%2 waits for
    * the store of read j-2; reads start in order on the MTE-in pipe and
    * stores in order on the MTE-out pipe. */

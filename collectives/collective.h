@@ -106,7 +106,7 @@ const a2_collective *a2_collective_table(uint32_t *n);
 uint64_t a2_coll_chunk_bytes(uint64_t ub_bytes);
 /* All-to-all barrier on signal row `row` (cells row*P + src): notify every
  * peer (atomic add 1 into cell row*P + me), then wait for every peer >= 1
- * (seed step 08, phase 2). */
+ * (the barrier of PyPTO's tutorial page "08 mesh all-reduce"). */
 void a2_coll_barrier(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint32_t row);
 /* Refuse N that is not a positive multiple of `multiple` bytes; `why` says
  * where the rule comes from. */

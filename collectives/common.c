@@ -17,7 +17,7 @@ uint64_t a2_coll_chunk_bytes(uint64_t ub_bytes) {
 
 void a2_tiles_declare(a2_tileset *set, a2_tb *tb, a2_dtype dt, uint64_t bytes, uint32_t nacc,
                       uint32_t nrecv) {
-  *set = (a2_tileset){.nacc = nacc, .nrecv = nrecv};
+  *set = (a2_tileset){.nacc = nacc, .nrecv = nrecv, .bytes = bytes};
   if (nacc > A2_COLL_MAX_ACC || nrecv == 0 || nrecv > A2_COLL_MAX_RECV) {
     if (!tb->rc)
       tb->rc = a2_err_set(tb->err, A2_E_INTERNAL, NULL, 0, 0,
@@ -177,11 +177,43 @@ a2_code a2_coll_check_root(const a2_coll_params *p, a2_err *err) {
   return A2_OK;
 }
 
-void a2_coll_describe(a2_kernel *k, const char *algo, const a2_coll_params *p, uint32_t root) {
-  snprintf(k->algo, sizeof k->algo, "%s", algo);
-  k->size_bytes = p->size_bytes;
+/* ---- a collective's kernel ---- */
+
+void a2_coll_set_piece(a2_coll_ctx *c, uint64_t len, uint64_t piece) {
+  c->T = a2_min64(len, piece);
+  c->np = c->T ? a2_pieces(len, c->T) : 0;
+}
+
+a2_code a2_coll_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k,
+                        const a2_coll_shape *shape, a2_coll_ctx *c, a2_err *err) {
+  uint32_t P = p->nranks, C = shape->multi_core && p->cores > 1 ? p->cores : 1,
+           root = shape->rooted ? p->root : 0;
+  uint64_t N = p->size_bytes;
+  *c = (a2_coll_ctx){
+      .P = P, .C = C, .root = root, .N = N, .B = P ? N / P : 0, .vop = a2_reduce_opcode(p->op)};
+  a2_coll_set_piece(c, N, a2_coll_chunk_bytes(p->ub_bytes));
+  if (a2_tb_begin(tb, k, P, C, err)) return tb->rc;
+  snprintf(k->algo, sizeof k->algo, "%s", shape->algo);
+  k->size_bytes = N;
   k->root = root;
   k->op = p->op;
   k->dtype = p->dtype;
   k->seed = p->seed;
+  for (uint16_t i = 0; i < A2_COLL_MAX_SHAPE_BUFS && shape->bufs[i].name; i++) {
+    const a2_coll_buf *b = &shape->bufs[i];
+    uint64_t units = (uint64_t)((int64_t)b->per_rank * P + b->fixed);
+    int signal = b->kind == A2_BUF_SIGNAL;
+    uint64_t bytes = signal ? units * 4 * C : units * N;
+    a2_init_kind init = i == 0 && b->kind == A2_BUF_TENSOR ? A2_INIT_PATTERN : A2_INIT_ZERO;
+    if (a2_tb_buf(tb, b->name, b->kind, signal ? A2_INT32 : p->dtype, bytes, init) != i && !tb->rc)
+      tb->rc = a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "%s: buffer %s is not number %u",
+                          shape->algo, b->name, i);
+  }
+  if (shape->nrecv) a2_tiles_declare(&c->tiles, tb, p->dtype, c->T, shape->nacc, shape->nrecv);
+  if (shape->golden == A2_GOLDEN_NONE)
+    k->golden = (a2_golden){A2_GOLDEN_NONE, p->op, 0, 0, 0, 0};
+  else
+    k->golden = (a2_golden){shape->golden, p->op, 0, 1, N, root};
+  if (shape->more) shape->more(tb, p, c);
+  return tb->rc;
 }

@@ -6,6 +6,8 @@
 #ifndef A2_COLL_COMMON_H
 #define A2_COLL_COMMON_H
 
+#include <stdbool.h>
+
 #include "collectives/collective.h"
 
 #ifdef __cplusplus
@@ -39,10 +41,11 @@ static inline a2_at a2_at_local(uint16_t buf, uint64_t off) {
 
 /* The UB tiles a generator moves data through, declared once (shared by
  * every body): nacc accumulators used in turn (one per reduced piece) and
- * nrecv receive tiles. */
+ * nrecv receive tiles, all of `bytes`. */
 typedef struct {
   uint16_t acc[A2_COLL_MAX_ACC], recv[A2_COLL_MAX_RECV];
   uint32_t nacc, nrecv;
+  uint64_t bytes;
 } a2_tileset;
 
 /* Declare the tiles, all of `bytes`: "acc" (or "acc0", "acc1", ... when
@@ -125,8 +128,8 @@ void a2_coll_barrier_at(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, uint64
 void a2_coll_signal_from(a2_tb *tb, uint32_t me, uint32_t root, uint32_t P, uint16_t sig,
                          uint64_t cell);
 
-/* The built-in barrier (REFERENCE.md): a self-clearing credit counter in
- * cell gen % 2 of `sig` (a signal of at least 2 cells). Notify every peer
+/* PyPTO's built-in barrier: a self-clearing credit counter in cell gen % 2
+ * of `sig` (a signal of at least 2 cells). Notify every peer
  * (add 1 to its counter), wait for counter >= P-1, then take the P-1 credits
  * back (notify self, add -(P-1)) and wait until the counter is 0 again. The
  * counter is back at 0 when a rank leaves, so the barrier can be run again
@@ -140,10 +143,6 @@ a2_code a2_coll_check_single_core(const a2_coll_params *p, a2_err *err); /* --co
 a2_code a2_coll_check_root(const a2_coll_params *p, a2_err *err);        /* root < P */
 a2_code a2_coll_check_elems(const a2_coll_params *p, a2_err *err);       /* whole elements */
 
-/* Fill the report metadata every generator sets (algo name, N, root, op,
- * dtype, seed); root is 0 for collectives without one. */
-void a2_coll_describe(a2_kernel *k, const char *algo, const a2_coll_params *p, uint32_t root);
-
 /* The m-th (0-based) of the P-1 peers of `me` in the order first, first+1,
  * ... (mod P), me skipped. */
 static inline uint32_t a2_nth_peer(uint32_t me, uint32_t P, uint32_t first, uint64_t m) {
@@ -155,6 +154,63 @@ static inline uint64_t a2_min64(uint64_t a, uint64_t b) {
   return a < b ? a : b;
 }
 
+/* ---- A collective's kernel: its shape, its context, its definition ---- */
+
+/* One buffer of a shape. Its size is per_rank * P + fixed units: blocks of
+ * N bytes for tensors and windows, int32 cells for signals (a kernel of C
+ * vector cores per rank has that many cells per core). */
+typedef struct {
+  const char *name;
+  a2_buf_kind kind; /* A2_BUF_TENSOR, A2_BUF_WINDOW or A2_BUF_SIGNAL */
+  int32_t per_rank, fixed;
+} a2_coll_buf;
+
+#define A2_COLL_MAX_SHAPE_BUFS 8
+
+/* The context every generator's body reads (a2_gen_def's ctx), filled by
+ * a2_coll_declare. Buffer ids are not in it: buffer i of the shape has id i
+ * (the generator names them with an enum in the shape's order). */
+typedef struct {
+  uint32_t P, C; /* ranks; vector cores per rank */
+  uint32_t root; /* the root rank; 0 for collectives without one */
+  uint64_t N;    /* --size, bytes (what it counts: docs/collectives.md) */
+  uint64_t B;    /* N / P: the chunk of the two-phase and ring all-reduces */
+  uint64_t T;    /* the piece data moves in, bytes */
+  uint64_t np;   /* pieces of T in N (a2_coll_set_piece: in the length given) */
+  a2_opcode vop; /* the vector op of a reduction (--op) */
+  a2_tileset tiles;
+} a2_coll_ctx;
+
+/* What a collective's kernel declares (a2_coll_declare), in this order: a
+ * kernel of P ranks of C vector cores (C = --cores when multi_core and
+ * --cores > 1, else 1); its report metadata (algo, N, root, op, dtype,
+ * seed); the buffers of `bufs` up to the first without a name; the tile
+ * set; the golden. Buffer 0, when a tensor, is the input and holds the
+ * initial pattern; every other buffer starts zeroed. The golden compares
+ * buffer 1 (the output) with what buffer 0 of the ranks implies. */
+typedef struct {
+  const char *algo;      /* the kernel's name: the registry row's */
+  a2_golden_kind golden; /* A2_GOLDEN_NONE: no data to check */
+  bool rooted;           /* --root is the root (report, golden, ctx); else 0 */
+  bool multi_core;
+  uint32_t nacc, nrecv; /* the tile set, of T bytes; nrecv 0: the generator declares its own */
+  /* The generator's own declarations after the shape's (a tile set of its
+   * own size, another piece); NULL when there are none. */
+  void (*more)(a2_tb *tb, const a2_coll_params *p, a2_coll_ctx *c);
+  a2_coll_buf bufs[A2_COLL_MAX_SHAPE_BUFS];
+} a2_coll_shape;
+
+/* Declare the kernel of `shape` for p into k and fill c: P, C, root, N, B,
+ * vop; T = min(N, a2_coll_chunk_bytes(UB)) and np its pieces in N; the tile
+ * set when shape->nrecv > 0. Returns tb->rc (the builder latches the first
+ * error). */
+a2_code a2_coll_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k,
+                        const a2_coll_shape *shape, a2_coll_ctx *c, a2_err *err);
+
+/* Set the piece: T = min(len, piece) and np = pieces of T in len (0 when
+ * T is 0). */
+void a2_coll_set_piece(a2_coll_ctx *c, uint64_t len, uint64_t piece);
+
 /* A collective's generator (a2_gen_def a2_def_NAME), materialising
  * generator (a2_gen_NAME) and card, by registry name. */
 #define A2_DECLARE_COLLECTIVE(name)                                          \
@@ -162,12 +218,16 @@ static inline uint64_t a2_min64(uint64_t a, uint64_t b) {
   a2_code a2_gen_##name(const a2_coll_params *p, a2_kernel *k, a2_err *err); \
   void a2_card_##name(const a2_coll_params *p, a2_card *c)
 
-/* In the collective's file: its definition from a context type, a declare
- * and a body (collective.h: a2_gen_def), and the materialising a2_gen_NAME. */
-#define A2_DEFINE_GENERATOR(name, ctx_type, declare, body)                    \
-  const a2_gen_def a2_def_##name = {sizeof(ctx_type), declare, body};         \
-  a2_code a2_gen_##name(const a2_coll_params *p, a2_kernel *k, a2_err *err) { \
-    return a2_gen_run(&a2_def_##name, p, k, 0, err);                          \
+/* In the collective's file: its definition from its shape (declared with
+ * a2_coll_declare) and its body, and the materialising a2_gen_NAME. */
+#define A2_DEFINE_GENERATOR(name, shape, body)                                                  \
+  static a2_code a2_declare_##name(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, \
+                                   a2_err *err) {                                               \
+    return a2_coll_declare(tb, p, k, &(shape), ctx, err);                                       \
+  }                                                                                             \
+  const a2_gen_def a2_def_##name = {sizeof(a2_coll_ctx), a2_declare_##name, body};              \
+  a2_code a2_gen_##name(const a2_coll_params *p, a2_kernel *k, a2_err *err) {                   \
+    return a2_gen_run(&a2_def_##name, p, k, 0, err);                                            \
   }
 
 #ifdef __cplusplus

@@ -1,18 +1,10 @@
-/* Generators, cards and shared phases of the collectives beyond all-reduce
- * (internal to collectives/; one file each, one registry row each). */
+/* What the collectives' files share beyond common.h (internal to
+ * collectives/): the phases and cards the composition reuses, and the
+ * closed forms of the registry (closed_form.c). */
 #ifndef A2_GENERATORS_H
 #define A2_GENERATORS_H
 
 #include "collectives/common.h"
-
-A2_DECLARE_COLLECTIVE(broadcast);
-A2_DECLARE_COLLECTIVE(allgather);
-A2_DECLARE_COLLECTIVE(reduce_scatter);
-A2_DECLARE_COLLECTIVE(all_to_all);
-A2_DECLARE_COLLECTIVE(barrier);
-A2_DECLARE_COLLECTIVE(compose_bcast_allreduce_allgather);
-
-/* Phases the composition reuses. */
 
 /* Broadcast of N bytes from `root` (broadcast.c): root copies src[0, N) to
  * its window `win` and to `out`, then signals cell 0 of `sig`; every other
@@ -26,5 +18,14 @@ void a2_phase_broadcast(a2_tiles *t, uint32_t me, uint32_t root, uint32_t P, uin
  * to out[q*N]. The rank's own block is not copied. */
 void a2_phase_gather(a2_tiles *t, uint32_t me, uint32_t P, uint16_t win, uint16_t out, uint64_t N,
                      uint64_t piece);
+
+/* The cards the composition sums. */
+void a2_card_broadcast(const a2_coll_params *p, a2_card *c);
+void a2_card_allreduce_mesh(const a2_coll_params *p, a2_card *c);
+void a2_card_allgather(const a2_coll_params *p, a2_card *c);
+
+/* Closed-form times, ps (closed_form.c; 0 where they do not apply). */
+uint64_t a2_time_allreduce_mesh(const a2_coll_params *p, const a2_config *cfg);
+uint64_t a2_time_allreduce_two_phase(const a2_coll_params *p, const a2_config *cfg);
 
 #endif
