@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/cli/run_cli.h"
+#include "tests/support/run_cli.h"
 
 namespace a2test {
 namespace {

@@ -3,11 +3,11 @@
 // every rank, at P in {2,3,4,8} and N in {256 B, 64 KiB, 1 MiB}; and the
 // two-phase algorithm refuses a slice it cannot cut into P whole chunks.
 #include <cstdint>
-#include <string>
 #include <ostream>
+#include <string>
 #include <vector>
 
-#include "tests/cli/run_cli.h"
+#include "tests/support/run_cli.h"
 
 namespace a2test {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "run_cli.h"
+#include "tests/support/run_cli.h"
 
 namespace {
 

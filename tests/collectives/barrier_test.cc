@@ -9,10 +9,10 @@
 #include <string>
 
 #include "collectives/common.h"
-#include "tests/model/fork_run.h"
 #include "ladder.h"
 #include "model/sim.h"
-#include "tests/cli/run_cli.h"
+#include "tests/support/fork_run.h"
+#include "tests/support/run_cli.h"
 
 namespace a2test {
 namespace {

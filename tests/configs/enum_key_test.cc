@@ -11,10 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "../cli/run_cli.h"
 #include "config_print.h"
 #include "configs/config.h"
 #include "configs/config_keys.h"
+#include "tests/support/files.h"
+#include "tests/support/run_cli.h"
 
 namespace {
 

@@ -14,27 +14,23 @@
 #include <string>
 #include <vector>
 
-#include "tests/cli/run_cli.h"
+#include "tests/support/files.h"
+#include "tests/support/run_cli.h"
 
 namespace a2test {
 namespace diag {
 
 // Absolute path of a file of the source tree.
-inline std::string Src(const std::string &rel) { return std::string(A2_SOURCE_DIR) + "/" + rel; }
+inline std::string Src(const std::string &rel) {
+  return std::string(A2_SOURCE_DIR) + "/" + rel;
+}
 
 inline std::string Pitfall(const std::string &name) {
   return Src("traces/examples/pitfalls/" + name + ".a2t");
 }
 
+using a2test::Lines;
 using a2test::ReadFileOrFail;
-
-inline std::vector<std::string> Lines(const std::string &text) {
-  std::vector<std::string> v;
-  std::istringstream in(text);
-  std::string l;
-  while (std::getline(in, l)) v.push_back(l);
-  return v;
-}
 
 // The 1-based number of the only line of `text` that contains `needle`;
 // 0 (and a test failure) when no line or more than one does, so a test can
@@ -75,16 +71,18 @@ struct Race {
 };
 
 struct RaceReport {
-  bool parsed = false;  // the header line was found
+  bool parsed = false;          // the header line was found
   long long header_count = -1;  // N of "N data race(s)"
   std::vector<Race> shown;
-  long long more = 0;  // "... and K more racing pairs"
+  long long more = 0;                 // "... and K more racing pairs"
   std::vector<std::string> unparsed;  // lines that fit no known shape
 };
 
 inline RaceReport ParseRaces(const std::string &err) {
-  static const std::regex header(R"(^a2a3sim: .*: (\d+) data race\(s\) \(accesses no notify/wait orders\):$)");
-  static const std::regex block(R"(^race on (\w+)@rank(\d+) bytes \[(\d+), (\d+)\): no notify/wait orders$)");
+  static const std::regex header(
+      R"(^a2a3sim: .*: (\d+) data race\(s\) \(accesses no notify/wait orders\):$)");
+  static const std::regex block(
+      R"(^race on (\w+)@rank(\d+) bytes \[(\d+), (\d+)\): no notify/wait orders$)");
   static const std::regex access(
       R"(^    (read |write) by rank (\d+) core (\d+), (line|step) (\d+) \((\w+)\), dispatched at \d+\.\d{3} ns$)");
   static const std::regex more(R"(^\.\.\. and (\d+) more racing pairs$)");

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "../cli/run_cli.h"
+#include "tests/support/run_cli.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "diag_util.h"
-#include "tests/cli/run_cli.h"
+#include "tests/support/run_cli.h"
 
 namespace a2test {
 namespace {

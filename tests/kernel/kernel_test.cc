@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "../model/fork_run.h"
+#include "tests/support/fork_run.h"
 
 namespace {
 

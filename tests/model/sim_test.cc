@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "collectives/builder.h"
-#include "fork_run.h"
 #include "model/check.h"
 #include "noc/net.h"
+#include "tests/support/fork_run.h"
 #include "traces/validate.h"
 
 namespace {

@@ -1,7 +1,7 @@
 // Tests for noc/net.h: the FIFO stages and multi-packet transfers every
 // timed access is made of. Times are checked exactly against the equations
 // in net.h / docs/timing-model.md. Every simulation runs in a forked child
-// (tests/model/fork_run.h): one SystemC elaboration per OS process.
+// (tests/support/fork_run.h): one SystemC elaboration per OS process.
 #include "noc/net.h"
 
 #include <gtest/gtest.h>
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "../model/fork_run.h"
 #include "kernel/kernel.h"
 #include "packet_oracle.h"
+#include "tests/support/fork_run.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 // times must be exactly those of packet timing (the same equations); the
 // earliest fit, a2_xfer_start of a timing-only transfer, the notify-like deferral and the order in
 // which the observer sees packets are checked against hand-computed values.
-// Every simulation runs in a forked child (tests/model/fork_run.h).
+// Every simulation runs in a forked child (tests/support/fork_run.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,10 +18,10 @@
 #include <utility>
 #include <vector>
 
-#include "../model/fork_run.h"
 #include "kernel/kernel.h"
 #include "noc/net.h"
 #include "packet_oracle.h"
+#include "tests/support/fork_run.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // route lengths, and that every route is a chain of links from src to dst
 // (checked through the stages' recorded endpoints). Building a topology
 // creates kernel processes, so each test does it in a forked child
-// (tests/model/fork_run.h).
+// (tests/support/fork_run.h).
 #include "noc/topology.h"
 
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 #include <set>
 #include <string>
 
-#include "../model/fork_run.h"
 #include "kernel/kernel.h"
+#include "tests/support/fork_run.h"
 
 namespace {
 

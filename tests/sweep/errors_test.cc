@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/cli/run_cli.h"
+#include "tests/support/run_cli.h"
 #include "tests/sweep/sweep_util.h"
 
 namespace a2test {

@@ -5,24 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "tests/cli/run_cli.h"
+#include "tests/support/run_cli.h"
 #include "tests/sweep/sweep_util.h"
 
 namespace a2test {
 namespace {
-
-bool OnPath(const std::string &tool) {
-  const char *p = getenv("PATH");
-  std::stringstream ss(p ? p : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(ss, dir, ':'))
-    if (!dir.empty() && access((dir + "/" + tool).c_str(), X_OK) == 0) return true;
-  return false;
-}
 
 // Runs `tool` (searched on PATH) with args, stdout and stderr to files in
 // dir; returns the exit status (-1 when it did not exit) and *log the output.
@@ -66,7 +56,7 @@ TEST(SweepMpi, RanksSplitThePointsAndRankZeroWritesTheSameCsv) {
   ASSERT_EQ(one.exit_code, 0) << one;
   std::string csv = ReadFile(tmp.path() + "/one/sweep.csv");
   EXPECT_EQ(Lines(csv).size(), 1u + 16u);
-  for (const char *k : {"2", "3"}) { // the 2 local ranks, and an uneven split
+  for (const char *k : {"2", "3"}) {  // the 2 local ranks, and an uneven split
     SCOPED_TRACE(std::string("mpirun -n ") + k);
     std::string dir = tmp.path() + "/mpi" + k;
     std::vector<std::string> mpi = {"-n", k, "--oversubscribe"};

@@ -1,41 +1,14 @@
-// Helpers of the `a2a3sim sweep` tests: reading the files a sweep writes
-// and splitting its CSV.
+// Helpers of the `a2a3sim sweep` tests: splitting the CSV a sweep writes
+// and checking its plots (files: tests/support/files.h).
 #ifndef A2_TESTS_SWEEP_SWEEP_UTIL_H
 #define A2_TESTS_SWEEP_SWEEP_UTIL_H
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "tests/support/files.h"
+
 namespace a2test {
-
-// The whole file, or "" when it cannot be read (*ok = false).
-inline std::string ReadFile(const std::string &path, bool *ok = nullptr) {
-  std::ifstream f(path, std::ios::binary);
-  if (ok) *ok = (bool)f;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-inline bool Exists(const std::string &path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
-}
-
-// Lines without their '\n'.
-inline std::vector<std::string> Lines(const std::string &text) {
-  std::vector<std::string> v;
-  std::stringstream ss(text);
-  std::string line;
-  while (std::getline(ss, line)) v.push_back(line);
-  return v;
-}
 
 // One CSV record (RFC 4180 quoting: "a,b" and "" inside quotes).
 inline std::vector<std::string> CsvFields(const std::string &line) {
@@ -71,12 +44,7 @@ inline bool IsPng(const std::string &path) {
 
 // Is gnuplot on PATH (the plots are made only then)?
 inline bool HaveGnuplot() {
-  const char *p = getenv("PATH");
-  std::stringstream ss(p ? p : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(ss, dir, ':'))
-    if (!dir.empty() && access((dir + "/gnuplot").c_str(), X_OK) == 0) return true;
-  return false;
+  return OnPath("gnuplot");
 }
 
 // The columns of sweep.csv after the --set axes.

@@ -1,4 +1,4 @@
-#include "tests/cli/run_cli.h"
+#include "tests/support/run_cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
 
 namespace a2test {
 
@@ -335,28 +334,19 @@ std::string TempDir::Write(const std::string &name, const std::string &content) 
 }
 
 const std::vector<std::string> &UncontendedFlags() {
-  static const std::vector<std::string> flags = {
-      "--set", "chip.hbm.bandwidth=1000000TB/s",  "--set", "chip.hbm.latency=0ns",
-      "--set", "chip.mte.gm_to_ub=1000000TB/s",   "--set", "chip.mte.ub_to_gm=1000000TB/s",
-      "--set", "chip.clock=1000GHz",              "--set", "chip.vector.startup_cycles=0",
-      "--set", "chip.vector.bytes_per_cycle=1000000"};
+  static const std::vector<std::string> flags = {"--set", "chip.hbm.bandwidth=1000000TB/s",
+                                                 "--set", "chip.hbm.latency=0ns",
+                                                 "--set", "chip.mte.gm_to_ub=1000000TB/s",
+                                                 "--set", "chip.mte.ub_to_gm=1000000TB/s",
+                                                 "--set", "chip.clock=1000GHz",
+                                                 "--set", "chip.vector.startup_cycles=0",
+                                                 "--set", "chip.vector.bytes_per_cycle=1000000"};
   return flags;
 }
 
 std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std::string> &b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
-}
-
-std::string ReadFileOrFail(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    ADD_FAILURE() << "cannot read " << path;
-    return "";
-  }
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace a2test

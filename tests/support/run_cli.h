@@ -1,9 +1,9 @@
-// Helpers of the end-to-end CLI tests: run build/a2a3sim as a subprocess
-// (fork/exec with an argv vector, never a shell string), capture stdout,
-// stderr and the exit status separately, and read its --json output with
-// yajl's tree parser.
-#ifndef A2_TESTS_CLI_RUN_CLI_H
-#define A2_TESTS_CLI_RUN_CLI_H
+// Running the binary from a test (every end-to-end suite): run
+// build/a2a3sim as a subprocess (fork/exec with an argv vector, never a
+// shell string), capture stdout, stderr and the exit status separately, and
+// read its --json output with yajl's tree parser.
+#ifndef A2_TESTS_SUPPORT_RUN_CLI_H
+#define A2_TESTS_SUPPORT_RUN_CLI_H
 
 #include <gtest/gtest.h>
 #include <yajl/yajl_tree.h>
@@ -18,12 +18,12 @@ namespace a2test {
 
 // What one run of the binary produced.
 struct CliResult {
-  int exit_code = -1;     // exit status; -1 when the process did not exit normally
-  int term_signal = 0;    // the signal that ended it, 0 when it exited
-  bool timed_out = false; // killed after the time limit
-  std::string out;        // everything written to stdout
-  std::string err;        // everything written to stderr
-  std::string command;    // the argv, printable, for failure messages
+  int exit_code = -1;      // exit status; -1 when the process did not exit normally
+  int term_signal = 0;     // the signal that ended it, 0 when it exited
+  bool timed_out = false;  // killed after the time limit
+  std::string out;         // everything written to stdout
+  std::string err;         // everything written to stderr
+  std::string command;     // the argv, printable, for failure messages
 };
 
 // Runs A2_BINARY with `args` (argv[1..]) and waits for it, at most
@@ -123,10 +123,6 @@ class TempDir {
 // The flags of the uncontended configuration, in which every resource but
 // the links is so fast that the closed form is exact (docs/timing-model.md).
 const std::vector<std::string> &UncontendedFlags();
-
-// The whole of a file; a test failure (and "") when it cannot be read
-// (tests/sweep/sweep_util.h has a ReadFile that only reports it).
-std::string ReadFileOrFail(const std::string &path);
 
 // Concatenates argument lists.
 std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std::string> &b);

@@ -10,10 +10,9 @@
 // --error-exitcode), times out or writes a short result fails the test.
 //
 // The parent never touches SystemC, so every child starts from a fresh,
-// unelaborated kernel. Shared by tests/model and tests/noc (tests/noc/
-// fork_run.cc compiles tests/model/fork_run.cc into test_noc).
-#ifndef A2_TESTS_FORK_RUN_H
-#define A2_TESTS_FORK_RUN_H
+// unelaborated kernel.
+#ifndef A2_TESTS_SUPPORT_FORK_RUN_H
+#define A2_TESTS_SUPPORT_FORK_RUN_H
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // See fork_run.h.
-#include "fork_run.h"
+#include "tests/support/fork_run.h"
 
 #include <sys/types.h>
 #include <sys/wait.h>
