@@ -11,6 +11,7 @@
 #include "configs/config.h"
 #include "model/check.h"
 #include "model/sim.h"
+#include "traces/text.h"
 
 /* Everything a run (or gen) needs, filled from the flags. */
 typedef struct {
@@ -20,6 +21,10 @@ typedef struct {
   const char *config_path; /* NULL: built-in default (= configs/a2-8p-hccs.yaml) */
   const char *sets[A2_MAX_SETS];
   int nsets;
+  /* --param; names point into param_names (do not copy a2_run_opts by value) */
+  a2_trace_param params[A2_TRACE_MAX_PARAMS];
+  char param_names[A2_TRACE_MAX_PARAMS][A2_NAME_MAX];
+  size_t nparams;
   uint32_t nranks;
   uint32_t *devices; /* NULL: rank r on NPU r */
   uint64_t size_bytes;
@@ -59,7 +64,9 @@ typedef struct {
   double busbw_factor;
   a2_card card;
   bool has_card;
-  uint64_t closed_form_ps; /* 0: none */
+  uint64_t closed_form_ps;      /* 0: none */
+  const a2_trace_param *params; /* the trace file's --param values (owned by the opts) */
+  size_t nparams;
 } a2_run_desc;
 
 /* Build the kernel from --algo or --trace-file and describe it; 0 or an

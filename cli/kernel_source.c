@@ -39,9 +39,15 @@ static void describe_builtin(const a2_collective *c, const a2_coll_params *p, co
 static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
   const a2_collective *c = a2_collective_find(o->algo);
   if (!c) return a2_cmd_usage_error("--algo", "unknown algorithm '%s' (see a2a3sim list)", o->algo);
-  a2_coll_params p = {.nranks = o->nranks, .size_bytes = o->size_bytes, .cores = o->cores,
-                      .op = o->op, .dtype = o->dtype, .ub_bytes = cfg->ub_bytes, .seed = o->seed,
-                      .root = o->root, .max_cores = cfg->vector_cores};
+  a2_coll_params p = {.nranks = o->nranks,
+                      .size_bytes = o->size_bytes,
+                      .cores = o->cores,
+                      .op = o->op,
+                      .dtype = o->dtype,
+                      .ub_bytes = cfg->ub_bytes,
+                      .seed = o->seed,
+                      .root = o->root,
+                      .max_cores = cfg->vector_cores};
   a2_err e = {0};
   /* Programs produced on demand (k->source): memory does not grow with the
    * instruction count. `gen` makes them whole (a2_coll_materialise). */
@@ -55,20 +61,27 @@ static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a
 
 static int from_trace(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
   a2_err e = {0};
-  if (a2_trace_load(o->trace_file, o->nranks, k, &e)) {
+  if (a2_trace_load_params(o->trace_file, o->nranks, o->params, o->nparams, k, &e)) {
     a2_cmd_error(&e);
     return a2_err_exit_code(e.code);
   }
   k->lines_are_file_lines = 1;
   const a2_collective *c = k->algo[0] ? a2_collective_find(k->algo) : NULL;
   if (c) {
-    a2_coll_params p = {.nranks = k->nranks, .size_bytes = k->size_bytes, .cores = k->ncores,
-                        .op = (a2_reduce_op)k->op, .dtype = k->dtype, .ub_bytes = cfg->ub_bytes,
-                        .seed = k->seed, .root = k->root};
+    a2_coll_params p = {.nranks = k->nranks,
+                        .size_bytes = k->size_bytes,
+                        .cores = k->ncores,
+                        .op = (a2_reduce_op)k->op,
+                        .dtype = k->dtype,
+                        .ub_bytes = cfg->ub_bytes,
+                        .seed = k->seed,
+                        .root = k->root};
     describe_builtin(c, &p, cfg, d);
     return 0;
   }
   snprintf(d->name, sizeof d->name, "%s", o->trace_file);
+  d->params = o->params;
+  d->nparams = o->nparams;
   d->size_bytes = k->golden.bytes;
   factors_of(&k->golden, k->nranks, &d->size_factor, &d->busbw_factor);
   d->has_card = k->has_card;

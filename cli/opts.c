@@ -1,4 +1,5 @@
 /* Flags shared by `run` and `gen`, and loading the config they name. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +8,8 @@
 #include "common/units.h"
 
 static const char run_usage[] =
-    "usage: a2a3sim run (--algo NAME | --trace-file FILE) (-d 0,1,2,3 | --ranks P)\n"
+    "usage: a2a3sim run (--algo NAME | --trace-file FILE [--param NAME=VALUE]...)\n"
+    "                   (-d 0,1,2,3 | --ranks P)\n"
     "                   [--size BYTES] [--op OP] [--dtype T] [--root R] [--cores C]\n"
     "                   [--config FILE] [--set KEY=VALUE]... [--seed S] [--max-sim-time T]\n"
     "                   [--max-events N] [--mem-limit SIZE] [--race-memory SIZE]\n"
@@ -15,6 +17,8 @@ static const char run_usage[] =
     "\n"
     "  --algo NAME        built-in collective (a2a3sim list)\n"
     "  --trace-file FILE  a kernel written in the trace format (docs/trace-format.md)\n"
+    "  --param NAME=VALUE set a `param` of the trace file (a count or a size: 16KiB);\n"
+    "                     repeatable, only with --trace-file\n"
     "  -d, --devices LIST NPUs to run on, comma-separated (as the seeds' -d); P = count\n"
     "  --ranks P          run on NPUs 0..P-1\n"
     "  --size BYTES       bytes of each rank's slice: 256, 4KiB, 1MiB, 1MB...\n"
@@ -56,6 +60,41 @@ static const char gen_usage[] =
     "with `a2a3sim run --trace-file FILE` reports exactly what `run --algo` reports.\n"
     "The config matters: it sets the unified-buffer size the generator tiles for.\n"
     "Flags as for `a2a3sim run`; -o - writes to stdout.\n";
+
+/* --param NAME=VALUE: VALUE a signed integer or a size with a unit (16KiB). */
+static int parse_param(const char *s, a2_run_opts *o) {
+  if (o->nparams == A2_TRACE_MAX_PARAMS)
+    return a2_cmd_usage_error("--param", "more than %d", A2_TRACE_MAX_PARAMS);
+  const char *eq = strchr(s, '=');
+  size_t n = eq ? (size_t)(eq - s) : 0;
+  if (!eq || n == 0 || n >= A2_NAME_MAX)
+    return a2_cmd_usage_error("--param",
+                              "expected NAME=VALUE (a name of at most %d characters), "
+                              "got '%s'",
+                              A2_NAME_MAX - 1, s);
+  char *name = o->param_names[o->nparams];
+  memcpy(name, s, n);
+  name[n] = 0;
+  const char *v = eq + 1;
+  int64_t value;
+  char why[128];
+  uint64_t q;
+  if (*v == '-') {
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (end == v + 1 || *end || errno)
+      return a2_cmd_usage_error("--param", "%s: expected an integer or a size, got '%s'", name, v);
+    value = x;
+  } else if (a2_parse_quantity(v, A2_UNIT_BYTES, &q, why, sizeof why) || q > INT64_MAX) {
+    return a2_cmd_usage_error("--param",
+                              "%s: expected an integer or a size such as 16KiB, got '%s'", name, v);
+  } else {
+    value = (int64_t)q;
+  }
+  o->params[o->nparams++] = (a2_trace_param){name, value};
+  return 0;
+}
 
 static int parse_devices(const char *s, a2_run_opts *o) {
   uint32_t n = 1;
@@ -130,7 +169,8 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     O_NODATA,
     O_RACEMEM,
     O_MAXEV,
-    O_MEMLIM
+    O_MEMLIM,
+    O_PARAM
   };
   static const struct option longs[] = {{"algo", required_argument, 0, O_ALGO},
                                         {"devices", required_argument, 0, 'd'},
@@ -156,6 +196,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
                                         {"race-memory", required_argument, 0, O_RACEMEM},
                                         {"max-events", required_argument, 0, O_MAXEV},
                                         {"mem-limit", required_argument, 0, O_MEMLIM},
+                                        {"param", required_argument, 0, O_PARAM},
                                         {0, 0, 0, 0}};
   const char *ops[A2_REDUCE_OPS];
   for (int i = 0; i < A2_REDUCE_OPS; i++) ops[i] = a2_reduce_name((a2_reduce_op)i);
@@ -213,6 +254,10 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       rc = parse_u32("--cores", optarg, 1, 1024, &o->cores);
       break;
     case O_CONFIG: o->config_path = optarg; break;
+    case O_PARAM:
+      run_only = "--param";
+      rc = parse_param(optarg, o);
+      break;
     case O_SET:
       if (o->nsets == A2_MAX_SETS) return a2_cmd_usage_error("--set", "more than %d", A2_MAX_SETS);
       o->sets[o->nsets++] = optarg;
@@ -290,6 +335,8 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   if (!o->algo && !o->trace_file)
     return a2_cmd_usage_error("--algo", cmd == A2_CMD_RUN ? "required (or --trace-file FILE)"
                                                           : "required (see a2a3sim list)");
+  if (o->nparams && !o->trace_file)
+    return a2_cmd_usage_error("--param", "only with --trace-file (a trace's `param` values)");
   if (o->trace_file && (have_size || have_coll_flag))
     return a2_cmd_usage_error(have_size ? "--size" : "--op/--dtype/--root/--cores",
                               "a trace file fixes its own sizes and types");

@@ -100,22 +100,26 @@ void a2_report_text(const a2_run_result *r, FILE *out) {
   const a2_config *c = &r->cfg;
   measured m = measure(r);
   double bw = algbw(r), bus = bw * r->desc.busbw_factor;
-  fprintf(out, "%s: P=%u N=%llu B on %s (%s, link %.4g GB/s, %.4g ns)\n", r->desc.name,
-          r->nranks, (unsigned long long)r->desc.size_bytes, r->config_name,
-          a2_topo_name(c->topology), (double)c->link_bw / 1e9, (double)c->link_lat_ps / 1e3);
+  fprintf(out, "%s", r->desc.name);
+  for (size_t i = 0; i < r->desc.nparams; i++)
+    fprintf(out, "%s%s=%lld%s", i ? " " : " (param ", r->desc.params[i].name,
+            (long long)r->desc.params[i].value, i + 1 == r->desc.nparams ? ")" : "");
+  fprintf(out, ": P=%u N=%llu B on %s (%s, link %.4g GB/s, %.4g ns)\n", r->nranks,
+          (unsigned long long)r->desc.size_bytes, r->config_name, a2_topo_name(c->topology),
+          (double)c->link_bw / 1e9, (double)c->link_lat_ps / 1e3);
   fprintf(out, "%s", verdict(r));
   if (r->no_data) fprintf(out, "  (timing-only: no data moved, result not checked)");
   if (r->check.checked)
-    fprintf(out, "  (%llu elements checked, %llu mismatches)", (unsigned long long)r->check.elements,
-            (unsigned long long)r->check.mismatches);
+    fprintf(out, "  (%llu elements checked, %llu mismatches)",
+            (unsigned long long)r->check.elements, (unsigned long long)r->check.mismatches);
   fputc('\n', out);
   for (uint32_t i = 0; i < r->check.nshow; i++)
     fprintf(out, "  mismatch: rank %u index %llu got %.9g want %.9g\n", r->check.show[i].rank,
             (unsigned long long)r->check.show[i].index, r->check.show[i].got,
             r->check.show[i].want);
   if (r->status == A2_RUN_DONE)
-    fprintf(out, "time %.3f us   algbw %.3f GB/s   busbw %.3f GB/s\n", (double)r->time_ps / 1e6,
-            bw, bus);
+    fprintf(out, "time %.3f us   algbw %.3f GB/s   busbw %.3f GB/s\n", (double)r->time_ps / 1e6, bw,
+            bus);
   else
     fprintf(out, "time %.3f us when stopped (no bandwidth: the run did not finish)\n",
             (double)r->time_ps / 1e6);
@@ -223,6 +227,15 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   kstr(g, "status", verdict(r));
   kstr(g, "mode", r->no_data ? "timing-only" : "functional");
   kstr(g, "algo", r->desc.name);
+  if (r->desc.nparams) { /* only for a trace file run with --param */
+    key(g, "params");
+    yajl_gen_map_open(g);
+    for (size_t i = 0; i < r->desc.nparams; i++) {
+      key(g, r->desc.params[i].name);
+      yajl_gen_integer(g, r->desc.params[i].value);
+    }
+    yajl_gen_map_close(g);
+  }
   kint(g, "ranks", r->nranks);
   kint(g, "size_bytes", r->desc.size_bytes);
   kstr(g, "dtype", a2_dtype_name(r->k->dtype));

@@ -3,6 +3,8 @@
 #ifndef A2_TEXT_H
 #define A2_TEXT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "traces/program.h"
@@ -16,6 +18,20 @@ extern "C" {
  * path:line:col and what was expected. Does not run semantic validation
  * (traces/validate.h does, before the model is built). */
 a2_code a2_trace_load(const char *path, uint32_t nranks, a2_kernel *k, a2_err *err);
+
+/* A value for a `param NAME = EXPR` declaration of the file, given by the
+ * caller (`--param NAME=VALUE`); the caller owns the strings. */
+typedef struct {
+  const char *name;
+  int64_t value;
+} a2_trace_param;
+#define A2_TRACE_MAX_PARAMS 32
+
+/* a2_trace_load with params[0..nparams) replacing the file's `param` values.
+ * A name the file does not declare as a param (or given twice) is an error
+ * (A2_E_USAGE, naming --param). */
+a2_code a2_trace_load_params(const char *path, uint32_t nranks, const a2_trace_param *params,
+                             size_t nparams, a2_kernel *k, a2_err *err);
 
 /* Same from a string; `name` stands for the file name in errors. */
 a2_code a2_trace_load_string(const char *text, const char *name, uint32_t nranks, a2_kernel *k,

@@ -19,9 +19,9 @@ enum {
   KW_SIGNAL,
   KW_TILE,
   KW_GOLDEN,
-  KW_CARD
+  KW_CARD,
+  KW_PARAM
 };
-
 
 static a2_code word(a2t_parser *p, const char *w, const char *what) {
   if (!a2t_tok_is(&p->cur, w)) return a2t_expected(p, what);
@@ -161,7 +161,8 @@ a2_code a2t_parse_decl(a2t_parser *p, int kw) {
   a2t_tok t = p->cur;
   a2t_decl d = {.line = t.line, .col = t.col, .e = {A2T_NONE, A2T_NONE, A2T_NONE}};
   a2_code rc = A2_OK;
-  if (kw != KW_LET && kw != KW_TENSOR && kw != KW_WINDOW && kw != KW_SIGNAL && kw != KW_TILE) {
+  if (kw != KW_LET && kw != KW_PARAM && kw != KW_TENSOR && kw != KW_WINDOW && kw != KW_SIGNAL &&
+      kw != KW_TILE) {
     if (p->decl_line[kw])
       return a2t_fail(p, t.line, t.col, "'%s' given twice (first at line %d)", a2t_decl_words[kw],
                       p->decl_line[kw]);
@@ -169,7 +170,15 @@ a2_code a2t_parse_decl(a2t_parser *p, int kw) {
   }
   if (kw == KW_LET) {
     d.kind = D_LET;
-    rc = a2t_parse_let(p, &d.slot, &d.e[0]); /* reads to the end of the line */
+    rc = a2t_parse_let(p, "let", &d.slot, &d.e[0], NULL); /* reads to the end of the line */
+  } else if (kw == KW_PARAM) {
+    a2t_ast *a = p->ast;
+    if (a->nparams == A2T_MAX_PARAMS)
+      return a2t_fail(p, t.line, t.col, "more than %d 'param' declarations", A2T_MAX_PARAMS);
+    d.kind = D_PARAM;
+    d.index = (uint16_t)a->nparams;
+    rc = a2t_parse_let(p, "param", &d.slot, &d.e[0], a->params[a->nparams].name);
+    if (!rc) a->params[a->nparams++].line = t.line;
   } else {
     if ((rc = a2t_next(p))) return rc;
     switch (kw) {

@@ -29,6 +29,8 @@ typedef struct {
   uint64_t steps, ninstrs;
   int emit; /* 0: count into prog->cap; 1: append */
   a2_program *prog;
+  const a2_trace_param *params; /* overrides of `param` values */
+  size_t nparams;
 } xp;
 
 #define STEPS_WHAT "steps (statements run, loop iterations, program blocks and expression nodes)"
@@ -112,6 +114,13 @@ static a2_code decl(xp *x, const a2t_decl *d, a2_kernel *k) {
     k->seed = (uint32_t)v;
     return A2_OK;
   case D_LET: return val(x, d->e[0], &x->env[d->slot]);
+  case D_PARAM:
+    for (size_t i = 0; i < x->nparams; i++)
+      if (!strcmp(x->params[i].name, a->params[d->index].name)) {
+        x->env[d->slot] = x->params[i].value; /* the file's default is not evaluated */
+        return A2_OK;
+      }
+    return val(x, d->e[0], &x->env[d->slot]);
   case D_BUF:
     if ((rc = bytes_of(x, d->e[0], a2_dtype_size(a->bufs[d->index].dtype), A2T_MAX_BYTES,
                        "element count", &b)))
@@ -419,13 +428,13 @@ static a2_code expand(xp *x, uint32_t nranks) {
   return programs(x); /* fill: cannot fail, the count pass saw every value */
 }
 
-a2_code a2t_expand(const a2t_ast *ast, const char *name, uint32_t nranks, a2_kernel *k,
-                   a2_err *err) {
+a2_code a2t_expand(const a2t_ast *ast, const char *name, uint32_t nranks,
+                   const a2_trace_param *params, size_t nparams, a2_kernel *k, a2_err *err) {
   memset(k, 0, sizeof *k);
   if (nranks == 0 || nranks > A2T_MAX_PROGS)
     return a2_err_set(err, A2_E_INPUT, name, 0, 0, "%u ranks: expected 1..%u", nranks,
                       A2T_MAX_PROGS);
-  xp x = {.a = ast, .name = name, .k = k, .err = err};
+  xp x = {.a = ast, .name = name, .k = k, .err = err, .params = params, .nparams = nparams};
   x.env = calloc(ast->nslots, sizeof *x.env);
   if (!x.env) return a2_err_set(err, A2_E_NOMEM, name, 0, 0, "out of memory");
   a2_code rc = expand(&x, nranks);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "traces/program.h"
+#include "traces/text.h"
 
 /* Limits (docs/trace-format.md, "Limits"): they keep hostile input from
  * crashing (stack depth), taking more than a fraction of a second (steps,
@@ -38,6 +39,7 @@
 #define A2T_MAX_PROGS (1u << 22)   /* ranks x cores */
 #define A2T_MAX_BYTES (1ull << 40) /* one buffer, tile or golden block */
 #define A2T_NONE UINT32_MAX        /* "no index" */
+#define A2T_MAX_PARAMS 32          /* `param` declarations */
 
 /* ---- tokens (text_lex.c) ---- */
 
@@ -151,7 +153,8 @@ typedef enum {
   D_BUF,
   D_TILE,
   D_GOLDEN,
-  D_CARD
+  D_CARD,
+  D_PARAM
 } a2t_decl_kind;
 
 /* One top-level declaration; evaluated in file order. */
@@ -164,7 +167,7 @@ typedef struct {
   uint16_t index, index2; /* D_BUF / D_TILE: which; D_GOLDEN: in, out buffers */
   uint32_t e[3];          /* D_KERNEL: size, root; D_GOLDEN: n, root; D_CARD: read, write, rounds;
                              otherwise e[0] = the value / element count */
-  uint32_t slot;          /* D_LET */
+  uint32_t slot;          /* D_LET, D_PARAM (index: which of a2t_ast.params) */
 } a2t_decl;
 
 typedef struct {
@@ -189,7 +192,12 @@ typedef struct {
   a2_init_kind init[A2_MAX_BUFS];
   a2_tile_decl tiles[A2_MAX_TILES];
   char algo[A2_NAME_MAX]; /* `kernel NAME` */
-  int end_line, end_col;  /* just after the file's last token (1, 1 if none) */
+  struct {
+    char name[A2_NAME_MAX];
+    int line;
+  } params[A2T_MAX_PARAMS]; /* `param NAME = EXPR`, in file order */
+  uint32_t nparams;
+  int end_line, end_col; /* just after the file's last token (1, 1 if none) */
 } a2t_ast;
 
 /* Fixed slots: $nranks and $ncores exist in every environment. */
@@ -262,8 +270,9 @@ uint32_t a2t_find_var(const a2t_parser *p, const char *s, size_t n);
 void a2t_end_scope(a2t_parser *p, uint32_t base);
 
 a2_code a2t_add_stmt(a2t_parser *p, const a2t_stmt *s, uint32_t *idx);
-/* `let NAME = EXPR` (current token: `let`); defines the variable. */
-a2_code a2t_parse_let(a2t_parser *p, uint32_t *slot, uint32_t *e);
+/* `let NAME = EXPR` or `param NAME = EXPR` (current token: the keyword, `word`);
+ * defines the variable and copies its name to name_out when not NULL. */
+a2_code a2t_parse_let(a2t_parser *p, const char *word, uint32_t *slot, uint32_t *e, char *name_out);
 /* One instruction statement (current token: its name), text_instr.c. */
 a2_code a2t_parse_instr(a2t_parser *p, a2_opcode op, uint32_t *s);
 /* A declared buffer / tile by name (current token), with a helpful error. */
@@ -292,7 +301,9 @@ const char *a2t_suggest(const char *s, size_t n, const char *const *words, size_
 /* ---- whole file ---- */
 
 a2_code a2t_parse(const char *text, size_t len, const char *name, a2t_ast *ast, a2_err *err);
-a2_code a2t_expand(const a2t_ast *ast, const char *name, uint32_t nranks, a2_kernel *k,
-                   a2_err *err);
+/* Expand for nranks ranks; params[0..nparams) override `param` values (every
+ * name must be one of ast->params: the caller checks, a2_trace_load_params). */
+a2_code a2t_expand(const a2t_ast *ast, const char *name, uint32_t nranks,
+                   const a2_trace_param *params, size_t nparams, a2_kernel *k, a2_err *err);
 
 #endif

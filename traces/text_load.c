@@ -8,15 +8,44 @@
 #include "traces/text.h"
 #include "traces/text_internal.h"
 
+/* Every override names a `param` of the file, once. */
+static a2_code check_params(const a2t_ast *a, const char *name, const a2_trace_param *params,
+                            size_t nparams, a2_err *err) {
+  if (nparams > A2_TRACE_MAX_PARAMS)
+    return a2_err_set(err, A2_E_INPUT, "--param", 0, 0, "more than %d values", A2_TRACE_MAX_PARAMS);
+  for (size_t i = 0; i < nparams; i++) {
+    for (size_t j = 0; j < i; j++)
+      if (!strcmp(params[i].name, params[j].name))
+        return a2_err_set(err, A2_E_INPUT, "--param", 0, 0, "%s given twice", params[i].name);
+    uint32_t d = 0;
+    while (d < a->nparams && strcmp(a->params[d].name, params[i].name)) d++;
+    if (d < a->nparams) continue;
+    char list[256] = "";
+    for (uint32_t q = 0; q < a->nparams; q++) {
+      size_t at = strlen(list);
+      snprintf(list + at, sizeof list - at, "%s%s", q ? ", " : "", a->params[q].name);
+    }
+    if (!a->nparams)
+      return a2_err_set(err, A2_E_INPUT, "--param", 0, 0,
+                        "%s: %s declares no 'param' (add 'param %s = VALUE' to the file)",
+                        params[i].name, name, params[i].name);
+    return a2_err_set(err, A2_E_INPUT, "--param", 0, 0,
+                      "%s: %s declares no 'param %s' (its params: %s)", params[i].name, name,
+                      params[i].name, list);
+  }
+  return A2_OK;
+}
+
 static a2_code load_text(const char *text, size_t len, const char *name, uint32_t nranks,
-                         a2_kernel *k, a2_err *err) {
+                         const a2_trace_param *params, size_t nparams, a2_kernel *k, a2_err *err) {
   a2t_ast ast;
   memset(k, 0, sizeof *k); /* a2_kernel_free is safe whatever happens below */
   if (len > A2T_MAX_FILE)
     return a2_err_set(err, A2_E_NOMEM, name, 0, 0, "trace is larger than %u MiB",
                       A2T_MAX_FILE >> 20);
   a2_code rc = a2t_parse(text, len, name, &ast, err);
-  if (!rc) rc = a2t_expand(&ast, name, nranks, k, err);
+  if (!rc) rc = check_params(&ast, name, params, nparams, err);
+  if (!rc) rc = a2t_expand(&ast, name, nranks, params, nparams, k, err);
   a2t_ast_free(&ast);
   return rc;
 }
@@ -24,10 +53,16 @@ static a2_code load_text(const char *text, size_t len, const char *name, uint32_
 a2_code a2_trace_load_string(const char *text, const char *name, uint32_t nranks, a2_kernel *k,
                              a2_err *err) {
   /* strnlen: a hostile caller's huge string is refused without reading it all */
-  return load_text(text, strnlen(text, A2T_MAX_FILE + 1), name ? name : "<string>", nranks, k, err);
+  return load_text(text, strnlen(text, A2T_MAX_FILE + 1), name ? name : "<string>", nranks, NULL, 0,
+                   k, err);
 }
 
 a2_code a2_trace_load(const char *path, uint32_t nranks, a2_kernel *k, a2_err *err) {
+  return a2_trace_load_params(path, nranks, NULL, 0, k, err);
+}
+
+a2_code a2_trace_load_params(const char *path, uint32_t nranks, const a2_trace_param *params,
+                             size_t nparams, a2_kernel *k, a2_err *err) {
   memset(k, 0, sizeof *k);
   FILE *f = fopen(path, "rb");
   if (!f) return a2_err_set(err, A2_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
@@ -57,7 +92,7 @@ a2_code a2_trace_load(const char *path, uint32_t nranks, a2_kernel *k, a2_err *e
     }
   }
   fclose(f);
-  if (!rc) rc = load_text(buf, len, path, nranks, k, err);
+  if (!rc) rc = load_text(buf, len, path, nranks, params, nparams, k, err);
   free(buf);
   return rc;
 }

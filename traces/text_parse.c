@@ -113,14 +113,17 @@ a2_code a2t_add_stmt(a2t_parser *p, const a2t_stmt *s, uint32_t *idx) {
   return A2_OK;
 }
 
-a2_code a2t_parse_let(a2t_parser *p, uint32_t *slot, uint32_t *e) {
+a2_code a2t_parse_let(a2t_parser *p, const char *word, uint32_t *slot, uint32_t *e,
+                      char *name_out) {
   static const char *const reserved[] = {"rank", "nranks", "core", "ncores"};
   a2t_tok t;
-  char nm[A2_NAME_MAX];
+  char nm[A2_NAME_MAX], what[32];
   a2_code rc;
   if ((rc = a2t_next(p))) return rc;
   t = p->cur;
-  if ((rc = a2t_expect_name(p, "a name after 'let'", nm))) return rc;
+  snprintf(what, sizeof what, "a name after '%s'", word);
+  if ((rc = a2t_expect_name(p, what, nm))) return rc;
+  if (name_out) memcpy(name_out, nm, sizeof nm);
   for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
     if (!strcmp(nm, reserved[i]))
       return a2t_fail(p, t.line, t.col, "$%s is a predefined variable", nm);
@@ -299,7 +302,7 @@ static a2_code parse_stmt(a2t_parser *p, uint32_t *s, uint32_t *min_instrs) {
   if (a2t_tok_is(&t, "if")) return parse_if(p, s, min_instrs);
   if (a2t_tok_is(&t, "let")) {
     a2t_stmt st = {.kind = ST_LET, .line = t.line, .col = t.col};
-    a2_code rc = a2t_parse_let(p, &st.slot, &st.e[0]);
+    a2_code rc = a2t_parse_let(p, "let", &st.slot, &st.e[0], NULL);
     return rc ? rc : a2t_add_stmt(p, &st, s);
   }
   if (a2t_tok_is(&t, "program"))
