@@ -73,14 +73,15 @@ int a2_cli_run(int argc, char **argv) {
   r.k = &k;
   r.time_ps = a2_sim_end_ps(sim);
   r.races = a2_sim_races(sim);
-  if (a2_sim_race_abandoned(sim, &r.race_budget)) {
+  uint64_t race_stop_ps = 0;
+  if (a2_sim_race_abandoned(sim, &r.race_budget, &race_stop_ps)) {
     r.race_abandoned = true;
     r.race_checked = false;
     fprintf(stderr,
-            "a2a3sim: warning: the race check stopped when it reached its memory budget "
-            "(%llu MiB; vector clocks grow as cores^2): raise it with --race-memory or skip "
-            "it with --no-race-check\n",
-            (unsigned long long)(r.race_budget >> 20));
+            "a2a3sim: warning: the race check stopped at %.3f us when it reached its memory "
+            "budget (%llu MiB; it grows as cores^2 and with the buffer regions of distinct "
+            "access history): raise it with --race-memory or skip it with --no-race-check\n",
+            (double)race_stop_ps / 1e6, (unsigned long long)(r.race_budget >> 20));
   }
   if (r.status == A2_RUN_DONE && !o.no_data) a2_check(&k, sim, &r.check);
   if (o.no_data) r.check.ok = true; /* nothing to compare: timing-only */
@@ -91,7 +92,7 @@ int a2_cli_run(int argc, char **argv) {
     a2_report_text(&r, stdout);
   if (r.status != A2_RUN_DONE) {
     fprintf(stderr, "a2a3sim: %s: %s\n", r.desc.name,
-            r.status == A2_RUN_DEADLOCK     ? "deadlock: no event left and cores still blocked"
+            r.status == A2_RUN_DEADLOCK      ? "deadlock: no event left and cores still blocked"
             : r.status == A2_RUN_EVENT_LIMIT ? "--max-events reached with work left"
                                              : "--max-sim-time reached with work left");
     a2_sim_report_blocked(sim, stderr);

@@ -139,7 +139,10 @@ static void race_accesses(a2_core *c, const a2_instr *in, uint64_t now) {
   case A2_OP_LOAD: a2_race_access(r, gid, c->rank, in->buf, in->off, in->len, 0, in, now); break;
   case A2_OP_STORE: a2_race_access(r, gid, c->rank, in->buf, in->off, in->len, 1, in, now); break;
   case A2_OP_RLOAD: a2_race_access(r, gid, peer, in->buf, in->off, in->len, 0, in, now); break;
-  case A2_OP_RSTORE: a2_race_access(r, gid, peer, in->buf, in->off, in->len, 1, in, now); break;
+  case A2_OP_RSTORE:
+    a2_race_access(r, gid, peer, in->buf, in->off, in->len,
+                   in->mode == A2_MODE_ATOMIC_ADD ? A2_RACE_ATOMIC_ADD : A2_RACE_WRITE, in, now);
+    break;
   case A2_OP_PUT:
     a2_race_access(r, gid, c->rank, in->buf2, in->off2, in->len, 0, in, now);
     a2_race_access(r, gid, peer, in->buf, in->off, in->len, 1, in, now);

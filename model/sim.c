@@ -229,8 +229,8 @@ a2_code a2_sim_set_race_budget(a2_sim *s, uint64_t bytes, a2_err *err) {
   return on ? a2_sim_set_race_check(s, 1, err) : A2_OK;
 }
 
-int a2_sim_race_abandoned(const a2_sim *s, uint64_t *budget) {
-  return s->race && a2_race_abandoned(s->race, budget);
+int a2_sim_race_abandoned(const a2_sim *s, uint64_t *budget, uint64_t *at_ps) {
+  return s->race && a2_race_abandoned(s->race, budget, at_ps);
 }
 
 uint64_t a2_sim_races(const a2_sim *s) {

@@ -30,8 +30,8 @@ typedef struct {
 } a2_rank_stats;
 
 typedef enum {
-  A2_RUN_DONE = 0,      /* every core ran its whole program */
-  A2_RUN_DEADLOCK = 1,  /* no event left, some core still blocked */
+  A2_RUN_DONE = 0,       /* every core ran its whole program */
+  A2_RUN_DEADLOCK = 1,   /* no event left, some core still blocked */
   A2_RUN_TIME_LIMIT = 2, /* max_ps reached with work left */
   A2_RUN_EVENT_LIMIT = 3 /* the activation limit (a2_sim_set_event_limit) was reached */
 } a2_run_status;
@@ -64,11 +64,15 @@ void a2_sim_free(a2_sim *s);
 /* Race detection (docs/timing-model.md, "Races") is on unless turned off
  * here, before a2_sim_run. */
 a2_code a2_sim_set_race_check(a2_sim *s, int on, a2_err *err);
-/* The race detector's memory budget (vector clocks grow as cores^2): past
- * it, checking stops and a2_sim_race_abandoned says so. 0 = the default. */
+/* The race detector's memory budget in bytes (its vector clocks grow as
+ * cores^2, its access histories with the buffer regions of distinct
+ * history): past it, checking stops and a2_sim_race_abandoned says so.
+ * 0 = the default. */
 #define A2_RACE_DEFAULT_BUDGET (2ull << 30)
 a2_code a2_sim_set_race_budget(a2_sim *s, uint64_t bytes, a2_err *err);
-int a2_sim_race_abandoned(const a2_sim *s, uint64_t *budget);
+/* Non-zero when checking stopped; *budget = the budget (bytes), *at_ps = the
+ * simulated time of the last access checked (either may be NULL). */
+int a2_sim_race_abandoned(const a2_sim *s, uint64_t *budget, uint64_t *at_ps);
 /* Racing access pairs found, and a report of the first ones. */
 uint64_t a2_sim_races(const a2_sim *s);
 void a2_sim_report_races(const a2_sim *s, FILE *out);
