@@ -53,11 +53,12 @@ inline int LineOf(const std::string &text, const std::string &needle) {
 
 // One side of a reported race.
 struct Access {
-  bool write = false;
+  std::string kind;    // "read", "write" or "atomic" (an atomic add)
+  bool write = false;  // a write or an atomic add
   int rank = -1, core = -1;
   std::string where;  // "line" (trace files) or "step" (built-ins)
   int line = -1;
-  std::string op;
+  std::string op;  // the instruction: "store", "remote_store atomic_add", ...
 };
 
 // One "race on BUF@rankR bytes [LO, HI)" block.
@@ -84,7 +85,7 @@ inline RaceReport ParseRaces(const std::string &err) {
   static const std::regex block(
       R"(^race on (\w+)@rank(\d+) bytes \[(\d+), (\d+)\): no notify/wait orders$)");
   static const std::regex access(
-      R"(^    (read |write) by rank (\d+) core (\d+), (line|step) (\d+) \((\w+)\), dispatched at \d+\.\d{3} ns$)");
+      R"(^    (read |write|atomic) by rank (\d+) core (\d+), (line|step) (\d+) \((\w+(?: atomic_add)?)\), dispatched at \d+\.\d{3} ns$)");
   static const std::regex more(R"(^\.\.\. and (\d+) more racing pairs$)");
   RaceReport r;
   std::vector<std::string> lines = Lines(err);
@@ -108,7 +109,8 @@ inline RaceReport ParseRaces(const std::string &err) {
           break;
         }
         i++;
-        sides[s]->write = am[1] == "write";
+        sides[s]->kind = am[1] == "read " ? "read" : am[1].str();
+        sides[s]->write = sides[s]->kind != "read";
         sides[s]->rank = std::stoi(am[2]);
         sides[s]->core = std::stoi(am[3]);
         sides[s]->where = am[4];
