@@ -3,74 +3,108 @@
  *
  * State per buffer of each rank: a directory of pages of PAGE_BYTES buffer
  * bytes, allocated when first touched; each page a sorted array of disjoint
- * regions, each region pointing at a history: the list of accesses still
- * candidates for a race at its bytes, in dispatch order. Histories are
- * shared (reference-counted) and immutable; accesses are records in a pool,
- * reference-counted by the histories that hold them.
+ * regions, each region pointing at a history: the accesses still candidates
+ * for a race at its bytes, oldest first, each with what its check and its
+ * report need (an epoch, as in FastTrack, and the instruction). A history is
+ * reference-counted by the regions that share it; one held by a single
+ * region is rewritten in place.
  *
- * An access [off, off+len) walks the regions of its pages in order. Each
- * history it meets is rewritten once (a memo maps the last history met to
- * its rewrite, so a run of regions with one history costs one rewrite): every
- * earlier access in it is examined once per access (a stamp), reported when
- * it races, dropped when superseded, and the new access is appended.
- * Adjacent regions whose histories are equal are merged, so the regions
- * follow the boundaries of the live accesses. */
+ * An access [off, off+len) walks the regions of its pages in order and
+ * rewrites each history it meets: every earlier access in it is counted when
+ * it races, dropped when superseded, and the new access is appended. A
+ * shared history is rewritten once per access (a memo maps it to its
+ * rewrite, so a run of regions with one history costs one rewrite). Adjacent
+ * regions whose histories hold the same accesses are merged, so the regions
+ * follow the boundaries of the live accesses: memory follows the regions of
+ * distinct history, time per access the regions it touches. */
 #include "model/race.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define PAGE_SHIFT 12
+#define PAGE_SHIFT 10 /* pages: 1 KiB */
 #define PAGE_BYTES (1u << PAGE_SHIFT)
-#define PAGES_PER_CHUNK 512 /* directory leaves: 2 MiB of buffer each */
-#define RECS_PER_CHUNK 4096
-#define NO_REC UINT32_MAX
+#define BLOCK_SHIFT 16 /* blocks: 64 KiB, 64 pages */
+#define BLOCK_BYTES (1u << BLOCK_SHIFT)
+#define PAGES_PER_BLOCK (1u << (BLOCK_SHIFT - PAGE_SHIFT))
+#define BLOCKS_PER_CHUNK 256 /* directory leaves: 16 MiB of buffer each */
+#define SLAB_BYTES (64u << 10)
+#define NCLASS 128        /* history sizes: 1..8 accesses, then steps of a quarter */
 #define ALLOC_OVERHEAD 16 /* bytes malloc adds to each block, for the budget */
 
-/* One access. */
+/* One access: what its check needs (the clock part) and what its report
+ * and superseding need. */
 typedef struct {
-  uint64_t off, len;
-  uint64_t t_ps;
-  uint64_t seq;  /* dispatch order among all accesses (from 1) */
-  uint64_t seen; /* seq of the last access that examined it; free: next free record */
-  uint32_t gid, epoch, line;
-  uint32_t refs; /* histories holding it */
+  uint64_t seq;      /* dispatch order among all accesses (from 1): identity */
+  uint64_t off, len; /* its bytes of the buffer */
+  uint64_t t_ps;     /* dispatch time */
+  uint32_t gid, epoch;
+  uint32_t line;
   uint8_t op, kind;
-  uint8_t drop; /* the examining access `seen` supersedes it */
-} rec;
+} entry;
 
-/* The candidates of some bytes, oldest first. Immutable once shared. */
+/* The clock part of an access in a history: core and kind, epoch. */
 typedef struct {
+  uint32_t gk; /* gid << 2 | kind */
+  uint32_t epoch;
+} hot;
+
+/* The rest. */
+typedef struct {
+  uint64_t seq, off, len, t_ps;
+  uint32_t line;
+  uint8_t op;
+} cold;
+
+/* The candidates of some bytes, oldest first: the header, then cap hot
+ * parts (checked on every access: next to the header), then cap cold ones. */
+typedef struct hist {
   uint32_t refs; /* regions (and the access in progress) pointing here */
-  uint32_t n;
-  uint32_t rec[]; /* record ids */
+  uint32_t n, cap;
+  uint8_t cls; /* size class */
 } hist;
+
+static hot *hot_of(hist *h) {
+  return (hot *)(h + 1);
+}
+static cold *cold_of(hist *h) {
+  return (cold *)(hot_of(h) + h->cap);
+}
 
 typedef struct {
   uint32_t lo, hi; /* bytes within the page */
   hist *h;
 } region;
 
+/* A page's regions: inline while they fit (one cache line in all), else on
+ * the heap. */
+#define INLINE_REGIONS 3
 typedef struct {
-  region *v;
-  uint32_t n, cap;
+  uint32_t n, cap; /* regions; cap 0: inline */
+  region *v;       /* cap > 0: the regions */
+  region in[INLINE_REGIONS];
 } page;
 
+/* A block of buffer bytes: one history for all of it (uniform), or pages. */
 typedef struct {
-  page **chunk; /* [npages / PAGES_PER_CHUNK], each PAGES_PER_CHUNK pages or NULL */
+  hist *h;     /* pages NULL: the history of every byte (NULL: none touched) */
+  page *pages; /* else PAGES_PER_BLOCK pages */
+} block;
+
+typedef struct {
+  block **chunk; /* [nblocks / BLOCKS_PER_CHUNK], each BLOCKS_PER_CHUNK blocks or NULL */
   uint32_t nchunk;
 } bufdir;
 
-/* What a racing pair's report needs of one access. */
+/* Free histories of one size, and the rest of the slab being carved. */
 typedef struct {
-  uint64_t off, len, t_ps;
-  uint32_t gid, line;
-  uint8_t op, kind;
-} access_desc;
+  hist *free; /* linked through their first bytes */
+  uint8_t *bump, *end;
+} hclass;
 
 typedef struct {
-  access_desc a, b;
+  entry a, b;
   uint32_t owner;
   uint16_t buf;
 } race_pair;
@@ -82,33 +116,41 @@ typedef struct {
   uint32_t *vc;
 } cell_slot;
 
-/* An earlier access found racing the current one. */
+/* The last access of one core to one buffer of a rank, for prefetching:
+ * cores walk their buffers in strides (tiles), so the state the next
+ * access will need is fetched ahead while this one is checked. */
+#define STREAMS 32 /* per core, by buffer: rank * nbufs + buf modulo STREAMS */
 typedef struct {
-  uint64_t seq;
-  uint32_t id;
-} race_hit;
+  uint32_t dir; /* rank * nbufs + buf, + 1; 0 = none */
+  uint32_t pad;
+  uint64_t off;
+} stream;
 
 #define DEFAULT_SHOWN 8
 #define SNAPS_PER_SLAB 64
 
 struct a2_race {
   const a2_kernel *k;
-  uint32_t T;   /* cores in all */
-  uint32_t *vc; /* T x T: row t = core t's clock */
-  bufdir *dirs; /* [rank * nbufs + buf] */
-  /* access records */
-  rec **rchunk;
-  uint32_t nrchunk, rchunk_cap;
-  uint32_t free_rec;
+  uint32_t T;      /* cores in all */
+  uint32_t *vc;    /* T x T: row t = core t's clock */
+  bufdir *dirs;    /* [rank * nbufs + buf] */
+  stream *streams; /* [gid * STREAMS + slot] */
+  /* histories: size classes carved from slabs, freed only with the detector */
+  uint32_t caps[NCLASS];
+  hclass cls[NCLASS];
+  void **hslabs;
+  uint32_t nhslabs, hslab_cap;
   uint64_t seq;
-  /* per access in progress */
-  uint32_t cur;             /* its record */
-  hist *memo_in, *memo_out; /* last history met and its rewrite (refs held) */
-  hist *gap;                /* history of bytes never touched before: {cur} */
-  race_hit *hits;           /* records racing cur */
+  /* the access in progress */
+  entry cur;
+  const uint32_t *mine;     /* its core's clock */
+  hist *memo_in, *memo_out; /* last shared history met and its rewrite (refs held) */
+  hist *gap;                /* history of bytes never touched before: {cur} (ref held) */
+  entry *hits;              /* earlier accesses racing it */
   uint32_t nhits, hits_cap;
   region *out; /* a page's regions being rebuilt */
   uint32_t out_cap;
+  bool failed; /* an allocation failed */
   /* results */
   uint64_t count;
   race_pair *shown;
@@ -131,11 +173,10 @@ struct a2_race {
 static void charge(a2_race *r, uint64_t n) {
   r->bytes += n;
 }
-static void uncharge(a2_race *r, uint64_t n) {
-  r->bytes -= n;
-}
 
-/* Stop checking (out of memory, or past the budget). */
+/* Stop checking (out of memory, or past the budget). The state is dropped
+ * only with the detector: everything it allocated is in slabs, pages and
+ * tables that a2_race_free releases whatever their contents. */
 static void abandon(a2_race *r) {
   if (r->abandoned) return;
   r->abandoned = true;
@@ -146,142 +187,166 @@ static void check_budget(a2_race *r) {
   if (r->bytes > r->budget) abandon(r);
 }
 
-/* ---- access records ---- */
-
-static rec *rec_at(const a2_race *r, uint32_t id) {
-  return &r->rchunk[id / RECS_PER_CHUNK][id % RECS_PER_CHUNK];
-}
-
-static uint32_t rec_new(a2_race *r) {
-  if (r->free_rec == NO_REC) {
-    if (r->nrchunk == r->rchunk_cap) {
-      uint32_t cap = r->rchunk_cap ? r->rchunk_cap * 2 : 16;
-      rec **v = realloc(r->rchunk, cap * sizeof *v);
-      if (!v) return NO_REC;
-      charge(r, (uint64_t)(cap - r->rchunk_cap) * sizeof *v);
-      r->rchunk = v;
-      r->rchunk_cap = cap;
-    }
-    if ((uint64_t)(r->nrchunk + 1) * RECS_PER_CHUNK > NO_REC) return NO_REC;
-    rec *c = malloc(RECS_PER_CHUNK * sizeof *c);
-    if (!c) return NO_REC;
-    charge(r, RECS_PER_CHUNK * sizeof *c + ALLOC_OVERHEAD);
-    uint32_t base = r->nrchunk * RECS_PER_CHUNK;
-    r->rchunk[r->nrchunk++] = c;
-    for (uint32_t i = RECS_PER_CHUNK; i-- > 0;) {
-      c[i].seen = r->free_rec;
-      r->free_rec = base + i;
-    }
+/* Grow *v (of *cap elements of `size` bytes) to hold at least `need`. */
+static bool grow(a2_race *r, void **v, uint32_t *cap, uint32_t need, size_t size) {
+  if (need <= *cap) return true;
+  uint32_t c = *cap ? *cap : 4;
+  while (c < need) c *= 2;
+  void *p = realloc(*v, (size_t)c * size);
+  if (!p) {
+    r->failed = true;
+    return false;
   }
-  uint32_t id = r->free_rec;
-  rec *e = rec_at(r, id);
-  r->free_rec = (uint32_t)e->seen;
-  return id;
-}
-
-static void rec_unref(a2_race *r, uint32_t id) {
-  rec *e = rec_at(r, id);
-  if (--e->refs) return;
-  e->seen = r->free_rec;
-  r->free_rec = id;
+  charge(r, (uint64_t)(c - *cap) * size);
+  *v = p;
+  *cap = c;
+  return true;
 }
 
 /* ---- histories ---- */
 
-static uint64_t hist_bytes(uint32_t n) {
-  return sizeof(hist) + n * sizeof(uint32_t) + ALLOC_OVERHEAD;
+static size_t hist_size(uint32_t cap) {
+  return sizeof(hist) + (size_t)cap * (sizeof(hot) + sizeof(cold));
 }
 
-/* A history of n records (refs 0): the caller fills rec[] and takes refs. */
-static hist *hist_new(a2_race *r, uint32_t n) {
-  hist *h = malloc(sizeof(hist) + n * sizeof(uint32_t));
-  if (!h) return NULL;
-  charge(r, hist_bytes(n));
-  h->refs = 0;
-  h->n = n;
+/* A history with room for `need` accesses (n and refs 0), or NULL. */
+static hist *hist_new(a2_race *r, uint32_t need) {
+  uint32_t c = 0;
+  while (r->caps[c] < need) c++; /* the table reaches UINT32_MAX */
+  hclass *k = &r->cls[c];
+  hist *h = k->free;
+  if (h) {
+    memcpy(&k->free, h, sizeof k->free);
+  } else {
+    size_t size = hist_size(r->caps[c]);
+    if (!k->bump || (size_t)(k->end - k->bump) < size) {
+      size_t slab = size > SLAB_BYTES ? size : SLAB_BYTES;
+      if (!grow(r, (void **)&r->hslabs, &r->hslab_cap, r->nhslabs + 1, sizeof *r->hslabs))
+        return NULL;
+      uint8_t *m = malloc(slab);
+      if (!m) {
+        r->failed = true;
+        return NULL;
+      }
+      charge(r, slab + ALLOC_OVERHEAD);
+      r->hslabs[r->nhslabs++] = m;
+      k->bump = m;
+      k->end = m + slab;
+    }
+    h = (hist *)k->bump;
+    k->bump += size;
+  }
+  h->refs = h->n = 0;
+  h->cap = r->caps[c];
+  h->cls = (uint8_t)c;
   return h;
 }
 
 static void hist_unref(a2_race *r, hist *h) {
   if (!h || --h->refs) return;
-  for (uint32_t i = 0; i < h->n; i++) rec_unref(r, h->rec[i]);
-  uncharge(r, hist_bytes(h->n));
-  free(h);
+  hclass *k = &r->cls[h->cls];
+  memcpy(h, &k->free, sizeof k->free);
+  k->free = h;
 }
 
-static bool hist_eq(const hist *a, const hist *b) {
-  return a == b || (a->n == b->n && !memcmp(a->rec, b->rec, a->n * sizeof a->rec[0]));
+/* Same accesses (an access is its seq). */
+static bool hist_eq(hist *a, hist *b) {
+  if (a == b) return true;
+  if (a->n != b->n) return false;
+  const cold *x = cold_of(a), *y = cold_of(b);
+  for (uint32_t i = a->n; i-- > 0;) /* the newest differ first */
+    if (x[i].seq != y[i].seq) return false;
+  return true;
+}
+
+/* Access i of h, whole. */
+static entry entry_of(hist *h, uint32_t i) {
+  const hot *t = &hot_of(h)[i];
+  const cold *c = &cold_of(h)[i];
+  return (entry){
+      c->seq, c->off, c->len, c->t_ps, t->gk >> 2, t->epoch, c->line, c->op, (uint8_t)(t->gk & 3)};
+}
+
+/* Append access e to h (it has room). */
+static void hist_append(hist *h, const entry *e) {
+  hot_of(h)[h->n] = (hot){e->gid << 2 | e->kind, e->epoch};
+  cold_of(h)[h->n] = (cold){e->seq, e->off, e->len, e->t_ps, e->line, e->op};
+  h->n++;
+}
+
+/* Copy access i of h to slot j of o. */
+static void hist_copy(hist *o, uint32_t j, hist *h, uint32_t i) {
+  hot_of(o)[j] = hot_of(h)[i];
+  cold_of(o)[j] = cold_of(h)[i];
 }
 
 /* ---- checking one access ---- */
 
-static bool hit(a2_race *r, uint32_t id) {
-  if (r->nhits == r->hits_cap) {
-    uint32_t cap = r->hits_cap ? r->hits_cap * 2 : 64;
-    race_hit *v = realloc(r->hits, cap * sizeof *v);
-    if (!v) return false;
-    charge(r, (uint64_t)(cap - r->hits_cap) * sizeof *v);
-    r->hits = v;
-    r->hits_cap = cap;
-  }
-  r->hits[r->nhits++] = (race_hit){rec_at(r, id)->seq, id};
-  return true;
+static void hit(a2_race *r, hist *h, uint32_t i) {
+  uint64_t seq = cold_of(h)[i].seq;
+  if (r->nhits && r->hits[r->nhits - 1].seq == seq) return; /* met again in the next region */
+  if (!grow(r, (void **)&r->hits, &r->hits_cap, r->nhits + 1, sizeof *r->hits)) return;
+  r->hits[r->nhits++] = entry_of(h, i);
 }
 
-/* Examine earlier access e against the current one n (once per access):
- * count it when it races, mark it when n supersedes it. */
-static bool examine(a2_race *r, const rec *n, const uint32_t *mine, uint32_t id) {
-  rec *e = rec_at(r, id);
-  if (e->seen == n->seq) return true;
-  e->seen = n->seq;
-  e->drop = 0;
-  bool ordered = e->epoch <= mine[e->gid];
-  if (!ordered) {
-    bool conflict = e->kind != n->kind || e->kind == A2_RACE_WRITE;
-    return !conflict || hit(r, id);
+/* Check access i of h against the current one: count it when it races;
+ * true when the current one supersedes it. The same answer in every region
+ * that holds the access, so no access needs to remember it. */
+static bool superseded(a2_race *r, hist *h, uint32_t i) {
+  const entry *n = &r->cur;
+  hot e = hot_of(h)[i];
+  uint32_t gid = e.gk >> 2, kind = e.gk & 3;
+  if (e.epoch > r->mine[gid]) { /* not ordered before n */
+    if (kind != n->kind || kind == A2_RACE_WRITE) hit(r, h, i);
+    return false;
   }
-  bool covered = n->off <= e->off && e->off + e->len <= n->off + n->len;
-  e->drop =
-      covered && (n->kind == A2_RACE_WRITE ||
-                  (n->kind == e->kind && (n->kind == A2_RACE_ATOMIC_ADD || e->gid == n->gid)));
-  return true;
+  if (n->kind != A2_RACE_WRITE && (n->kind != kind || (kind == A2_RACE_READ && gid != n->gid)))
+    return false;
+  const cold *c = &cold_of(h)[i];
+  return n->off <= c->off && c->off + c->len <= n->off + n->len;
 }
 
-/* The rewrite of history h by the current access (a new reference), or
- * NULL when out of memory. */
-static hist *rewrite(a2_race *r, const uint32_t *mine, hist *h) {
+/* The current access's rewrite of history h: takes over the caller's
+ * reference to h and returns one to the result; NULL when out of memory. */
+static hist *rewrite(a2_race *r, hist *h) {
   if (h == r->memo_in) {
+    h->refs--; /* the memo still holds one */
     r->memo_out->refs++;
     return r->memo_out;
   }
-  rec *n = rec_at(r, r->cur);
-  uint32_t keep = 0;
-  for (uint32_t i = 0; i < h->n; i++) {
-    if (!examine(r, n, mine, h->rec[i])) return NULL;
-    keep += !rec_at(r, h->rec[i])->drop;
+  if (h->refs == 1) { /* this region's alone: in place */
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < h->n; i++)
+      if (!superseded(r, h, i) && j++ != i) hist_copy(h, j - 1, h, i);
+    h->n = j;
+    if (j == h->cap) { /* grow with room to spare: growing costs a copy */
+      hist *o = hist_new(r, j + 1 + j / 2);
+      if (!o) return NULL;
+      for (uint32_t i = 0; i < j; i++) hist_copy(o, i, h, i);
+      o->n = j;
+      o->refs = 1;
+      hist_unref(r, h);
+      h = o;
+    }
+    hist_append(h, &r->cur);
+    return h;
   }
-  hist *o = hist_new(r, keep + 1);
+  hist *o = hist_new(r, h->n + 1);
   if (!o) return NULL;
-  uint32_t j = 0;
-  for (uint32_t i = 0; i < h->n; i++) {
-    rec *e = rec_at(r, h->rec[i]);
-    if (e->drop) continue;
-    e->refs++;
-    o->rec[j++] = h->rec[i];
-  }
-  o->rec[j] = r->cur;
-  n->refs++;
+  for (uint32_t i = 0; i < h->n; i++)
+    if (!superseded(r, h, i)) hist_copy(o, o->n++, h, i);
+  hist_append(o, &r->cur);
   hist_unref(r, r->memo_in);
   hist_unref(r, r->memo_out);
-  h->refs++;
-  o->refs += 2; /* the memo's and the caller's */
-  r->memo_in = h;
+  r->memo_in = h; /* keeps the caller's reference */
   r->memo_out = o;
+  o->refs = 2; /* the memo's and the caller's */
   return o;
 }
 
 /* Append [lo, hi) with history h (a reference the caller hands over) to the
- * page being rebuilt, merging it into an adjacent equal predecessor. */
+ * page being rebuilt, merging it into an adjacent predecessor with the same
+ * accesses. */
 static bool out_push(a2_race *r, uint32_t *nout, uint32_t lo, uint32_t hi, hist *h) {
   if (*nout) {
     region *last = &r->out[*nout - 1];
@@ -291,27 +356,38 @@ static bool out_push(a2_race *r, uint32_t *nout, uint32_t lo, uint32_t hi, hist 
       return true;
     }
   }
-  if (*nout == r->out_cap) {
-    uint32_t cap = r->out_cap ? r->out_cap * 2 : 64;
-    region *v = realloc(r->out, cap * sizeof *v);
-    if (!v) {
-      hist_unref(r, h);
-      return false;
-    }
-    charge(r, (uint64_t)(cap - r->out_cap) * sizeof *v);
-    r->out = v;
-    r->out_cap = cap;
-  }
+  if (!grow(r, (void **)&r->out, &r->out_cap, *nout + 1, sizeof *r->out)) return false;
   r->out[(*nout)++] = (region){lo, hi, h};
   return true;
 }
 
-/* First region of pg that ends after byte lo. */
-static uint32_t first_after(const page *pg, uint32_t lo) {
-  uint32_t a = 0, b = pg->n;
+/* The history of bytes never touched before: the current access alone (a
+ * new reference); NULL when out of memory. */
+static hist *gap(a2_race *r) {
+  if (!r->gap) {
+    if (!(r->gap = hist_new(r, 1))) return NULL;
+    hist_append(r->gap, &r->cur);
+    r->gap->refs = 1; /* the access's */
+  }
+  r->gap->refs++;
+  return r->gap;
+}
+
+static bool push_gap(a2_race *r, uint32_t *nout, uint32_t lo, uint32_t hi) {
+  hist *g = gap(r);
+  return g && out_push(r, nout, lo, hi, g);
+}
+
+static region *regions_of(page *pg) {
+  return pg->cap ? pg->v : pg->in;
+}
+
+/* First region of v[0..n) that ends after byte lo. */
+static uint32_t first_after(const region *v, uint32_t n, uint32_t lo) {
+  uint32_t a = 0, b = n;
   while (a < b) {
     uint32_t m = (a + b) / 2;
-    if (pg->v[m].hi > lo)
+    if (v[m].hi > lo)
       b = m;
     else
       a = m + 1;
@@ -320,158 +396,206 @@ static uint32_t first_after(const page *pg, uint32_t lo) {
 }
 
 /* Apply the current access to bytes [lo, hi) of page pg: rebuild the regions
- * it overlaps (and its neighbours, to merge with them) into r->out, then put
- * them in place. On failure the page is left as it was. */
-static bool page_apply(a2_race *r, const uint32_t *mine, page *pg, uint32_t lo, uint32_t hi) {
-  uint32_t i = first_after(pg, lo), j = i;
-  while (j < pg->n && pg->v[j].lo < hi) j++;
-  uint32_t from = i > 0 ? i - 1 : i, to = j < pg->n ? j + 1 : j;
-  uint32_t nout = 0;
-  bool ok = true;
-  if (from < i) {
-    pg->v[from].h->refs++;
-    ok = out_push(r, &nout, pg->v[from].lo, pg->v[from].hi, pg->v[from].h);
-  }
-  uint32_t pos = lo;
-  for (uint32_t m = i; ok && m <= j; m++) {
-    const region *g = m < j ? &pg->v[m] : NULL;
-    uint32_t glo = g ? g->lo : hi;
-    if (g && glo < lo) { /* the part before the access keeps its history */
-      g->h->refs++;
-      ok = out_push(r, &nout, glo, lo, g->h);
-      glo = lo;
+ * it overlaps into r->out, then put them in place of the old ones, whose
+ * references they took over. Only the rebuilt regions can merge: each of
+ * their histories ends with the current access, which no other region's
+ * holds, so adjacent regions keep distinct histories. */
+static bool page_apply(a2_race *r, page *pg, uint32_t lo, uint32_t hi) {
+  region *v = regions_of(pg);
+  uint32_t i = first_after(v, pg->n, lo), j = i;
+  while (j < pg->n && v[j].lo < hi) j++;
+  uint32_t nout = 0, pos = lo;
+  for (uint32_t m = i; m < j; m++) {
+    region g = v[m];
+    if (g.lo < lo) { /* the part before the access keeps its history */
+      g.h->refs++;
+      if (!out_push(r, &nout, g.lo, lo, g.h)) return false;
+      g.lo = lo;
     }
-    if (ok && pos < glo) { /* bytes never touched */
-      r->gap->refs++;
-      ok = out_push(r, &nout, pos, glo, r->gap);
-    }
-    if (!ok || !g) break;
-    uint32_t ghi = g->hi < hi ? g->hi : hi;
-    hist *nh = rewrite(r, mine, g->h);
-    ok = nh && out_push(r, &nout, glo, ghi, nh);
-    if (ok && g->hi > hi) { /* the part after the access keeps its history */
-      g->h->refs++;
-      ok = out_push(r, &nout, hi, g->hi, g->h);
-    }
+    if (pos < g.lo && !push_gap(r, &nout, pos, g.lo)) return false;
+    bool after = g.hi > hi; /* the part after the access keeps its history */
+    if (after) g.h->refs++;
+    uint32_t ghi = after ? hi : g.hi;
+    hist *nh = rewrite(r, g.h);
+    if (!nh || !out_push(r, &nout, g.lo, ghi, nh)) return false;
+    if (after && !out_push(r, &nout, hi, g.hi, g.h)) return false;
     pos = ghi;
   }
-  if (ok && to > j) {
-    pg->v[j].h->refs++;
-    ok = out_push(r, &nout, pg->v[j].lo, pg->v[j].hi, pg->v[j].h);
+  if (pos < hi && !push_gap(r, &nout, pos, hi)) return false;
+  uint32_t n = pg->n - (j - i) + nout;
+  if (!pg->cap && n > INLINE_REGIONS) { /* move to the heap */
+    region *h = NULL;
+    uint32_t cap = 0;
+    if (!grow(r, (void **)&h, &cap, n, sizeof *h)) return false;
+    memcpy(h, pg->in, pg->n * sizeof *h);
+    pg->v = v = h;
+    pg->cap = cap;
+  } else if (pg->cap) {
+    if (!grow(r, (void **)&pg->v, &pg->cap, n, sizeof *pg->v)) return false;
+    v = pg->v;
   }
-  uint32_t n = pg->n - (to - from) + nout;
-  if (ok && n > pg->cap) {
-    uint32_t cap = pg->cap ? pg->cap : 4;
-    while (cap < n) cap *= 2;
-    region *v = realloc(pg->v, cap * sizeof *v);
-    ok = v != NULL;
-    if (ok) {
-      charge(r, (uint64_t)(cap - pg->cap) * sizeof *v);
-      pg->v = v;
-      pg->cap = cap;
-    }
-  }
-  if (!ok) {
-    for (uint32_t m = 0; m < nout; m++) hist_unref(r, r->out[m].h);
-    return false;
-  }
-  for (uint32_t m = from; m < to; m++) hist_unref(r, pg->v[m].h);
-  memmove(pg->v + from + nout, pg->v + to, (pg->n - to) * sizeof *pg->v);
-  memcpy(pg->v + from, r->out, nout * sizeof *pg->v);
+  memmove(v + i + nout, v + j, (pg->n - j) * sizeof *v);
+  memcpy(v + i, r->out, nout * sizeof *v);
   pg->n = n;
   return true;
 }
 
-static page *page_of(a2_race *r, bufdir *d, uint64_t bytes, uint64_t pidx) {
+static block *block_of(a2_race *r, bufdir *d, uint64_t bytes, uint64_t bidx) {
   if (!d->chunk) {
-    uint64_t npages = (bytes + PAGE_BYTES - 1) >> PAGE_SHIFT;
-    uint32_t nchunk = (uint32_t)((npages + PAGES_PER_CHUNK - 1) / PAGES_PER_CHUNK);
+    uint64_t nblocks = (bytes + BLOCK_BYTES - 1) >> BLOCK_SHIFT;
+    uint32_t nchunk = (uint32_t)((nblocks + BLOCKS_PER_CHUNK - 1) / BLOCKS_PER_CHUNK);
     if (!(d->chunk = calloc(nchunk, sizeof *d->chunk))) return NULL;
     charge(r, nchunk * sizeof *d->chunk + ALLOC_OVERHEAD);
     d->nchunk = nchunk;
   }
-  page **c = &d->chunk[pidx / PAGES_PER_CHUNK];
+  block **c = &d->chunk[bidx / BLOCKS_PER_CHUNK];
   if (!*c) {
-    if (!(*c = calloc(PAGES_PER_CHUNK, sizeof **c))) return NULL;
-    charge(r, PAGES_PER_CHUNK * sizeof **c + ALLOC_OVERHEAD);
+    if (!(*c = calloc(BLOCKS_PER_CHUNK, sizeof **c))) return NULL;
+    charge(r, BLOCKS_PER_CHUNK * sizeof **c + ALLOC_OVERHEAD);
   }
-  return &(*c)[pidx % PAGES_PER_CHUNK];
+  return &(*c)[bidx % BLOCKS_PER_CHUNK];
 }
 
-static void note_races(a2_race *r, const rec *n, uint32_t owner, uint16_t buf);
+static const size_t pages_bytes = PAGES_PER_BLOCK * sizeof(page);
+
+/* Give a uniform block pages, each one region holding its history. */
+static bool split_block(a2_race *r, block *b) {
+  _Static_assert(sizeof(page) == 64, "a page is one cache line");
+  page *p = aligned_alloc(64, pages_bytes);
+  if (!p) {
+    r->failed = true;
+    return false;
+  }
+  charge(r, pages_bytes + ALLOC_OVERHEAD);
+  memset(p, 0, pages_bytes);
+  if (b->h) {
+    for (uint32_t i = 0; i < PAGES_PER_BLOCK; i++) {
+      p[i].n = 1;
+      p[i].in[0] = (region){0, PAGE_BYTES, b->h};
+    }
+    b->h->refs += PAGES_PER_BLOCK - 1; /* the block's reference is the first page's */
+    b->h = NULL;
+  }
+  b->pages = p;
+  return true;
+}
+
+/* Make b uniform again when every page is one region with the same
+ * history (after an access that covered it all). */
+static void join_block(a2_race *r, block *b) {
+  page *p = b->pages;
+  for (uint32_t i = 0; i < PAGES_PER_BLOCK; i++)
+    if (p[i].n != 1 || p[i].cap || !hist_eq(p[i].in[0].h, p[0].in[0].h)) return;
+  b->h = p[0].in[0].h;
+  for (uint32_t i = 1; i < PAGES_PER_BLOCK; i++) hist_unref(r, p[i].in[0].h);
+  free(p);
+  r->bytes -= pages_bytes + ALLOC_OVERHEAD;
+  b->pages = NULL;
+}
+
+/* Apply the current access to bytes [lo, hi) of block b. */
+static bool block_apply(a2_race *r, block *b, uint32_t lo, uint32_t hi) {
+  bool all = lo == 0 && hi == BLOCK_BYTES;
+  if (!b->pages && all) {
+    b->h = b->h ? rewrite(r, b->h) : gap(r);
+    return b->h != NULL;
+  }
+  if (!b->pages && !split_block(r, b)) return false;
+  for (uint32_t p = lo >> PAGE_SHIFT; p <= (hi - 1) >> PAGE_SHIFT; p++) {
+    uint32_t base = p << PAGE_SHIFT;
+    uint32_t plo = lo > base ? lo - base : 0;
+    uint32_t phi = hi < base + PAGE_BYTES ? hi - base : PAGE_BYTES;
+    if (!page_apply(r, &b->pages[p], plo, phi)) return false;
+  }
+  if (all) join_block(r, b);
+  return true;
+}
+
+static void note_races(a2_race *r, uint32_t owner, uint16_t buf);
+
+/* The block of byte off of d, or NULL when not allocated (no side effects). */
+static block *block_peek(const bufdir *d, uint64_t off) {
+  uint64_t b = off >> BLOCK_SHIFT;
+  if (!d->chunk || b / BLOCKS_PER_CHUNK >= d->nchunk) return NULL;
+  block *c = d->chunk[b / BLOCKS_PER_CHUNK];
+  return c ? &c[b % BLOCKS_PER_CHUNK] : NULL;
+}
+
+/* The page of byte off of d, when its block has pages. */
+static page *page_peek(const bufdir *d, uint64_t off) {
+  block *b = block_peek(d, off);
+  return b && b->pages ? &b->pages[(off >> PAGE_SHIFT) % PAGES_PER_BLOCK] : NULL;
+}
+
+/* Fetch ahead for core gid's next accesses to d if they continue its
+ * stride from its last one: the history at one stride (its page was
+ * fetched one access ago), the page at two. */
+static void prefetch(a2_race *r, uint32_t gid, uint32_t dir, const bufdir *d, uint64_t off) {
+  stream *s = &r->streams[(size_t)gid * STREAMS + dir % STREAMS];
+  if (s->dir == dir + 1 && s->off != off) {
+    uint64_t next = 2 * off - s->off, after = 3 * off - 2 * s->off;
+    page *pg = page_peek(d, after);
+    if (pg) __builtin_prefetch(pg);
+    if ((pg = page_peek(d, next)) && pg->n) {
+      const region *v = pg->cap ? pg->v : pg->in;
+      uint32_t i = first_after(v, pg->n, (uint32_t)(next & (PAGE_BYTES - 1)));
+      if (i < pg->n) __builtin_prefetch(v[i].h);
+    }
+  }
+  s->dir = dir + 1;
+  s->off = off;
+}
 
 void a2_race_access(a2_race *r, uint32_t gid, uint32_t owner, uint16_t buf, uint64_t off,
                     uint64_t len, a2_race_kind kind, const a2_instr *in, uint64_t now_ps) {
   if (r->abandoned || r->k->bufs[buf].kind == A2_BUF_SIGNAL || len == 0) return;
   r->last_ps = now_ps;
-  const uint32_t *mine = r->vc + (size_t)gid * r->T;
-  uint32_t id = rec_new(r);
-  hist *gap = hist_new(r, 1);
-  if (id == NO_REC || !gap) {
-    if (id != NO_REC) {
-      rec_at(r, id)->refs = 1;
-      rec_unref(r, id);
-    }
-    free(gap);
-    abandon(r);
-    return;
-  }
-  rec *n = rec_at(r, id);
-  *n = (rec){off, len, now_ps, ++r->seq, 0, gid, mine[gid], in->line, 1, in->op, (uint8_t)kind, 0};
-  gap->rec[0] = id;
-  gap->refs = 1;
-  r->cur = id;
-  r->gap = gap;
+  r->mine = r->vc + (size_t)gid * r->T;
+  r->cur = (entry){++r->seq, off, len, now_ps, gid, r->mine[gid], in->line, in->op, (uint8_t)kind};
   r->nhits = 0;
-  bufdir *d = &r->dirs[(size_t)owner * r->k->nbufs + buf];
+  uint32_t dir = owner * r->k->nbufs + buf;
+  bufdir *d = &r->dirs[dir];
+  prefetch(r, gid, dir, d, off);
   uint64_t bytes = r->k->bufs[buf].bytes;
   bool ok = true;
-  for (uint64_t p = off >> PAGE_SHIFT; ok && p <= (off + len - 1) >> PAGE_SHIFT; p++) {
-    uint64_t base = p << PAGE_SHIFT;
+  for (uint64_t b = off >> BLOCK_SHIFT; ok && b <= (off + len - 1) >> BLOCK_SHIFT; b++) {
+    uint64_t base = b << BLOCK_SHIFT;
     uint32_t lo = off > base ? (uint32_t)(off - base) : 0;
-    uint32_t hi = off + len < base + PAGE_BYTES ? (uint32_t)(off + len - base) : PAGE_BYTES;
-    page *pg = page_of(r, d, bytes, p);
-    ok = pg && page_apply(r, mine, pg, lo, hi);
+    uint32_t hi = off + len < base + BLOCK_BYTES ? (uint32_t)(off + len - base) : BLOCK_BYTES;
+    block *blk = block_of(r, d, bytes, b);
+    ok = blk && block_apply(r, blk, lo, hi);
   }
-  note_races(r, n, owner, buf);
+  if (!ok || r->failed) {
+    abandon(r); /* the state may be half updated: it is not looked at again */
+    return;
+  }
+  note_races(r, owner, buf);
   hist_unref(r, r->memo_in);
   hist_unref(r, r->memo_out);
-  r->memo_in = r->memo_out = NULL;
-  /* The gap history holds the record's first reference: once it is let go,
-   * the record lives as long as the regions' histories that hold it. */
   hist_unref(r, r->gap);
-  r->gap = NULL;
-  if (!ok) abandon(r);
+  r->memo_in = r->memo_out = r->gap = NULL;
   check_budget(r);
 }
 
 /* ---- reports ---- */
 
-static access_desc desc_of(const rec *e) {
-  return (access_desc){e->off, e->len, e->t_ps, e->gid, e->line, e->op, e->kind};
-}
-
 static int by_seq(const void *a, const void *b) {
-  uint64_t x = ((const race_hit *)a)->seq, y = ((const race_hit *)b)->seq;
+  uint64_t x = ((const entry *)a)->seq, y = ((const entry *)b)->seq;
   return x < y ? -1 : x > y;
 }
 
-/* Count the pairs (hit, n) and keep the first ones for the report, in the
- * earlier accesses' dispatch order. */
-static void note_races(a2_race *r, const rec *n, uint32_t owner, uint16_t buf) {
-  r->count += r->nhits;
-  if (!r->nhits || r->nshown >= r->show_limit) return;
+/* Count the pairs (hit, current access), each earlier access once, and keep
+ * the first ones for the report in the earlier accesses' dispatch order. */
+static void note_races(a2_race *r, uint32_t owner, uint16_t buf) {
+  if (!r->nhits) return;
   qsort(r->hits, r->nhits, sizeof *r->hits, by_seq);
-  for (uint32_t i = 0; i < r->nhits && r->nshown < r->show_limit; i++) {
-    if (r->nshown == r->shown_cap) {
-      uint32_t cap = r->shown_cap ? r->shown_cap * 2 : DEFAULT_SHOWN;
-      race_pair *v = realloc(r->shown, cap * sizeof *v);
-      if (!v) return;
-      charge(r, (uint64_t)(cap - r->shown_cap) * sizeof *v);
-      r->shown = v;
-      r->shown_cap = cap;
-    }
-    r->shown[r->nshown++] = (race_pair){desc_of(rec_at(r, r->hits[i].id)), desc_of(n), owner, buf};
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < r->nhits; i++)
+    if (!n || r->hits[n - 1].seq != r->hits[i].seq) r->hits[n++] = r->hits[i];
+  r->count += n;
+  for (uint32_t i = 0; i < n && r->nshown < r->show_limit; i++) {
+    if (!grow(r, (void **)&r->shown, &r->shown_cap, r->nshown + 1, sizeof *r->shown)) return;
+    r->shown[r->nshown++] = (race_pair){r->hits[i], r->cur, owner, buf};
   }
 }
 
@@ -479,7 +603,7 @@ static const char *kind_word(uint8_t kind) {
   return kind == A2_RACE_ATOMIC_ADD ? "atomic" : kind == A2_RACE_WRITE ? "write" : "read";
 }
 
-static void describe(const a2_race *r, const access_desc *a, FILE *out) {
+static void describe(const a2_race *r, const entry *a, FILE *out) {
   fprintf(out, "    %-5s by rank %u core %u, %s %u (%s%s), dispatched at %.3f ns\n",
           kind_word(a->kind), a->gid / r->k->ncores, a->gid % r->k->ncores, a2_line_word(r->k),
           a->line, a2_op_name((a2_opcode)a->op), a->kind == A2_RACE_ATOMIC_ADD ? " atomic_add" : "",
@@ -638,19 +762,25 @@ a2_race *a2_race_create(const a2_kernel *k, uint64_t budget_bytes) {
   r->k = k;
   r->T = k->nranks * k->ncores;
   r->budget = budget_bytes;
-  r->free_rec = NO_REC;
   r->show_limit = DEFAULT_SHOWN;
+  uint64_t cap = 1;
+  for (uint32_t c = 0; c < NCLASS; c++) {
+    r->caps[c] = c == NCLASS - 1 || cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+    cap = cap < 8 ? cap + 1 : cap + cap / 4;
+  }
   size_t ndirs = (size_t)k->nranks * (k->nbufs ? k->nbufs : 1);
-  charge(r, (uint64_t)r->T * r->T * sizeof(uint32_t) + ndirs * sizeof(bufdir));
+  charge(r, (uint64_t)r->T * r->T * sizeof(uint32_t) + ndirs * sizeof(bufdir) +
+                (uint64_t)r->T * STREAMS * sizeof(stream));
   if (r->bytes > r->budget) { /* abandoned at once */
     abandon(r);
     return r;
   }
   r->vc = calloc((size_t)r->T * r->T, sizeof *r->vc);
   r->dirs = calloc(ndirs, sizeof *r->dirs);
+  r->streams = calloc((size_t)r->T * STREAMS, sizeof *r->streams);
   r->cells_cap = 1024;
   r->cells = calloc(r->cells_cap, sizeof *r->cells);
-  if (!r->vc || !r->dirs || !r->cells) {
+  if (!r->vc || !r->dirs || !r->streams || !r->cells) {
     a2_race_free(r);
     return NULL;
   }
@@ -665,23 +795,22 @@ void a2_race_free(a2_race *r) {
     for (size_t i = 0; i < (size_t)r->k->nranks * (r->k->nbufs ? r->k->nbufs : 1); i++) {
       bufdir *d = &r->dirs[i];
       for (uint32_t c = 0; d->chunk && c < d->nchunk; c++) {
-        if (!d->chunk[c]) continue;
-        for (uint32_t p = 0; p < PAGES_PER_CHUNK; p++) {
-          page *pg = &d->chunk[c][p];
-          /* histories only: the records go with their chunks below */
-          for (uint32_t g = 0; g < pg->n; g++)
-            if (!--pg->v[g].h->refs) free(pg->v[g].h);
-          free(pg->v);
+        block *blk = d->chunk[c];
+        for (uint32_t b = 0; blk && b < BLOCKS_PER_CHUNK; b++) {
+          for (uint32_t p = 0; blk[b].pages && p < PAGES_PER_BLOCK; p++)
+            if (blk[b].pages[p].cap) free(blk[b].pages[p].v);
+          free(blk[b].pages);
         }
-        free(d->chunk[c]);
+        free(blk);
       }
       free(d->chunk);
     }
-  for (uint32_t i = 0; i < r->nrchunk; i++) free(r->rchunk[i]);
+  for (uint32_t i = 0; i < r->nhslabs; i++) free(r->hslabs[i]); /* every history */
   for (uint32_t i = 0; i < r->nslabs; i++) free(r->slabs[i]);
-  free(r->rchunk);
+  free(r->hslabs);
   free(r->slabs);
   free(r->dirs);
+  free(r->streams);
   free(r->cells);
   free(r->vc);
   free(r->hits);

@@ -25,9 +25,11 @@
 namespace {
 
 // What a generated kernel's buffers are (index into a2_kernel.bufs).
-enum Buf : uint16_t { kWide = 0, kNarrow = 1, kTensor = 2, kSig = 3, kNBufs = 4 };
+enum Buf : uint16_t { kWide, kNarrow, kBig, kTensor, kSig, kNBufs };
 constexpr uint64_t kWideBytes = 3 * 4096 + 512;  // crosses page boundaries
 constexpr uint64_t kNarrowBytes = 256;           // fine-grained overlaps
+constexpr uint64_t kBlock = 64 << 10;            // whole blocks of the checker's index
+constexpr uint64_t kBigBytes = 4 * kBlock;
 constexpr uint64_t kTensorBytes = 1024;
 
 struct Access {
@@ -57,7 +59,10 @@ struct Kernel {
 };
 
 uint64_t BufBytes(uint16_t b) {
-  return b == kWide ? kWideBytes : b == kNarrow ? kNarrowBytes : kTensorBytes;
+  return b == kWide     ? kWideBytes
+         : b == kNarrow ? kNarrowBytes
+         : b == kBig    ? kBigBytes
+                        : kTensorBytes;
 }
 
 class Gen {
@@ -70,6 +75,12 @@ class Gen {
   // spanning pages.
   void Range(uint16_t b, uint64_t *off, uint64_t *len) {
     uint64_t bytes = BufBytes(b);
+    if (b == kBig && Chance(40)) {  // whole blocks
+      uint32_t n = 1 + Below(2), first = Below((uint32_t)(bytes / kBlock) - n + 1);
+      *off = first * kBlock;
+      *len = n * kBlock;
+      return;
+    }
     uint32_t c = Below(10);
     uint64_t max = c < 5 ? 64 : c < 8 ? 1024 : bytes;
     uint64_t l = 4 * (1 + Below((uint32_t)(max / 4)));
@@ -114,8 +125,9 @@ void Init(Kernel &K, uint32_t R, uint32_t C, uint32_t ncells) {
   a2_err e{};
   ASSERT_EQ(a2_kernel_init(&K.k, R, C, &e), A2_OK) << e.msg;
   K.k.nbufs = kNBufs;
-  const char *names[kNBufs] = {"wide", "narrow", "t", "sig"};
-  a2_buf_kind kinds[kNBufs] = {A2_BUF_WINDOW, A2_BUF_WINDOW, A2_BUF_TENSOR, A2_BUF_SIGNAL};
+  const char *names[kNBufs] = {"wide", "narrow", "big", "t", "sig"};
+  a2_buf_kind kinds[kNBufs] = {A2_BUF_WINDOW, A2_BUF_WINDOW, A2_BUF_WINDOW, A2_BUF_TENSOR,
+                               A2_BUF_SIGNAL};
   for (uint16_t b = 0; b < kNBufs; b++) {
     snprintf(K.k.bufs[b].name, sizeof K.k.bufs[b].name, "%s", names[b]);
     K.k.bufs[b].kind = kinds[b];
@@ -148,8 +160,8 @@ void Unstructured(Gen &g, Kernel &K) {
         o.cell = g.Below(ncells);
         o.ge = !g.Chance(20);
         o.value = 1 + (int32_t)g.Below(2);
-      } else if (c < 7) {  // put / get: a local buffer and a peer's window
-        uint16_t win = g.Chance(50) ? (uint16_t)kWide : (uint16_t)kNarrow;
+      } else if (c < 7) {                     // put / get: a local buffer and a peer's window
+        uint16_t win = (uint16_t)g.Below(3);  // kWide, kNarrow or kBig
         uint16_t local = g.Chance(50) ? (uint16_t)kTensor : win;
         uint32_t peer = g.Below(R);
         uint64_t off, len, off2, len2;
@@ -166,7 +178,7 @@ void Unstructured(Gen &g, Kernel &K) {
           o.acc.push_back({me, local, off2, len, A2_RACE_WRITE});
         }
       } else {
-        uint16_t b = (uint16_t)g.Below(3);
+        uint16_t b = (uint16_t)g.Below(4);
         uint64_t off, len;
         g.Range(b, &off, &len);
         a2_race_kind kind = (a2_race_kind)g.Below(3);
@@ -185,9 +197,9 @@ void Unstructured(Gen &g, Kernel &K) {
 void Phased(Gen &g, Kernel &K, uint32_t break_pct) {
   uint32_t R = 2 + g.Below(3), C = 1 + g.Below(3), T = R * C, phases = 2 + g.Below(3);
   Init(K, R, C, phases * C);
-  constexpr uint32_t kSlots = 6;
+  constexpr uint32_t kSlots = 4;  // of the big buffer: a block each
   for (uint32_t ph = 0; ph < phases; ph++) {
-    for (uint16_t b : {kWide, kNarrow}) {
+    for (uint16_t b : {kWide, kNarrow, kBig}) {
       for (uint32_t r = 0; r < R; r++) {
         for (uint32_t s = 0; s < kSlots; s++) {
           uint64_t lo = BufBytes(b) * s / kSlots / 4 * 4,
@@ -212,7 +224,7 @@ void Phased(Gen &g, Kernel &K, uint32_t break_pct) {
     }
     if (g.Chance(break_pct)) {  // one access against the plan
       uint32_t gid = g.Below(T);
-      uint16_t b = g.Chance(50) ? kWide : kNarrow;
+      uint16_t b = (uint16_t)g.Below(3);
       uint64_t off, len;
       g.Range(b, &off, &len);
       K.prog[gid].push_back(
