@@ -97,9 +97,11 @@ typedef struct {
   uint32_t nchunk;
 } bufdir;
 
-/* Free histories of one size, and the rest of the slab being carved. */
+/* Free histories of one size (a stack of pointers: popping one reads no
+ * cold line), and the rest of the slab being carved. */
 typedef struct {
-  hist *free; /* linked through their first bytes */
+  hist **free;
+  uint32_t nfree, cap;
   uint8_t *bump, *end;
 } hclass;
 
@@ -214,9 +216,9 @@ static hist *hist_new(a2_race *r, uint32_t need) {
   uint32_t c = 0;
   while (r->caps[c] < need) c++; /* the table reaches UINT32_MAX */
   hclass *k = &r->cls[c];
-  hist *h = k->free;
-  if (h) {
-    memcpy(&k->free, h, sizeof k->free);
+  hist *h;
+  if (k->nfree) {
+    h = k->free[--k->nfree];
   } else {
     size_t size = hist_size(r->caps[c]);
     if (!k->bump || (size_t)(k->end - k->bump) < size) {
@@ -245,8 +247,15 @@ static hist *hist_new(a2_race *r, uint32_t need) {
 static void hist_unref(a2_race *r, hist *h) {
   if (!h || --h->refs) return;
   hclass *k = &r->cls[h->cls];
-  memcpy(h, &k->free, sizeof k->free);
-  k->free = h;
+  if (k->nfree == k->cap) {
+    uint32_t cap = k->cap ? 2 * k->cap : 64;
+    hist **v = realloc(k->free, cap * sizeof *v);
+    if (!v) return; /* not reused: its slab goes with the detector */
+    charge(r, (uint64_t)(cap - k->cap) * sizeof *v);
+    k->free = v;
+    k->cap = cap;
+  }
+  k->free[k->nfree++] = h;
 }
 
 /* Same accesses (an access is its seq). */
@@ -808,6 +817,7 @@ void a2_race_free(a2_race *r) {
   for (uint32_t i = 0; i < r->nhslabs; i++) free(r->hslabs[i]); /* every history */
   for (uint32_t i = 0; i < r->nslabs; i++) free(r->slabs[i]);
   free(r->hslabs);
+  for (uint32_t c = 0; c < NCLASS; c++) free(r->cls[c].free);
   free(r->slabs);
   free(r->dirs);
   free(r->streams);
