@@ -412,6 +412,12 @@ static uint32_t first_after(const region *v, uint32_t n, uint32_t lo) {
 static bool page_apply(a2_race *r, page *pg, uint32_t lo, uint32_t hi) {
   region *v = regions_of(pg);
   uint32_t i = first_after(v, pg->n, lo), j = i;
+  if (i < pg->n && v[i].lo == lo && v[i].hi == hi) { /* one region, exactly: the usual case */
+    hist *nh = rewrite(r, v[i].h);
+    if (!nh) return false;
+    v[i].h = nh;
+    return true;
+  }
   while (j < pg->n && v[j].lo < hi) j++;
   uint32_t nout = 0, pos = lo;
   for (uint32_t m = i; m < j; m++) {
