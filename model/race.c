@@ -1,15 +1,18 @@
 /* Happens-before race detection: see race.h for the clock rules and what is
  * kept.
  *
- * State per buffer of each rank: a directory of pages of PAGE_BYTES buffer
- * bytes, allocated when first touched; each page a sorted array of disjoint
- * regions, each region pointing at a history: the accesses still candidates
+ * State per buffer of each rank: a directory of blocks of BLOCK_BYTES buffer
+ * bytes, allocated when first touched. A block that accesses covered whole
+ * points at one history; otherwise it has pages of PAGE_BYTES, each a sorted
+ * array of disjoint regions (inline in the page's cache line while three fit),
+ * each region pointing at a history: the accesses still candidates
  * for a race at its bytes, oldest first, each with what its check and its
  * report need (an epoch, as in FastTrack, and the instruction). A history is
  * reference-counted by the regions that share it; one held by a single
  * region is rewritten in place.
  *
- * An access [off, off+len) walks the regions of its pages in order and
+ * An access [off, off+len) rewrites the history of each block it covers
+ * whole, and walks the regions of the pages of the others in order and
  * rewrites each history it meets: every earlier access in it is counted when
  * it races, dropped when superseded, and the new access is appended. A
  * shared history is rewritten once per access (a memo maps it to its

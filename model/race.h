@@ -21,10 +21,10 @@
  * What is kept: an earlier access stays a candidate until a later access that
  * covers all its bytes and is ordered after it supersedes it: any write does,
  * an atomic add supersedes atomic adds, a read supersedes reads by its own
- * core. The candidates are indexed by byte range (pages of buffer bytes, each
- * a sorted list of regions whose bytes share one access history), so an
- * access costs time in the regions it touches, not in the accesses before it,
- * and memory follows the regions with distinct histories. */
+ * core. The candidates are indexed by byte range (blocks of buffer bytes that
+ * share one access history, or pages of sorted regions that each do), so an
+ * access costs time in the blocks and regions it touches, not in the accesses
+ * before it, and memory follows the regions with distinct histories. */
 #ifndef A2_RACE_H
 #define A2_RACE_H
 
