@@ -14,13 +14,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # The layer order, top to bottom: each folder and the folders it may use
 # directly. Everything may use common/.
 arrows='cli -> sweep
-sweep -> collectives model
+sweep -> collectives model procs
 collectives -> configs traces
 model -> noc configs traces
 noc -> kernel configs
 kernel ->
 configs ->
 traces ->
+procs ->
 common ->'
 
 folders=$(sed 's/ ->.*//' <<<"$arrows")

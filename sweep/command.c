@@ -91,7 +91,7 @@ int a2_sweep_main(int argc, char **argv) {
   int rc = a2_sweep_parse(argc, argv, &s);
   restore(2, saved_err);
   a2_sweep_row *rows = NULL;
-  if (!rc && a2_sweep_signals_install()) {
+  if (!rc && a2_procs_signals_install()) {
     fprintf(stderr, "a2a3sim: error: sweep: cannot install signal handlers: %s\n", strerror(errno));
     rc = A2_EXIT_INTERNAL;
   }
@@ -119,7 +119,7 @@ int a2_sweep_main(int argc, char **argv) {
   restore(1, saved_out);
   if (rc < 0) { /* interrupted: every child is reaped; die of the same signal */
     fprintf(stderr, "a2a3sim: sweep: interrupted by signal %d; children stopped\n", -rc);
-    a2_sweep_reraise(-rc);
+    a2_procs_reraise(-rc);
   }
   return a2_sweep_world_finish(&w, rc);
 }

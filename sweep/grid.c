@@ -78,12 +78,6 @@ char **a2_sweep_point_argv(const a2_sweep *s, size_t point, const char *argv0) {
   return argv;
 }
 
-void a2_sweep_argv_free(char **argv) {
-  if (!argv) return;
-  for (char **p = argv; *p; p++) free(*p);
-  free(argv);
-}
-
 static void append(char *out, size_t n, const char *s) {
   size_t len = strlen(out);
   if (len + 1 < n) snprintf(out + len, n - len, "%s", s);

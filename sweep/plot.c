@@ -276,9 +276,9 @@ int a2_sweep_plot(const a2_sweep *s, const a2_sweep_row *rows, int *nplots) {
             script, s->out_dir);
   } else if (!rc && pngs[0]) {
     char *argv[] = {"gnuplot", "plot.gp", NULL};
-    a2_sweep_buf out = {0}, err = {0};
+    a2_procs_buf out = {0}, err = {0};
     int status = 0;
-    int got = a2_sweep_run_capture(argv, true, s->out_dir, &out, &err, &status);
+    int got = a2_procs_run_capture(argv, true, s->out_dir, &out, &err, &status);
     if (got > 0) {
       rc = -got;
     } else if (got < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {

@@ -19,7 +19,7 @@ static char *num_text(yajl_val v) {
 }
 
 /* First line of text, NULL when empty. */
-static char *first_line(const a2_sweep_buf *b) {
+static char *first_line(const a2_procs_buf *b) {
   if (!b->len) return NULL;
   size_t n = strcspn(b->data, "\n");
   char *line = malloc(n + 1);
@@ -35,7 +35,7 @@ static void set_error(a2_sweep_row *r, const char *msg) {
 }
 
 /* Exit 0 or 1: the JSON is the result. false when it is not readable. */
-static bool from_json(a2_sweep_row *r, const a2_sweep_buf *out) {
+static bool from_json(a2_sweep_row *r, const a2_procs_buf *out) {
   char why[256] = "";
   yajl_val root = out->len ? yajl_tree_parse(out->data, why, sizeof why) : NULL;
   if (!root || !YAJL_IS_OBJECT(root)) {
@@ -59,8 +59,8 @@ static bool from_json(a2_sweep_row *r, const a2_sweep_buf *out) {
   return complete;
 }
 
-void a2_sweep_row_fill(a2_sweep_row *r, int wait_status, const a2_sweep_buf *out,
-                       const a2_sweep_buf *err) {
+void a2_sweep_row_fill(a2_sweep_row *r, int wait_status, const a2_procs_buf *out,
+                       const a2_procs_buf *err) {
   a2_sweep_row_free(r);
   r->ran = true;
   r->exit_code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;

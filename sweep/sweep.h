@@ -4,7 +4,7 @@
  *   command.c     the command: flags in, files out, exit status
  *   flags.c       flag parsing: lists, the --sizes SPEC, --set axes
  *   grid.c        point numbering, a point's `run` argv, labels
- *   exec.c        child processes: spawn, capture, --jobs, Ctrl-C, progress
+ *   exec.c        the points as child processes (procs/), the progress bar
  *   row.c         one point's exit status + JSON -> one CSV row
  *   csv.c         sweep.csv
  *   crossovers.c  the crossover table (stdout and crossovers.txt)
@@ -20,10 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/types.h>
 
 #include "common/cmd_err.h"
 #include "configs/config.h"
+#include "procs/procs.h"
 
 /* `a2a3sim sweep ARGS` (argv[0] = "sweep"): the exit status. */
 int a2_sweep_main(int argc, char **argv);
@@ -88,38 +88,17 @@ a2_sweep_coord a2_sweep_coord_of(const a2_sweep *s, size_t point);
 size_t a2_sweep_point_of(const a2_sweep *s, a2_sweep_coord c);
 /* The value of set `set` (an index into s->sets) in combination `combo`. */
 const char *a2_sweep_set_value(const a2_sweep *s, size_t set, size_t combo);
-/* The argv of the point's `a2a3sim run ... --json`; free with a2_sweep_argv_free. */
+/* The argv of the point's `a2a3sim run ... --json`; free with a2_procs_argv_free. */
 char **a2_sweep_point_argv(const a2_sweep *s, size_t point, const char *argv0);
-void a2_sweep_argv_free(char **argv);
 /* "P=8" or "P=8, interconnect.link.bandwidth=28GB/s, ..." (axes only). */
 void a2_sweep_group_label(const a2_sweep *s, size_t rank, size_t combo, char *out, size_t n);
 /* "built-in configs/a2-8p-hccs.yaml" or the --config path, then single-value --set overrides. */
 void a2_sweep_config_label(const a2_sweep *s, char *out, size_t n);
 
-/* exec.c */
-typedef struct {
-  char *data;
-  size_t len, cap;
-} a2_sweep_buf;
-/* Catch SIGINT, SIGTERM and SIGHUP (noted, not acted on, so that children
- * can be reaped); a2_sweep_interrupted() returns the signal, 0 if none. */
-int a2_sweep_signals_install(void);
-int a2_sweep_interrupted(void);
-/* Die of the signal that interrupted us, after the children are reaped. */
-void a2_sweep_reraise(int sig);
-/* Start `file` (a path, or searched in PATH when `search_path`) with argv
- * in `cwd` (NULL: ours), stdin /dev/null, stdout and stderr to pipes. */
-int a2_sweep_spawn(const char *file, char *const argv[], bool search_path, const char *cwd,
-                   pid_t *pid, int *out_fd, int *err_fd);
-/* Run argv[0] to completion, capturing both streams; *status as waitpid.
- * Returns 0, -1 when it could not start (errno), or the signal that
- * interrupted the wait (the child is killed and reaped). */
-int a2_sweep_run_capture(char *const argv[], bool search_path, const char *cwd, a2_sweep_buf *out,
-                         a2_sweep_buf *err, int *status);
-/* Run the points first, first + stride, ... (all of them: 0, 1), at most
- * s->jobs at once; rows[point] gets each result. Returns 0, an exit code
- * after printing an error, or (negated) the signal that interrupted the
- * sweep (every child reaped). */
+/* exec.c: run the points first, first + stride, ... (all of them: 0, 1),
+ * at most s->jobs at once (procs/); rows[point] gets each result. Returns
+ * 0, an exit code after printing an error, or (negated) the signal that
+ * interrupted the sweep (every child reaped). */
 int a2_sweep_run_points(const a2_sweep *s, a2_sweep_row *rows, size_t first, size_t stride);
 
 /* mpi.c: with -DA2_MPI=ON and started by mpirun, the points are
@@ -137,8 +116,8 @@ int a2_sweep_gather(const a2_sweep *s, const a2_sweep_world *w, a2_sweep_row *ro
 int a2_sweep_world_finish(a2_sweep_world *w, int rc);
 
 /* row.c: fill *r from a finished point. */
-void a2_sweep_row_fill(a2_sweep_row *r, int wait_status, const a2_sweep_buf *out,
-                       const a2_sweep_buf *err);
+void a2_sweep_row_fill(a2_sweep_row *r, int wait_status, const a2_procs_buf *out,
+                       const a2_procs_buf *err);
 void a2_sweep_row_free(a2_sweep_row *r);
 
 /* csv.c: DIR/sweep.csv; 0 or an exit code (error printed). */
