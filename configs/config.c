@@ -125,33 +125,54 @@ a2_code a2_config_validate(const a2_config *cfg, const char *name, a2_err *err) 
 
 /* ---- --set --------------------------------------------------------------- */
 
+/* The error for a path that is no key: a section and its keys, or close
+ * paths (typos), as --set and --fit word it. */
+static a2_code no_such_key(const char *key, const char *flag, a2_err *err) {
+  char list[256];
+  if (key[0] && a2_config_key_is_section(key)) {
+    a2_config_key_children(key, list, sizeof list);
+    return a2_err_set(err, A2_E_INPUT, flag, 0, 0,
+                      "'%.80s' is a section, not a key; its keys are %s", key, list);
+  }
+  a2_config_key_suggest(NULL, key, list, sizeof list);
+  if (list[0])
+    return a2_err_set(err, A2_E_INPUT, flag, 0, 0, "unknown key '%.80s'; did you mean %s?", key,
+                      list);
+  return a2_err_set(err, A2_E_INPUT, flag, 0, 0,
+                    "unknown key '%.80s'; keys are dotted paths such as chip.clock or "
+                    "interconnect.link.bandwidth (see docs/config.md)",
+                    key);
+}
+
 a2_code a2_config_set(a2_config *cfg, const char *key, const char *value, a2_err *err) {
   const char *f = "--set";
   key = key ? key : "";
   value = value ? value : "";
   const a2_config_key *k = a2_config_key_find(key);
-  if (!k) {
-    char list[256];
-    if (key[0] && a2_config_key_is_section(key)) {
-      a2_config_key_children(key, list, sizeof list);
-      return a2_err_set(err, A2_E_INPUT, f, 0, 0,
-                        "'%.80s' is a section, not a key; its keys are %s", key, list);
-    }
-    a2_config_key_suggest(NULL, key, list, sizeof list);
-    if (list[0])
-      return a2_err_set(err, A2_E_INPUT, f, 0, 0, "unknown key '%.80s'; did you mean %s?", key,
-                        list);
-    return a2_err_set(err, A2_E_INPUT, f, 0, 0,
-                      "unknown key '%.80s'; keys are dotted paths such as chip.clock or "
-                      "interconnect.link.bandwidth (see docs/config.md)",
-                      key);
-  }
+  if (!k) return no_such_key(key, f, err);
   uint64_t v;
   char why[256];
   if (a2_config_key_parse(k, value, &v, why, sizeof why) != 0)
     return a2_err_set(err, A2_E_INPUT, f, 0, 0, "%s=%.80s: %s", key, value, why);
   a2_config_key_put(cfg, k, v);
   return A2_OK;
+}
+
+a2_code a2_config_key_about(const char *path, const char *flag, a2_config_key_info *info,
+                            a2_err *err) {
+  const a2_config_key *k = a2_config_key_find(path ? path : "");
+  if (!k) return no_such_key(path ? path : "", flag, err);
+  info->quantity = k->kind != A2_KEY_ENUM;
+  info->kind = info->quantity ? (a2_unit_kind)k->kind : A2_UNIT_COUNT;
+  info->min = k->min;
+  info->max = k->max;
+  a2_config_key_names(k, info->names, sizeof info->names);
+  return A2_OK;
+}
+
+uint64_t a2_config_get(const a2_config *cfg, const char *path) {
+  const a2_config_key *k = a2_config_key_find(path);
+  return k ? a2_config_key_get(cfg, k) : 0;
 }
 
 /* ---- printing ------------------------------------------------------------ */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "common/units.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -89,6 +90,25 @@ a2_code a2_config_load_string(const char *yaml, const char *name, a2_config *cfg
  * cross-key rule: call a2_config_validate after the batch. On error *cfg is
  * unchanged; err->line/col are 0 and err->msg is "KEY=VALUE: reason".) */
 a2_code a2_config_set(a2_config *cfg, const char *key, const char *value, a2_err *err);
+
+/* What a key holds, for commands that vary keys by name (`a2a3sim
+ * calibrate --fit KEY`). */
+typedef struct {
+  int quantity;      /* 1: a quantity of `kind`; 0: one of a few names (topology, timing) */
+  a2_unit_kind kind; /* quantity only */
+  uint64_t min, max; /* inclusive bounds: base units (bytes, ps, Hz, B/s), or name indices */
+  char names[192];   /* names only: "packet, reservation"; "" for a quantity */
+} a2_config_key_info;
+
+/* A2_OK and *info for a key (dotted path); A2_E_INPUT for a path that is no
+ * key, with the message --set gives (a section and its keys, or close
+ * paths) and err->file = flag. */
+a2_code a2_config_key_about(const char *path, const char *flag, a2_config_key_info *info,
+                            a2_err *err);
+
+/* A key's value in base units (for a named key, the index of its name);
+ * 0 for a path that is no key. */
+uint64_t a2_config_get(const a2_config *cfg, const char *path);
 
 /* Cross-field checks run after loading and after every --set batch
  * (e.g. packet_size > 0, ranks >= 1). */
