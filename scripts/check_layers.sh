@@ -13,8 +13,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # The layer order, top to bottom: each folder and the folders it may use
 # directly. Everything may use common/.
-arrows='cli -> sweep
+arrows='cli -> sweep calibrate
 sweep -> collectives model procs
+calibrate -> collectives procs
 collectives -> configs traces
 model -> noc configs traces
 noc -> kernel configs

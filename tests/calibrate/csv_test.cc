@@ -1,0 +1,138 @@
+// The measurements CSV reader through the binary: every malformed file is
+// refused before anything runs - exit 2, nothing on stdout, one stderr line
+// naming FILE:LINE:COL (or FILE:LINE) and what was expected.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/calibrate/calibrate_util.h"
+
+namespace a2test {
+namespace {
+
+struct Bad {
+  const char *name;
+  std::string body;                  // after the header unless it starts with '!'
+  std::vector<std::string> needles;  // each must be in the error line
+};
+
+// A valid row to vary.
+const char *kRow = "r1,allreduce_mesh,2,4KiB,,time,1us,15%,src";
+
+std::string Row(const std::string &field, int col) {
+  std::vector<std::string> f = {"r1", "allreduce_mesh", "2", "4KiB", "", "time", "1us", "15%",
+                                "src"};
+  f[col] = field;
+  std::string s;
+  for (size_t i = 0; i < f.size(); i++) s += (i ? "," : "") + f[i];
+  return s + "\n";
+}
+
+std::vector<Bad> Cases() {
+  return {
+      {"header",
+       "!row,kernel,rank,size,args,metric,measured,tolerance,source\n",
+       {"t.csv:1:12:", "header column 3 is 'rank'; expected 'ranks'"}},
+      {"short header", "!row,kernel\n", {"t.csv:1:", "the header has 2 columns"}},
+      {"no header", "!# only a comment\n", {"t.csv:", "no header"}},
+      {"no rows", "# nothing\n", {"t.csv:2:", "no rows after the header"}},
+      {"too few fields",
+       "r1,allreduce_mesh,2,4KiB,,time,1us,15%\n",
+       {"t.csv:2:", "8 fields; expected the 9 columns"}},
+      {"too many fields",
+       std::string(kRow) + ",extra\n",
+       {"t.csv:2:" + std::to_string(strlen(kRow) + 2) + ":", "more than 9 fields"}},
+      {"bad id", Row("r 1", 0), {"t.csv:2:1:", "row: 'r 1' is not an id"}},
+      {"duplicate id",
+       std::string(kRow) + "\n" + kRow + "\n",
+       {"t.csv:3:1:", "duplicate id 'r1' (first on line 2)"}},
+      {"unknown built-in",
+       Row("allreduce_mes", 1),
+       {"t.csv:2:4:", "unknown built-in 'allreduce_mes'"}},
+      {"missing trace file", Row("nofile.a2t", 1), {"t.csv:2:4:", "cannot read the trace file"}},
+      {"bad ranks", Row("two", 2), {"t.csv:2:", "ranks: 'two'"}},
+      {"no ranks and no -d", Row("", 2), {"t.csv:2:19:", "ranks: empty"}},
+      {"ranks and -d", Row("\"-d 0,1\"", 4), {"t.csv:2:", "either ranks or -d"}},
+      {"bad size", Row("4KB/s", 3), {"t.csv:2:", "size: '4KB/s'"}},
+      {"reserved flag", Row("--json", 4), {"t.csv:2:", "args: --json is not a row's flag"}},
+      {"unknown metric",
+       Row("latency", 5),
+       {"t.csv:2:", "unknown metric 'latency'; expected time, algbw or busbw"}},
+      {"unit of another metric",
+       Row("1GB/s", 6),
+       {"t.csv:2:", "unknown unit 'GB/s' for metric time"}},
+      {"no unit", Row("1", 6), {"t.csv:2:", "'1' has no unit"}},
+      {"bad unit", Row("1usec", 6), {"t.csv:2:", "unknown unit 'usec'"}},
+      {"zero", Row("0us", 6), {"t.csv:2:", "is zero"}},
+      {"tolerance without %", Row("15", 7), {"t.csv:2:", "tolerance: '15' is not a percentage"}},
+      {"tolerance zero", Row("0%", 7), {"t.csv:2:", "outside (0%, 100%]"}},
+      {"tolerance too large", Row("150%", 7), {"t.csv:2:", "outside (0%, 100%]"}},
+      {"no source", Row("", 8), {"t.csv:2:", "source: empty"}},
+      {"unterminated quote",
+       "r1,\"allreduce_mesh,2,4KiB,,time,1us,15%,src\n",
+       {"t.csv:2:4:", "unterminated quoted field"}},
+      {"quote inside a field",
+       "r1,all\"reduce_mesh,2,4KiB,,time,1us,15%,src\n",
+       {"t.csv:2:7:", "a quote inside an unquoted field"}},
+      {"text after a quote",
+       "r1,\"allreduce_mesh\"x,2,4KiB,,time,1us,15%,src\n",
+       {"t.csv:2:20:", "text after the closing quote"}},
+  };
+}
+
+TEST(CalibrateCsv, EveryMalformedFileIsRefusedWithItsPlace) {
+  for (const Bad &b : Cases()) {
+    SCOPED_TRACE(b.name);
+    TempDir tmp;
+    std::string body = b.body[0] == '!' ? b.body.substr(1) : CsvHeader() + b.body;
+    std::string csv = tmp.Write("t.csv", body);
+    std::vector<std::string> needles = b.needles;
+    for (std::string &n : needles)
+      if (n.rfind("t.csv", 0) == 0) n = csv + n.substr(5);
+    EXPECT_TRUE(RunFailsWithUsage({"calibrate", csv}, needles));
+  }
+}
+
+TEST(CalibrateCsv, QuotedFieldsCommentsAndBlankLinesAreRead) {
+  TempDir tmp;
+  // A quoted args field with a comma in a --set value's neighbour, "" quotes
+  // nowhere needed but allowed, CRLF line ends, comments and blank lines.
+  std::string csv = tmp.Write(
+      "t.csv", std::string("# a comment\r\n\r\n") + CsvHeader() +
+                   "  # an indented comment\n"
+                   "\"r1\",allreduce_mesh,2,4KiB,\"--dtype fp16 --cores 2\",time,1us,15%,\"a, "
+                   "b\"\r\n");
+  CliResult r = RunCli({"calibrate", csv});
+  EXPECT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(LineStarting(r.out, "r1 ").find("allreduce_mesh"), std::string::npos) << r;
+}
+
+TEST(CalibrateCsv, ATracePathIsRelativeToTheCsvsFolder) {
+  TempDir tmp;
+  std::string dir = tmp.path() + "/a/b";
+  ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
+  tmp.Write("k.a2t", ReadFileOrFail(TgetKernel()));
+  std::string csv = tmp.Write(
+      "a/b/t.csv", std::string(CsvHeader()) + "r1,../../k.a2t,2,4KiB,,time,1us,15%,src\n");
+  CliResult r = RunCli({"calibrate", csv});
+  EXPECT_EQ(r.exit_code, 0) << r;
+  // The table names the file as the run opens it: the folder joined and tidied.
+  EXPECT_NE(LineStarting(r.out, "r1 ").find(tmp.path() + "/k.a2t"), std::string::npos) << r;
+}
+
+TEST(CalibrateCsv, ARowWhoseRunIsRefusedNamesItsLineAndCommand) {
+  TempDir tmp;
+  std::string csv =
+      tmp.Write("t.csv", std::string(CsvHeader()) + kRow + "\n" +
+                             "r2,allreduce_mesh,2,4KiB,--cores 99,time,1us,15%,src\n");
+  CliResult r = RunCli({"calibrate", csv});
+  EXPECT_EQ(r.exit_code, 2) << r;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(csv + ":3: error: row r2: error: --cores:"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("a2a3sim run --algo allreduce_mesh --ranks 2 --size 4KiB --cores 99"),
+            std::string::npos)
+      << r;
+}
+
+}  // namespace
+}  // namespace a2test
