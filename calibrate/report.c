@@ -111,7 +111,10 @@ void a2_cal_print_markdown(const a2_cal_runner *r, size_t point, FILE *out) {
     md_cell(out, row->id, false);
     md_cell(out, row->source, false);
     md_cell(out, kernel_of(row), true);
-    snprintf(buf, sizeof buf, "%s %s", row->measured_text, a2_cal_metric_name(row->metric));
+    if (row->metric == A2_CAL_TIME)
+      snprintf(buf, sizeof buf, "%s", row->measured_text);
+    else
+      snprintf(buf, sizeof buf, "%s %s", row->measured_text, a2_cal_metric_name(row->metric));
     md_cell(out, buf, false);
     char *cmd = a2_cal_row_command(r->o, row, r->points[point].values);
     md_cell(out, cmd ? cmd : "?", true);

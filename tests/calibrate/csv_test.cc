@@ -95,16 +95,18 @@ TEST(CalibrateCsv, EveryMalformedFileIsRefusedWithItsPlace) {
 
 TEST(CalibrateCsv, QuotedFieldsCommentsAndBlankLinesAreRead) {
   TempDir tmp;
-  // A quoted args field with a comma in a --set value's neighbour, "" quotes
-  // nowhere needed but allowed, CRLF line ends, comments and blank lines.
+  // Quoted fields (a source with a comma, -d LIST in args with empty ranks),
+  // CRLF line ends, comments and blank lines.
   std::string csv = tmp.Write(
       "t.csv", std::string("# a comment\r\n\r\n") + CsvHeader() +
                    "  # an indented comment\n"
                    "\"r1\",allreduce_mesh,2,4KiB,\"--dtype fp16 --cores 2\",time,1us,15%,\"a, "
-                   "b\"\r\n");
+                   "b\"\r\n"
+                   "r2,allreduce_mesh,,4KiB,\"-d 0,2\",time,1us,15%,src\n");
   CliResult r = RunCli({"calibrate", csv});
   EXPECT_EQ(r.exit_code, 0) << r;
   EXPECT_NE(LineStarting(r.out, "r1 ").find("allreduce_mesh"), std::string::npos) << r;
+  EXPECT_NE(LineStarting(r.out, "r2 ").find("allreduce_mesh"), std::string::npos) << r;
 }
 
 TEST(CalibrateCsv, ATracePathIsRelativeToTheCsvsFolder) {
