@@ -34,30 +34,36 @@ typedef enum {
 
 typedef struct a2_config {
   /* chip.* */
-  uint64_t clock_hz;           /* chip.clock: AI core clock */
-  uint32_t vector_cores;       /* chip.vector_cores: AIV cores per rank */
-  uint64_t ub_bytes;           /* chip.ub_size: unified buffer per vector core */
-  uint32_t vec_bytes_per_cycle;/* chip.vector.bytes_per_cycle */
-  uint32_t vec_startup_cycles; /* chip.vector.startup_cycles: fixed cost per op */
-  uint64_t mte_in_bw;          /* chip.mte.gm_to_ub: per core, bytes/s */
-  uint64_t mte_out_bw;         /* chip.mte.ub_to_gm: per core, bytes/s */
-  uint64_t mte_lat_ps;         /* chip.mte.latency: per transfer stage */
-  uint64_t hbm_bw;             /* chip.hbm.bandwidth: per rank, bytes/s */
-  uint64_t hbm_lat_ps;         /* chip.hbm.latency */
-  uint64_t window_bytes;       /* chip.window_size: max symmetric window bytes per rank */
+  uint64_t clock_hz;            /* chip.clock: AI core clock */
+  uint32_t vector_cores;        /* chip.vector_cores: AIV cores per rank */
+  uint64_t ub_bytes;            /* chip.ub_size: unified buffer per vector core */
+  uint32_t vec_bytes_per_cycle; /* chip.vector.bytes_per_cycle */
+  uint32_t vec_startup_cycles;  /* chip.vector.startup_cycles: fixed cost per op */
+  uint64_t mte_in_bw;           /* chip.mte.gm_to_ub: per core, bytes/s */
+  uint64_t mte_out_bw;          /* chip.mte.ub_to_gm: per core, bytes/s */
+  uint64_t mte_lat_ps;          /* chip.mte.latency: per transfer stage */
+  uint64_t hbm_bw;              /* chip.hbm.bandwidth: per rank, bytes/s */
+  uint64_t hbm_lat_ps;          /* chip.hbm.latency */
+  uint64_t window_bytes;        /* chip.window_size: max symmetric window bytes per rank */
+  uint32_t sdma_queues;         /* chip.sdma.queues: DMA queues per rank (put/get) */
+  uint64_t sdma_launch_ps;      /* chip.sdma.launch: per descriptor, serial on its queue */
+  uint64_t sdma_write_bw;       /* chip.sdma.write_bandwidth: per queue, a put, bytes/s */
+  uint64_t sdma_read_bw;        /* chip.sdma.read_bandwidth: per queue, a get, bytes/s */
   /* interconnect.* */
-  a2_topology topology;        /* interconnect.topology: full_mesh | ring | switch */
-  uint32_t ranks;              /* interconnect.ranks: NPUs in the system */
-  uint64_t link_bw;            /* interconnect.link.bandwidth: per direction, bytes/s */
-  uint64_t link_lat_ps;        /* interconnect.link.latency: per hop */
-  uint32_t packet_bytes;       /* interconnect.packet_size: max payload per packet */
-  uint64_t switch_lat_ps;      /* interconnect.switch_latency: added per switch traversal */
-  uint32_t ctrl_bytes;         /* interconnect.control_message_size: request / notify */
-  uint32_t group_size;         /* interconnect.group_size: NPUs per server (two_level) */
-  uint64_t nic_bw;             /* interconnect.nic.bandwidth: per NPU to the switch, bytes/s */
-  uint64_t nic_lat_ps;         /* interconnect.nic.latency: NIC + cable, per direction */
-  uint32_t torus_width;        /* interconnect.torus_width: X size of the torus */
-  a2_timing timing;            /* interconnect.timing: packet | reservation */
+  a2_topology topology;    /* interconnect.topology: full_mesh | ring | switch */
+  uint32_t ranks;          /* interconnect.ranks: NPUs in the system */
+  uint64_t link_bw;        /* interconnect.link.bandwidth: per direction, bytes/s */
+  uint64_t link_lat_ps;    /* interconnect.link.latency: per hop */
+  uint32_t packet_bytes;   /* interconnect.packet_size: max payload per packet */
+  uint64_t switch_lat_ps;  /* interconnect.switch_latency: added per switch traversal */
+  uint32_t ctrl_bytes;     /* interconnect.control_message_size: request / notify */
+  uint32_t group_size;     /* interconnect.group_size: NPUs per server (two_level) */
+  uint64_t nic_bw;         /* interconnect.nic.bandwidth: per NPU to the switch, bytes/s */
+  uint64_t nic_lat_ps;     /* interconnect.nic.latency: NIC + cable, per direction */
+  uint64_t rdma_launch_ps; /* interconnect.nic.rdma_launch: per RDMA message, serial on its queue */
+  uint64_t rdma_bw;        /* interconnect.nic.rdma_bandwidth: per queue, an RDMA put/get */
+  uint32_t torus_width;    /* interconnect.torus_width: X size of the torus */
+  a2_timing timing;        /* interconnect.timing: packet | reservation */
 } a2_config;
 
 /* Most link stages a config may ask for (each is a kernel process). */
@@ -81,8 +87,7 @@ void a2_config_default(a2_config *cfg);
 a2_code a2_config_load(const char *path, a2_config *cfg, a2_err *err);
 
 /* Same, from a string; `name` is used as the file name in errors. */
-a2_code a2_config_load_string(const char *yaml, const char *name, a2_config *cfg,
-                              a2_err *err);
+a2_code a2_config_load_string(const char *yaml, const char *name, a2_config *cfg, a2_err *err);
 
 /* Override one key, e.g. key="interconnect.link.bandwidth", value="56GB/s",
  * with the same validation and messages as the file; err->file is "--set".

@@ -45,6 +45,12 @@ const a2_config_key a2_config_keys[] = {
     KEY("chip.hbm.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, hbm_bw, "1.6TB/s"),
     KEY("chip.hbm.latency", A2_UNIT_TIME, 0, ONE_S, hbm_lat_ps, "150ns"),
     KEY("chip.window_size", A2_UNIT_BYTES, 4 * KIB, ANY, window_bytes, "256MiB"),
+    /* put/get: each rank's DMA queues, a per-descriptor launch and the
+     * engine's rates (docs/timing-model.md, "DMA engines") */
+    KEY("chip.sdma.queues", A2_UNIT_COUNT, 1, 1024, sdma_queues, "8"),
+    KEY("chip.sdma.launch", A2_UNIT_TIME, 0, ONE_S, sdma_launch_ps, "1us"),
+    KEY("chip.sdma.write_bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, sdma_write_bw, "19.5GB/s"),
+    KEY("chip.sdma.read_bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, sdma_read_bw, "27.1GB/s"),
     ENUM_KEY("interconnect.topology", topology, "full_mesh", topology_names),
     KEY("interconnect.ranks", A2_UNIT_COUNT, 1, 1048576, ranks, "8"),
     KEY("interconnect.link.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, link_bw, "28GB/s"),
@@ -58,6 +64,9 @@ const a2_config_key a2_config_keys[] = {
     KEY("interconnect.group_size", A2_UNIT_COUNT, 1, 1048576, group_size, "8"),
     KEY("interconnect.nic.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, nic_bw, "25GB/s"),
     KEY("interconnect.nic.latency", A2_UNIT_TIME, 0, ONE_S, nic_lat_ps, "1.5us"),
+    /* two_level, between groups: a put/get is an RDMA message on the NIC */
+    KEY("interconnect.nic.rdma_launch", A2_UNIT_TIME, 0, ONE_S, rdma_launch_ps, "0.11us"),
+    KEY("interconnect.nic.rdma_bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, rdma_bw, "23.8GB/s"),
     /* torus: torus_width x (ranks / torus_width) */
     KEY("interconnect.torus_width", A2_UNIT_COUNT, 1, 1048576, torus_width, "4"),
     /* How the network times packets: exact per-packet FIFO, or per-transfer
@@ -238,7 +247,9 @@ void a2_config_key_children(const char *prefix, char *out, size_t out_size) {
   each_child(prefix, add_child, &l);
 }
 
-static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+static char lower(char c) {
+  return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
 
 /* Case-insensitive edit distance; large for strings too long to compare. */
 static size_t distance(const char *a, size_t na, const char *b, size_t nb) {

@@ -23,9 +23,10 @@ const std::string kDefaultFile = std::string(A2_SOURCE_DIR) + "/configs/a2-8p-hc
 // clang-format off
 #define A2_FOR_EACH_FIELD(X)                                                                    \
   X(clock_hz) X(vector_cores) X(ub_bytes) X(vec_bytes_per_cycle) X(vec_startup_cycles)          \
-  X(mte_in_bw) X(mte_out_bw) X(mte_lat_ps) X(hbm_bw) X(hbm_lat_ps) X(window_bytes) X(topology) \
+  X(mte_in_bw) X(mte_out_bw) X(mte_lat_ps) X(hbm_bw) X(hbm_lat_ps) X(window_bytes)          \
+  X(sdma_queues) X(sdma_launch_ps) X(sdma_write_bw) X(sdma_read_bw) X(topology)               \
   X(ranks) X(link_bw) X(link_lat_ps) X(packet_bytes) X(switch_lat_ps) X(ctrl_bytes)          \
-  X(group_size) X(nic_bw) X(nic_lat_ps) X(torus_width) X(timing)
+  X(group_size) X(nic_bw) X(nic_lat_ps) X(rdma_launch_ps) X(rdma_bw) X(torus_width) X(timing)
 // clang-format on
 
 void ExpectSameConfig(const a2_config &a, const a2_config &b) {
@@ -76,6 +77,10 @@ TEST(ConfigTest, DefaultHasTheReferenceFigures) {
   EXPECT_EQ(c.hbm_bw, 1600000000000u);
   EXPECT_EQ(c.hbm_lat_ps, 150000u);
   EXPECT_EQ(c.window_bytes, 256u * 1024 * 1024);
+  EXPECT_EQ(c.sdma_queues, 8u);
+  EXPECT_EQ(c.sdma_launch_ps, 1000000u);
+  EXPECT_EQ(c.sdma_write_bw, 19500000000u);
+  EXPECT_EQ(c.sdma_read_bw, 27100000000u);
   EXPECT_EQ(c.topology, A2_TOPO_FULL_MESH);
   EXPECT_EQ(c.ranks, 8u);
   EXPECT_EQ(c.link_bw, 28000000000u);
@@ -86,6 +91,8 @@ TEST(ConfigTest, DefaultHasTheReferenceFigures) {
   EXPECT_EQ(c.group_size, 8u);
   EXPECT_EQ(c.nic_bw, 25000000000u);
   EXPECT_EQ(c.nic_lat_ps, 1500000u);
+  EXPECT_EQ(c.rdma_launch_ps, 110000u);
+  EXPECT_EQ(c.rdma_bw, 23800000000u);
   EXPECT_EQ(c.torus_width, 4u);
   EXPECT_EQ(c.timing, A2_TIMING_PACKET);
   a2_err e{};
@@ -203,7 +210,7 @@ TEST(ConfigTest, UnknownKeyNamesLineAndColumn) {
   std::string m = LoadFails("chip:\n  clok: 1GHz\n", 2, 3);
   EXPECT_EQ(m,
             "unknown key 'clok' in chip (did you mean 'clock'?); valid keys: clock, "
-            "vector_cores, ub_size, vector, mte, hbm, window_size");
+            "vector_cores, ub_size, vector, mte, hbm, window_size, sdma");
 }
 
 TEST(ConfigTest, UnknownNestedKeyListsThatSectionsKeys) {
@@ -534,6 +541,11 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
             "    bandwidth: 1.6 TB/s\n"
             "    latency: 150 ns\n"
             "  window_size: 256 MiB\n"
+            "  sdma:\n"
+            "    queues: 8\n"
+            "    launch: 1 us\n"
+            "    write_bandwidth: 19.5 GB/s\n"
+            "    read_bandwidth: 27.1 GB/s\n"
             "interconnect:\n"
             "  topology: full_mesh\n"
             "  ranks: 8\n"
@@ -547,6 +559,8 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
             "  nic:\n"
             "    bandwidth: 25 GB/s\n"
             "    latency: 1.5 us\n"
+            "    rdma_launch: 110 ns\n"
+            "    rdma_bandwidth: 23.8 GB/s\n"
             "  torus_width: 4\n"
             "  timing: packet\n");
 }

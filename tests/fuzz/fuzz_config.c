@@ -23,6 +23,10 @@ static void check_same(const a2_config *a, const a2_config *b, const char *text)
   SAME(hbm_bw);
   SAME(hbm_lat_ps);
   SAME(window_bytes);
+  SAME(sdma_queues);
+  SAME(sdma_launch_ps);
+  SAME(sdma_write_bw);
+  SAME(sdma_read_bw);
   SAME(topology);
   SAME(ranks);
   SAME(link_bw);
@@ -33,6 +37,8 @@ static void check_same(const a2_config *a, const a2_config *b, const char *text)
   SAME(group_size);
   SAME(nic_bw);
   SAME(nic_lat_ps);
+  SAME(rdma_launch_ps);
+  SAME(rdma_bw);
   SAME(torus_width);
   SAME(timing);
 #undef SAME
