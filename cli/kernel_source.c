@@ -47,7 +47,8 @@ static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a
                       .ub_bytes = cfg->ub_bytes,
                       .seed = o->seed,
                       .root = o->root,
-                      .max_cores = cfg->vector_cores};
+                      .max_cores = cfg->vector_cores,
+                      .dma_queues = cfg->sdma_queues};
   a2_err e = {0};
   /* Programs produced on demand (k->source): memory does not grow with the
    * instruction count. `gen` makes them whole (a2_coll_materialise). */

@@ -1,6 +1,7 @@
 /* All-to-all with put + set-notify. N = bytes of each block; x and y hold
  * P blocks. Rank r puts block q of x into rank q's window `data` at offset
- * r*N (a DMA copy, chunked and double-buffered), then notifies q (set 1 in
+ * r*N (a DMA copy, chunked and double-buffered, the m-th peer's on DMA queue
+ * m, modulo the queues), then notifies q (set 1 in
  * cell r of q's signal [P]); the notify drains the core first, so the data
  * has landed when q sees it. Then r copies its own block x[r*N] to y
  * locally, waits for all P-1 cells, and copies the window's blocks to y.
@@ -12,6 +13,7 @@ enum { X, Y, DATA, SIG };
 static const a2_coll_shape shape = {
     .algo = "all_to_all",
     .golden = A2_GOLDEN_ALLTOALL,
+    .dma = true,
     .nrecv = 2,
     .bufs = {[X] = {"x", A2_BUF_TENSOR, .per_rank = 1},
              [Y] = {"y", A2_BUF_TENSOR, .per_rank = 1},
@@ -27,10 +29,12 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   a2_tiles t = a2_tiles_on(tb, &c->tiles);
   A2_STEPS(tb, s, 2ull * (P - 1)) { /* right neighbour first: no hot spot */
     uint32_t q = (uint32_t)((me + 1 + s / 2) % P);
-    if (s % 2 == 0)
-      a2_tb_put(tb, DATA, q, mine, N, X, (uint64_t)q * N, (uint32_t)T, 1);
-    else
+    if (s % 2 == 0) {
+      a2_tb_dma how = {(uint32_t)T, 1, 0, a2_coll_queue(c, s / 2)}; /* a queue per peer */
+      a2_tb_put(tb, DATA, q, mine, N, X, (uint64_t)q * N, &how);
+    } else {
       a2_tb_notify(tb, SIG, q, me, A2_MODE_SET, 1);
+    }
   }
   a2_at own = a2_at_local(Y, mine);
   a2_coll_copy(&t, a2_at_local(X, mine), &own, 1, N, T);

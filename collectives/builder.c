@@ -187,27 +187,32 @@ void a2_tb_wait(a2_tb *tb, uint16_t sig, uint64_t cell, int mode, int32_t value)
 
 /* put and get: one DMA instruction, buf the destination, buf2 the source. */
 static void dma(a2_tb *tb, uint8_t op, uint16_t buf, uint32_t peer, uint64_t off, uint64_t len,
-                uint16_t buf2, uint64_t off2, uint32_t chunk, int pipeline) {
+                uint16_t buf2, uint64_t off2, const a2_tb_dma *how) {
   a2_instr *v = push(tb, op);
   if (!v) return;
-  v->mode = (uint8_t)(pipeline ? A2_MODE_PIPELINE : 0);
+  if (tb->k) tb->k->uses_dma = 1; /* a materialised kernel (a source's declares it) */
   v->buf = buf;
   v->peer = (int32_t)peer;
   v->off = off;
   v->len = len;
   v->buf2 = buf2;
   v->off2 = off2;
-  v->chunk = chunk;
+  v->queue = A2_QUEUE_ANY;
+  if (!how) return;
+  v->mode = (uint8_t)((how->pipeline ? A2_MODE_PIPELINE : 0) |
+                      (how->atomic_add ? A2_MODE_DMA_ATOMIC_ADD : 0));
+  v->chunk = how->chunk;
+  v->queue = how->queue;
 }
 
 void a2_tb_put(a2_tb *tb, uint16_t dst_win, uint32_t peer, uint64_t off, uint64_t len,
-               uint16_t src_buf, uint64_t src_off, uint32_t chunk, int pipeline) {
-  dma(tb, A2_OP_PUT, dst_win, peer, off, len, src_buf, src_off, chunk, pipeline);
+               uint16_t src_buf, uint64_t src_off, const a2_tb_dma *how) {
+  dma(tb, A2_OP_PUT, dst_win, peer, off, len, src_buf, src_off, how);
 }
 
 void a2_tb_get(a2_tb *tb, uint16_t dst_buf, uint64_t off, uint64_t len, uint16_t src_win,
-               uint32_t peer, uint64_t src_off, uint32_t chunk, int pipeline) {
-  dma(tb, A2_OP_GET, dst_buf, peer, off, len, src_win, src_off, chunk, pipeline);
+               uint32_t peer, uint64_t src_off, const a2_tb_dma *how) {
+  dma(tb, A2_OP_GET, dst_buf, peer, off, len, src_win, src_off, how);
 }
 
 void a2_tb_vop(a2_tb *tb, a2_opcode op, uint16_t dst, uint16_t a, uint16_t b, uint64_t len) {

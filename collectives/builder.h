@@ -118,15 +118,24 @@ void a2_tb_rstore(a2_tb *tb, uint16_t tile, uint16_t buf, uint32_t peer, uint64_
 /* Signal cells are addressed by index (cell i = bytes [4i, 4i+4)). */
 void a2_tb_notify(a2_tb *tb, uint16_t sig, uint32_t peer, uint64_t cell, int mode, int32_t value);
 void a2_tb_wait(a2_tb *tb, uint16_t sig, uint64_t cell, int mode, int32_t value);
-/* DMA copies (no UB tile), byte units. put: dst_win@peer[off, off+len) <-
- * src_buf[src_off, src_off+len); get: dst_buf[off, off+len) <-
- * src_win@peer[src_off, src_off+len). chunk > 0 moves chunk bytes per
- * transfer, one at a time, or two in flight when `pipeline` is set
- * (A2_MODE_PIPELINE); chunk 0 is one transfer. */
+/* DMA copies on the rank's DMA engines (no UB tile), byte units. put:
+ * dst_win@peer[off, off+len) <- (or +=) src_buf[src_off, src_off+len); get:
+ * dst_buf[off, off+len) <- src_win@peer[src_off, src_off+len). How they move
+ * (`how`; NULL: one descriptor, a plain write, queue A2_QUEUE_ANY): chunk > 0
+ * makes each chunk bytes a descriptor, one at a time, or two in flight when
+ * `pipeline` is set (A2_MODE_PIPELINE); chunk 0 is one descriptor.
+ * atomic_add (put only) adds element-wise at the destination
+ * (A2_MODE_DMA_ATOMIC_ADD). queue is the rank's DMA queue, below
+ * chip.sdma.queues, or A2_QUEUE_ANY (the core's index modulo the count). */
+typedef struct {
+  uint32_t chunk;
+  int pipeline, atomic_add;
+  uint16_t queue;
+} a2_tb_dma;
 void a2_tb_put(a2_tb *tb, uint16_t dst_win, uint32_t peer, uint64_t off, uint64_t len,
-               uint16_t src_buf, uint64_t src_off, uint32_t chunk, int pipeline);
+               uint16_t src_buf, uint64_t src_off, const a2_tb_dma *how);
 void a2_tb_get(a2_tb *tb, uint16_t dst_buf, uint64_t off, uint64_t len, uint16_t src_win,
-               uint32_t peer, uint64_t src_off, uint32_t chunk, int pipeline);
+               uint32_t peer, uint64_t src_off, const a2_tb_dma *how);
 void a2_tb_vop(a2_tb *tb, a2_opcode op, uint16_t dst, uint16_t a, uint16_t b, uint64_t len);
 void a2_tb_compute(a2_tb *tb, int32_t cycles);
 

@@ -21,11 +21,13 @@ typedef struct {
   uint32_t cores;      /* vector cores per rank */
   a2_reduce_op op;
   a2_dtype dtype;
-  uint64_t ub_bytes;  /* unified buffer per core (tile sizing) */
-  uint32_t seed;      /* initial-data seed */
-  uint32_t root;      /* root rank (broadcast-style collectives) */
-  uint32_t max_cores; /* the chip's vector cores (config chip.vector_cores), the bound
-                         on `cores`; 0 = not checked here (the model validates it too) */
+  uint64_t ub_bytes;   /* unified buffer per core (tile sizing) */
+  uint32_t seed;       /* initial-data seed */
+  uint32_t root;       /* root rank (broadcast-style collectives) */
+  uint32_t max_cores;  /* the chip's vector cores (config chip.vector_cores), the bound
+                          on `cores`; 0 = not checked here (the model validates it too) */
+  uint32_t dma_queues; /* the rank's DMA queues (config chip.sdma.queues) a generator
+                          spreads its put/get over; 0 = every put/get on A2_QUEUE_ANY */
 } a2_coll_params;
 
 /* The analytic cost card, per rank (what the algorithm's author claims). */

@@ -189,8 +189,13 @@ a2_code a2_coll_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k,
   uint32_t P = p->nranks, C = shape->multi_core && p->cores > 1 ? p->cores : 1,
            root = shape->rooted ? p->root : 0;
   uint64_t N = p->size_bytes;
-  *c = (a2_coll_ctx){
-      .P = P, .C = C, .root = root, .N = N, .B = P ? N / P : 0, .vop = a2_reduce_opcode(p->op)};
+  *c = (a2_coll_ctx){.P = P,
+                     .C = C,
+                     .root = root,
+                     .N = N,
+                     .B = P ? N / P : 0,
+                     .vop = a2_reduce_opcode(p->op),
+                     .Q = p->dma_queues};
   a2_coll_set_piece(c, N, a2_coll_chunk_bytes(p->ub_bytes));
   if (a2_tb_begin(tb, k, P, C, err)) return tb->rc;
   snprintf(k->algo, sizeof k->algo, "%s", shape->algo);
@@ -199,6 +204,7 @@ a2_code a2_coll_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k,
   k->op = p->op;
   k->dtype = p->dtype;
   k->seed = p->seed;
+  k->uses_dma = shape->dma;
   for (uint16_t i = 0; i < A2_COLL_MAX_SHAPE_BUFS && shape->bufs[i].name; i++) {
     const a2_coll_buf *b = &shape->bufs[i];
     uint64_t units = (uint64_t)((int64_t)b->per_rank * P + b->fixed);

@@ -178,8 +178,15 @@ typedef struct {
   uint64_t T;    /* the piece data moves in, bytes */
   uint64_t np;   /* pieces of T in N (a2_coll_set_piece: in the length given) */
   a2_opcode vop; /* the vector op of a reduction (--op) */
+  uint32_t Q;    /* the rank's DMA queues (a2_coll_params.dma_queues; 0: unknown) */
   a2_tileset tiles;
 } a2_coll_ctx;
+
+/* The DMA queue of a rank's m-th concurrent stream of put/get (one per peer
+ * when there are enough queues): m modulo Q, or A2_QUEUE_ANY when Q is 0. */
+static inline uint16_t a2_coll_queue(const a2_coll_ctx *c, uint64_t m) {
+  return c->Q ? (uint16_t)(m % c->Q) : (uint16_t)A2_QUEUE_ANY;
+}
 
 /* What a collective's kernel declares (a2_coll_declare), in this order: a
  * kernel of P ranks of C vector cores (C = --cores when multi_core and
@@ -193,6 +200,7 @@ typedef struct {
   a2_golden_kind golden; /* A2_GOLDEN_NONE: no data to check */
   bool rooted;           /* --root is the root (report, golden, ctx); else 0 */
   bool multi_core;
+  bool dma;             /* the bodies emit put/get: the model builds the DMA engines (uses_dma) */
   uint32_t nacc, nrecv; /* the tile set, of T bytes; nrecv 0: the generator declares its own */
   /* The generator's own declarations after the shape's (a tile set of its
    * own size, another piece); NULL when there are none. */

@@ -85,6 +85,15 @@ static void add_dep(const a2_core *c, a2_slot *sl, uint64_t seq, uint64_t seq_pl
   sl->dep[i] = dist;
 }
 
+/* Whether in-window instruction seq_plus1 - 1 is a put/get on the same DMA
+ * queue as put/get `in` (a queue completes its put/get in order, dma.c). */
+static bool dma_same_queue(const a2_core *c, const a2_instr *in, uint64_t seq_plus1) {
+  if (seq_plus1 <= c->seq_oldest) return false;
+  const a2_instr *w = &c->win[a2_slot_of(c, seq_plus1 - 1)].in;
+  return (w->op == A2_OP_PUT || w->op == A2_OP_GET) &&
+         a2_dma_queue_of(c, w) == a2_dma_queue_of(c, in);
+}
+
 /* Record dependencies of a new instruction on earlier ones touching the same
  * tiles, then mark it as the tiles' latest reader / writer. */
 static void track_tiles(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t seq, int pipe) {
@@ -120,8 +129,11 @@ static void track_tiles(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t se
   if (local && !mem_write) add_dep(c, sl, seq, c->buf_w[in->buf]);
   if (local && mem_write) c->buf_w[in->buf] = seq + 1;
   if (in->op == A2_OP_PUT) add_dep(c, sl, seq, c->buf_w[in->buf2]); /* reads a local buffer */
-  if (in->op == A2_OP_GET) {                                        /* writes a local buffer */
-    add_dep(c, sl, seq, c->buf_w[in->buf]);
+  if (in->op == A2_OP_GET || (in->op == A2_OP_PUT && (uint32_t)in->peer == c->rank)) {
+    /* writes a local buffer: after the core's last local write to it, unless
+     * that is a put/get on the same DMA queue, which completes them in order */
+    uint64_t w = c->buf_w[in->buf];
+    if (!dma_same_queue(c, in, w)) add_dep(c, sl, seq, w);
     c->buf_w[in->buf] = seq + 1;
   }
   for (int i = 0; i < nr; i++) c->tiles[rd[i]].r[pipe] = seq + 1;
@@ -145,7 +157,8 @@ static void race_accesses(a2_core *c, const a2_instr *in, uint64_t now) {
     break;
   case A2_OP_PUT:
     a2_race_access(r, gid, c->rank, in->buf2, in->off2, in->len, 0, in, now);
-    a2_race_access(r, gid, peer, in->buf, in->off, in->len, 1, in, now);
+    a2_race_access(r, gid, peer, in->buf, in->off, in->len,
+                   in->mode & A2_MODE_DMA_ATOMIC_ADD ? A2_RACE_ATOMIC_ADD : A2_RACE_WRITE, in, now);
     break;
   case A2_OP_GET:
     a2_race_access(r, gid, peer, in->buf2, in->off2, in->len, 0, in, now);

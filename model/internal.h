@@ -139,14 +139,15 @@ struct a2_sim {
   a2_tile_state *core_tiles;
   uint64_t *core_buf_w;
   uint8_t *core_ub;
-  size_t ub_stride;     /* bytes of a core's UB in core_ub */
-  a2_rank_stats *stats; /* per rank */
-  uint32_t *dev;        /* NPU of each kernel rank */
-  a2_race *race;        /* NULL when race checking is off */
-  uint64_t race_budget; /* bytes the race detector may use */
-  a2_observer *obs;     /* NULL when no timeline is written */
-  bool no_data;         /* timing-only: payload buffers and tiles are not allocated */
-  a2_code run_rc;       /* first error raised during the run (a program source) */
+  size_t ub_stride;          /* bytes of a core's UB in core_ub */
+  a2_rank_stats *stats;      /* per rank */
+  uint32_t *dev;             /* NPU of each kernel rank */
+  a2_race *race;             /* NULL when race checking is off */
+  uint64_t race_budget;      /* bytes the race detector may use */
+  a2_observer *obs;          /* NULL when no timeline is written */
+  struct a2_dma_queue *dmaq; /* [rank * chip.sdma.queues + queue] (dma.c); NULL: no put/get */
+  bool no_data;              /* timing-only: payload buffers and tiles are not allocated */
+  a2_code run_rc;            /* first error raised during the run (a program source) */
   a2_err run_err;
   /* where a core's streamed batch is refilled (only one core runs at a
    * time); what the core has not dispatched when its activation ends moves
@@ -220,6 +221,7 @@ typedef struct {
   union {
     struct {
       uint64_t off, len; /* the chunk: its offset in the copy, its length */
+      uint32_t engine;   /* a get's request: the engine stage its data leg passes first */
     } chunk;             /* CHUNK */
     struct {
       a2_instr copy;     /* the instruction (its slot may be reused before it lands) */
@@ -255,6 +257,28 @@ void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps); 
 /* Reservation timing without race checking or a timeline: a notify's
  * landing event in r's `pend` is two words (b != 0), not a transfer. */
 void a2_notify_land(a2_core *r, uint64_t a, uint64_t b);
+
+/* dma.c: every rank's DMA queues and their engines (docs/timing-model.md,
+ * "DMA engines"). */
+typedef struct a2_dma_queue a2_dma_queue;
+/* Build them when the kernel may use put/get (uses_dma, or a put/get in its
+ * whole programs, whose queues are checked here: `name` for messages). */
+a2_code a2_dma_build(struct a2_sim *s, const char *name, a2_err *err);
+void a2_dma_free(struct a2_sim *s);
+/* One descriptor of len bytes of put/get `in` of core c, ready at t_ps:
+ * takes its queue's time and returns when its bytes leave for the fabric
+ * (after its launch); *engine is the engine stage they pass first. A queue
+ * the chip does not have makes the run an error (sim->run_rc). */
+uint64_t a2_dma_launch(a2_core *c, const a2_instr *in, uint64_t len, uint64_t t_ps,
+                       uint32_t *engine);
+/* The queue put/get `in` of core c runs on (its queue, or A2_QUEUE_ANY's:
+ * the core's index modulo chip.sdma.queues). */
+uint32_t a2_dma_queue_of(const a2_core *c, const a2_instr *in);
+/* Put/get seq of core c starts: it joins its queue's completion order. */
+void a2_dma_begin(a2_core *c, const a2_instr *in, uint64_t seq);
+/* Its last byte landed at t_ps: it completes (a2_core_complete) once every
+ * earlier put/get of its queue has, at the latest of their landings. */
+void a2_dma_end(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 
 /* prefetch.c: the model's prefetch hints (reads only; docs/architecture.md,
  * "Layout and prefetch rules"). */

@@ -66,9 +66,11 @@ static void name_stage(a2_observer *o, uint32_t id) {
     owner = (uint32_t)a;
     snprintf(so->track, sizeof so->track, "hbm");
     snprintf(so->name, sizeof so->name, "util hbm");
-  } else {
+  } else { /* a core's MTE engine, or a DMA queue's engine */
     owner = (uint32_t)a;
-    snprintf(so->track, sizeof so->track, "%s core%d", a2_stage_kind_name(kind), b);
+    int dma = kind == A2_STAGE_SDMA_WRITE || kind == A2_STAGE_SDMA_READ || kind == A2_STAGE_RDMA;
+    snprintf(so->track, sizeof so->track, "%s %s%d", a2_stage_kind_name(kind),
+             dma ? "queue" : "core", b);
   }
   so->pid = owner;
   a2_tl_thread(o->tl, owner, TID_STAGE(id), so->track, TID_STAGE(id));

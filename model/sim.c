@@ -1,6 +1,7 @@
 /* Building and running the model: one HBM stage per rank, an MTE-in and an
- * MTE-out stage and a core process per vector core, plus the topology's
- * link stages. Creation order is fixed, so runs are deterministic. */
+ * MTE-out stage and a core process per vector core, the topology's link
+ * stages, and, for a kernel with put/get, the DMA engines (dma.c). Creation
+ * order is fixed, so runs are deterministic. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +169,7 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
         return rc;
       if ((rc = a2_core_init(s, co, r, c, err))) return rc;
     }
+  if ((rc = a2_dma_build(s, name, err))) return rc;
   return a2_sim_set_race_check(s, 1, err);
 }
 
@@ -192,6 +194,7 @@ void a2_sim_free(a2_sim *s) {
   free(s->hbm);
   free(s->stats);
   free(s->dev);
+  a2_dma_free(s);
   a2_topo_free(s->topo);
   a2_net_free(s->net);
   a2_race_free(s->race);

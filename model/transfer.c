@@ -5,6 +5,9 @@
  *                then data: peer HBM -> route(peer->me) -> MTE-in
  *   remote_store MTE-out -> route(me->peer) -> peer HBM (plain or atomic add)
  *   notify       route(me->peer) -> peer HBM          (cell updated at HBM)
+ *   put / get    a DMA queue's engine -> source HBM -> route -> destination
+ *                HBM, after the descriptor's launch (dma.c); a get sends a
+ *                request to the peer first
  * A remote_load / remote_store whose peer is the rank itself is a local
  * access: no NoC, no remote counters. */
 #include <stdlib.h>
@@ -297,9 +300,11 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   start(c, x, t);
 }
 
-/* ---- put / get: DMA-engine copies between a local buffer and a peer's
- * window, HBM to HBM, optionally in chunks (one at a time, or two in flight
- * with pipelining); a transfer's context holds its chunk. ---- */
+/* ---- put / get: copies between a local buffer and a peer's window on the
+ * rank's DMA engines (dma.c), HBM to HBM, not through a core's UB. Each
+ * chunk is one descriptor on the instruction's queue; chunks go one at a
+ * time, or two in flight with pipelining. A transfer's context holds its
+ * chunk. A put with A2_MODE_DMA_ATOMIC_ADD adds at the destination. ---- */
 
 static void dma_apply(a2_xfer *x, uint64_t off, uint32_t len) {
   const a2_xfer_ctx *m = a2_ctx_of(x);
@@ -308,12 +313,17 @@ static void dma_apply(a2_xfer *x, uint64_t off, uint32_t len) {
   const a2_instr *in = m->in;
   uint32_t peer = (uint32_t)in->peer;
   uint64_t o = m->chunk.off + off;
-  if (in->op == A2_OP_PUT)
-    memcpy(a2_mem(c->sim, peer, in->buf) + in->off + o,
-           a2_mem(c->sim, c->rank, in->buf2) + in->off2 + o, len);
-  else
+  if (in->op == A2_OP_GET) {
     memcpy(a2_mem(c->sim, c->rank, in->buf) + in->off + o,
            a2_mem(c->sim, peer, in->buf2) + in->off2 + o, len);
+    return;
+  }
+  uint8_t *dst = a2_mem(c->sim, peer, in->buf) + in->off + o;
+  const uint8_t *src = a2_mem(c->sim, c->rank, in->buf2) + in->off2 + o;
+  if (in->mode & A2_MODE_DMA_ATOMIC_ADD)
+    atomic_add(dst, src, len, c->sim->k->bufs[in->buf].dtype);
+  else
+    memcpy(dst, src, len);
 }
 
 static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t);
@@ -328,20 +338,23 @@ static void dma_chunk_done(a2_xfer *x, uint64_t t) {
   if (sl->next_off < in->len)
     dma_start_chunk(c, in, seq, t);
   else if (sl->inflight == 0)
-    a2_core_complete(c, seq, t);
+    a2_dma_end(c, in, seq, t); /* completes in its queue's order */
 }
 
-/* The data leg: source HBM -> route -> destination HBM, ready at t. */
+/* The data leg from t: the queue's engine stage, then source HBM -> route
+ * -> destination HBM (the bytes land at the destination's service). */
 static void dma_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off, uint64_t len,
-                     uint64_t t) {
+                     uint32_t engine, uint64_t t) {
   uint32_t peer = (uint32_t)in->peer, src = in->op == A2_OP_PUT ? c->rank : peer;
   uint32_t dst = in->op == A2_OP_PUT ? peer : c->rank;
   a2_xfer *x = xfer_new(c, in, seq, len, A2_XFER_CHUNK);
-  uint16_t n = (uint16_t)(route_len(c, src, dst) + 2);
+  uint16_t n = (uint16_t)(route_len(c, src, dst) + 3);
   uint32_t *p = a2_xfer_path(x, n);
   if (!p) abort();
-  p[0] = hbm_of(c, src);
-  add_route(c, p + 1, src, dst, (uint16_t)(n - 2));
+  p[0] = engine;
+  note_stage(c, engine);
+  p[1] = hbm_of(c, src);
+  add_route(c, p + 2, src, dst, (uint16_t)(n - 3));
   p[n - 1] = hbm_of(c, dst);
   x->apply_hop = (uint16_t)(n - 1);
   x->on_apply = dma_apply;
@@ -353,16 +366,19 @@ static void dma_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off,
 
 static void get_request_done(a2_xfer *req, uint64_t t) {
   const a2_xfer_ctx *m = a2_ctx_of(req);
-  dma_data(m->owner, m->in, m->seq, m->chunk.off, m->chunk.len, t);
+  dma_data(m->owner, m->in, m->seq, m->chunk.off, m->chunk.len, m->chunk.engine, t);
 }
 
+/* The next chunk of instruction seq, ready at t: a descriptor on its queue
+ * (a2_dma_launch), then a get's request to the peer and the data leg. */
 static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   a2_slot_ext *sl = &c->ext[a2_slot_of(c, seq)];
   uint64_t off = sl->next_off, left = in->len - off;
   uint64_t len = in->chunk && in->chunk < left ? in->chunk : left;
   sl->next_off += len;
   sl->inflight++;
-  uint32_t peer = (uint32_t)in->peer;
+  uint32_t engine, peer = (uint32_t)in->peer;
+  uint64_t go = a2_dma_launch(c, in, len, t, &engine);
   if (in->op == A2_OP_GET && peer != c->rank) {
     a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes, A2_XFER_CHUNK);
     uint16_t n = route_len(c, c->rank, peer);
@@ -371,16 +387,17 @@ static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64
     add_route(c, p, c->rank, peer, n);
     a2_ctx_of(x)->chunk.off = off;
     a2_ctx_of(x)->chunk.len = len; /* the data leg's */
+    a2_ctx_of(x)->chunk.engine = engine;
     x->on_done = get_request_done;
-    start(c, x, t);
+    start(c, x, go);
   } else {
-    dma_data(c, in, seq, off, len, t);
+    dma_data(c, in, seq, off, len, engine, go);
   }
 }
 
 void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
-  uint64_t now = t;
-  int depth = in->chunk && in->mode == A2_MODE_PIPELINE ? 2 : 1;
+  a2_dma_begin(c, in, seq);
+  int depth = in->chunk && (in->mode & A2_MODE_PIPELINE) ? 2 : 1;
   for (int i = 0; i < depth && c->ext[a2_slot_of(c, seq)].next_off < in->len; i++)
-    dma_start_chunk(c, in, seq, now);
+    dma_start_chunk(c, in, seq, t);
 }

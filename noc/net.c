@@ -775,8 +775,6 @@ void a2_net_free(a2_net *n) {
   free(n);
 }
 
-static const char *const kind_names[] = {"link", "hbm", "mte_in", "mte_out"};
-
 a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t lat_ps, int32_t a,
                          int32_t b, uint32_t *id, a2_err *err) {
   if (bw == 0) return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "stage with zero bandwidth");
@@ -804,7 +802,7 @@ a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t la
   s->icap = INL;
   s->wake_ps = UINT64_MAX;
   if (!n->defer) { /* reservation timing needs no process per stage */
-    a2_code rc = a2k_proc_create(kind_names[kind], stage_run, s, &s->proc, err);
+    a2_code rc = a2k_proc_create(a2_stage_kind_name(kind), stage_run, s, &s->proc, err);
     if (rc) return rc;
   }
   *id = n->nstages++;

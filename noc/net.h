@@ -70,10 +70,22 @@ static inline void *a2_xfer_context(a2_xfer *x) {
   return x + 1;
 }
 
-typedef enum { A2_STAGE_LINK = 0, A2_STAGE_HBM, A2_STAGE_MTE_IN, A2_STAGE_MTE_OUT } a2_stage_kind;
-/* A kind's name in reports and timelines: "link", "hbm", "mte_in", "mte_out". */
+/* A DMA queue's engine has one stage per rate: SDMA writes (put), SDMA
+ * reads (get), RDMA messages through the NIC. */
+typedef enum {
+  A2_STAGE_LINK = 0,
+  A2_STAGE_HBM,
+  A2_STAGE_MTE_IN,
+  A2_STAGE_MTE_OUT,
+  A2_STAGE_SDMA_WRITE,
+  A2_STAGE_SDMA_READ,
+  A2_STAGE_RDMA
+} a2_stage_kind;
+/* A kind's name in reports and timelines: "link", "hbm", "mte_in", "mte_out",
+ * "sdma_write", "sdma_read", "rdma". */
 static inline const char *a2_stage_kind_name(a2_stage_kind k) {
-  static const char *const names[] = {"link", "hbm", "mte_in", "mte_out"};
+  static const char *const names[] = {"link",       "hbm",       "mte_in", "mte_out",
+                                      "sdma_write", "sdma_read", "rdma"};
   return names[k];
 }
 
@@ -92,7 +104,7 @@ void a2_net_free(a2_net *n);
 
 /* Add a stage; returns its id in *id. Only before the run starts. `a`/`b`
  * identify it for reports (link: from/to rank or -1 for a switch; HBM:
- * rank; MTE: rank, core). */
+ * rank; MTE: rank, core; DMA engines: rank, queue). */
 a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw_bytes_per_s, uint64_t lat_ps,
                          int32_t a, int32_t b, uint32_t *id, a2_err *err);
 

@@ -260,3 +260,11 @@ uint16_t a2_topo_route_len(const a2_topo *t, uint32_t s, uint32_t d) {
 void a2_topo_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) {
   t->row->route(t, s, d, out);
 }
+
+int a2_topo_via_nic(const a2_topo *t, uint32_t s, uint32_t d) {
+  return t->kind == A2_TOPO_TWO_LEVEL && s != d && group_base(t, s) != group_base(t, d);
+}
+
+int a2_topo_has_nic(const a2_topo *t) {
+  return t->kind == A2_TOPO_TWO_LEVEL && t->n > 1 && t->n > t->g;
+}

@@ -26,6 +26,12 @@ uint16_t a2_topo_route_len(const a2_topo *t, uint32_t src, uint32_t dst);
 /* Write the stage ids of the route src -> dst into out (route_len entries). */
 void a2_topo_route(const a2_topo *t, uint32_t src, uint32_t dst, uint32_t *out);
 
+/* 1 when the route src -> dst crosses NIC ports (two_level, between
+ * groups), 0 otherwise (also src == dst). */
+int a2_topo_via_nic(const a2_topo *t, uint32_t src, uint32_t dst);
+/* 1 when some route crosses NIC ports (two_level with more than one group). */
+int a2_topo_has_nic(const a2_topo *t);
+
 const char *a2_topo_name(a2_topology kind);
 
 #ifdef __cplusplus

@@ -61,7 +61,7 @@ typedef enum {
   A2_OP_VMIN,
   A2_OP_VMUL,
   A2_OP_COMPUTE, /* opaque delay of value cycles on the vector pipe */
-  A2_OP_PUT,     /* window@peer[off:off+len] <- buf2[off2:off2+len] (DMA engine) */
+  A2_OP_PUT,     /* window@peer[off:off+len] <- (or +=) buf2[off2:off2+len] (DMA engine) */
   A2_OP_GET,     /* buf[off:off+len] <- window@peer[off2:off2+len] (DMA engine) */
   A2_OP_COUNT_
 } a2_opcode;
@@ -81,8 +81,14 @@ enum {
   A2_MODE_ADD = 1,        /* notify: cell += value */
   A2_MODE_EQ = 0,         /* wait: cell == value */
   A2_MODE_GE = 1,         /* wait: cell >= value */
-  A2_MODE_PIPELINE = 1    /* put/get with chunk > 0: two chunks in flight (double buffering) */
+  /* put/get: a set of flags */
+  A2_MODE_PIPELINE = 1,      /* put/get with chunk > 0: two chunks in flight (double buffering) */
+  A2_MODE_DMA_ATOMIC_ADD = 2 /* put: element-wise atomic add at the destination (the DMA
+                                engine's inline reduce), not a plain write */
 };
+/* put/get: the rank's DMA queue is the issuing core's index modulo
+ * chip.sdma.queues (a2_instr.queue). */
+#define A2_QUEUE_ANY 0xffff
 
 typedef struct {
   uint8_t op;      /* a2_opcode */
@@ -97,7 +103,8 @@ typedef struct {
   uint64_t off;    /* byte offset into buf */
   uint64_t len;    /* bytes moved / operated on */
   uint16_t buf2;   /* put: local source buffer; get: remote source window */
-  uint32_t chunk;  /* put/get: bytes per chunk (0 = one transfer) */
+  uint16_t queue;  /* put/get: the rank's DMA queue, < chip.sdma.queues, or A2_QUEUE_ANY */
+  uint32_t chunk;  /* put/get: bytes per chunk, each a descriptor (0 = one descriptor) */
   uint64_t off2;   /* byte offset into buf2 */
 } a2_instr;
 
@@ -187,6 +194,10 @@ typedef struct a2_kernel {
    * it is a generator step ("step"). */
   int lines_are_file_lines;
   /* The author's analytic card of a hand-written trace (`card` line). */
+  /* 1: a program may hold put/get, so the model builds every rank's DMA
+   * engines (docs/timing-model.md, "DMA engines"). A kernel produced on
+   * demand (source) must say so; the model scans whole programs itself. */
+  int uses_dma;
   int has_card;
   uint64_t card_read_bytes, card_write_bytes, card_rounds;
 } a2_kernel;

@@ -207,6 +207,13 @@ static a2_code instr(xp *x, const a2t_stmt *s, a2_instr *in) {
       if ((rc = bytes_of(x, e[E_AUX], esz_buf(x, s->buf), UINT32_MAX, "chunk", &cb))) return rc;
       in->chunk = (uint32_t)cb;
     }
+    if (s->op == A2_OP_PUT || s->op == A2_OP_GET) {
+      int64_t q = A2_QUEUE_ANY;
+      if (e[E_QUEUE] != A2T_NONE && (rc = ranged(x, e[E_QUEUE], 0, A2_QUEUE_ANY - 1, "queue", &q)))
+        return rc;
+      in->queue = (uint16_t)q;
+      x->k->uses_dma = 1;
+    }
     break;
   }
   if (e[E_PEER] != A2T_NONE) rc = int32_of(x, e[E_PEER], "peer", &in->peer);

@@ -66,19 +66,51 @@ static a2_code pick(a2t_parser *p, const char *w0, const char *w1, uint8_t *mode
   return a2t_next(p);
 }
 
-/* put / get: [chunk EXPR [pipeline]] */
-static a2_code chunking(a2t_parser *p, a2t_stmt *st) {
+/* put / get: options in any order, each at most once: [atomic_add] (put
+ * only), [queue EXPR], [chunk EXPR [pipeline]]. */
+static a2_code dma_options(a2t_parser *p, a2t_stmt *st) {
   a2_code rc;
-  if (a2t_tok_is(&p->cur, "pipeline"))
-    return a2t_fail(p, p->cur.line, p->cur.col, "'pipeline' needs 'chunk N' before it");
-  if (!a2t_tok_is(&p->cur, "chunk")) return A2_OK;
-  if ((rc = a2t_next(p)) || (rc = a2t_parse_int(p, &st->e[E_AUX]))) return rc;
-  st->has_chunk = 1;
-  if (a2t_tok_is(&p->cur, "pipeline")) {
-    st->mode = A2_MODE_PIPELINE;
-    return a2t_next(p);
+  for (;;) {
+    int line = p->cur.line, col = p->cur.col;
+    if (a2t_tok_is(&p->cur, "pipeline")) {
+      return a2t_fail(p, line, col,
+                      st->has_chunk ? "'pipeline' goes right after 'chunk N'"
+                                    : "'pipeline' needs 'chunk N' before it");
+    } else if (a2t_tok_is(&p->cur, "chunk")) {
+      if (st->has_chunk) return a2t_fail(p, line, col, "'chunk' is given twice");
+      if ((rc = a2t_next(p)) || (rc = a2t_parse_int(p, &st->e[E_AUX]))) return rc;
+      st->has_chunk = 1;
+      if (a2t_tok_is(&p->cur, "pipeline")) {
+        st->mode |= A2_MODE_PIPELINE;
+        if ((rc = a2t_next(p))) return rc;
+      }
+    } else if (a2t_tok_is(&p->cur, "queue")) {
+      if (st->e[E_QUEUE] != A2T_NONE) return a2t_fail(p, line, col, "'queue' is given twice");
+      if ((rc = a2t_next(p)) || (rc = a2t_parse_int(p, &st->e[E_QUEUE]))) return rc;
+    } else if (a2t_tok_is(&p->cur, "atomic_add")) {
+      if (st->op != A2_OP_PUT)
+        return a2t_fail(p, line, col,
+                        "'atomic_add' is for put (a get writes its local region plainly)");
+      if (st->mode & A2_MODE_DMA_ATOMIC_ADD)
+        return a2t_fail(p, line, col, "'atomic_add' is given twice");
+      st->mode |= A2_MODE_DMA_ATOMIC_ADD;
+      if ((rc = a2t_next(p))) return rc;
+    } else {
+      return A2_OK;
+    }
   }
-  return A2_OK;
+}
+
+/* What may still follow a put/get ("'queue', 'chunk' or "), for messages. */
+static void dma_more(const a2t_stmt *st, char *out, size_t n) {
+  const char *w[3];
+  int k = 0;
+  if (st->op == A2_OP_PUT && !(st->mode & A2_MODE_DMA_ATOMIC_ADD)) w[k++] = "'atomic_add'";
+  if (st->e[E_QUEUE] == A2T_NONE) w[k++] = "'queue'";
+  if (!st->has_chunk) w[k++] = "'chunk'";
+  out[0] = 0;
+  for (int i = 0; i < k; i++)
+    snprintf(out + strlen(out), n - strlen(out), "%s%s", w[i], i + 1 < k ? ", " : " or ");
 }
 
 static a2_code operands(a2t_parser *p, a2t_stmt *st, const char *op) {
@@ -104,13 +136,13 @@ static a2_code operands(a2t_parser *p, a2t_stmt *st, const char *op) {
         (rc = a2t_expect(p, TK_COMMA, "',' after the destination region")) ||
         (rc = region(p, op, LOCAL, OFF_ONLY, &st->buf2, NULL, &e[E_OFF2], NULL)))
       return rc;
-    return chunking(p, st);
+    return dma_options(p, st);
   case A2_OP_GET:
     if ((rc = region(p, op, LOCAL, OFF_LEN, &st->buf, NULL, &e[E_OFF], &e[E_LEN])) ||
         (rc = a2t_expect(p, TK_COMMA, "',' after the destination region")) ||
         (rc = region(p, op, REMOTE, OFF_ONLY, &st->buf2, &e[E_PEER], &e[E_OFF2], NULL)))
       return rc;
-    return chunking(p, st);
+    return dma_options(p, st);
   case A2_OP_NOTIFY:
     if ((rc = region(p, op, REMOTE, CELL, &st->buf, &e[E_PEER], &e[E_OFF], NULL)) ||
         (rc = pick(p, "set", "add", &st->mode)))
@@ -138,18 +170,16 @@ static a2_code operands(a2t_parser *p, a2t_stmt *st, const char *op) {
 
 a2_code a2t_parse_instr(a2t_parser *p, a2_opcode op, uint32_t *s) {
   a2t_stmt st = {.kind = ST_INSTR, .op = (uint8_t)op, .line = p->cur.line, .col = p->cur.col};
-  for (int i = 0; i < 5; i++) st.e[i] = A2T_NONE;
+  for (int i = 0; i < E_SLOTS; i++) st.e[i] = A2T_NONE;
   const char *name = a2_op_names[op];
   a2_code rc = a2t_next(p);
   if (!rc) rc = operands(p, &st, name);
   if (rc) return rc;
   if (p->cur.kind != TK_EOL && p->cur.kind != TK_EOF) {
-    char what[96];
-    snprintf(what, sizeof what, "%send of line after the '%s' instruction",
-             op == A2_OP_RSTORE && !st.mode                          ? "'atomic_add' or "
-             : (op == A2_OP_PUT || op == A2_OP_GET) && !st.has_chunk ? "'chunk' or "
-                                                                     : "",
-             name);
+    char what[128], more[64] = "";
+    if (op == A2_OP_RSTORE && !st.mode) snprintf(more, sizeof more, "'atomic_add' or ");
+    if (op == A2_OP_PUT || op == A2_OP_GET) dma_more(&st, more, sizeof more);
+    snprintf(what, sizeof what, "%send of line after the '%s' instruction", more, name);
     return a2t_expected(p, what);
   }
   if ((rc = a2t_expect_eol(p, name))) return rc;

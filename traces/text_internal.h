@@ -127,7 +127,15 @@ typedef struct {
 typedef enum { ST_INSTR, ST_FOR, ST_IF, ST_LET } a2t_st_kind;
 
 /* Expression slots of an instruction statement. */
-enum { E_OFF = 0, E_LEN, E_PEER, E_OFF2, E_AUX /* chunk, or notify/wait/compute value */ };
+enum {
+  E_OFF = 0,
+  E_LEN,
+  E_PEER,
+  E_OFF2,
+  E_AUX,   /* chunk, or notify/wait/compute value */
+  E_QUEUE, /* put/get: queue */
+  E_SLOTS
+};
 
 typedef struct {
   uint8_t kind;     /* a2t_st_kind */
@@ -135,7 +143,7 @@ typedef struct {
   uint8_t has_chunk;
   int line, col;
   uint16_t tile, tile_a, tile_b, buf, buf2;
-  uint32_t e[5];       /* ST_INSTR: E_*; ST_FOR: from, to; ST_IF: cond; ST_LET: value */
+  uint32_t e[E_SLOTS]; /* ST_INSTR: E_*; ST_FOR: from, to; ST_IF: cond; ST_LET: value */
   uint32_t slot;       /* ST_FOR / ST_LET: the variable */
   uint32_t next;       /* next statement of the same block */
   uint32_t body;       /* ST_FOR / ST_IF: first statement of the body (then-branch) */

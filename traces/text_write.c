@@ -11,13 +11,12 @@
 #include "traces/text.h"
 #include "traces/text_internal.h"
 
-
 typedef struct {
   FILE *f;
   int dry; /* check only */
   a2_err *err;
-  a2_code rc;     /* first error */
-  char where[64]; /* "rank 1 core 0 instruction 7" for messages */
+  a2_code rc;               /* first error */
+  char where[64];           /* "rank 1 core 0 instruction 7" for messages */
   unsigned long long bytes; /* text the dry run would write */
 } wr;
 
@@ -165,10 +164,16 @@ static void instr(wr *w, const a2_kernel *k, const a2_instr *in) {
   case A2_OP_PUT:
   case A2_OP_GET: {
     unsigned long long o2 = el(w, in->off2, a2_dtype_size(b2->dtype), "offset");
-    char ch[48] = "";
-    if (in->chunk || in->mode == A2_MODE_PIPELINE)
-      snprintf(ch, sizeof ch, " chunk %llu%s", el(w, in->chunk, es, "chunk"),
-               in->mode == A2_MODE_PIPELINE ? " pipeline" : "");
+    char ch[96] = "";
+    if (in->mode & ~(A2_MODE_PIPELINE | A2_MODE_DMA_ATOMIC_ADD) ||
+        (in->op == A2_OP_GET && in->mode & A2_MODE_DMA_ATOMIC_ADD))
+      bad(w, "%s: mode %u", op, in->mode);
+    if (in->mode & A2_MODE_DMA_ATOMIC_ADD) snprintf(ch, sizeof ch, " atomic_add");
+    if (in->queue != A2_QUEUE_ANY)
+      snprintf(ch + strlen(ch), sizeof ch - strlen(ch), " queue %u", in->queue);
+    if (in->chunk || in->mode & A2_MODE_PIPELINE)
+      snprintf(ch + strlen(ch), sizeof ch - strlen(ch), " chunk %llu%s",
+               el(w, in->chunk, es, "chunk"), in->mode & A2_MODE_PIPELINE ? " pipeline" : "");
     if (in->op == A2_OP_PUT)
       line(w, "  put %s@%d[%llu:%llu], %s[%llu]%s", b->name, in->peer, o, l, b2->name, o2, ch);
     else
@@ -191,7 +196,8 @@ static void kernel(wr *w, const a2_kernel *k) {
       bad(w, "the kernel line (name '%.47s', op %u, dtype %u)", k->algo, k->op, k->dtype);
     else
       line(w, "kernel %s size %llu root %u op %s dtype %s", k->algo,
-           (unsigned long long)k->size_bytes, k->root, a2_reduce_name((a2_reduce_op)k->op), a2_dtype_name(k->dtype));
+           (unsigned long long)k->size_bytes, k->root, a2_reduce_name((a2_reduce_op)k->op),
+           a2_dtype_name(k->dtype));
   }
   if (k->nranks && k->ncores && !k->progs) bad(w, "the kernel has no programs");
   line(w, "ranks %u", k->nranks);

@@ -115,6 +115,9 @@ static inline __attribute__((always_inline)) a2_code check_instr(const a2_kernel
     if (b->dtype != b2->dtype)
       FAIL("%s: element type mismatch: '%s' is %s, '%s' is %s", OPN, b->name,
            a2_dtype_name(b->dtype), b2->name, a2_dtype_name(b2->dtype));
+    if (in->mode & ~(A2_MODE_PIPELINE | A2_MODE_DMA_ATOMIC_ADD) ||
+        (in->op == A2_OP_GET && in->mode & A2_MODE_DMA_ATOMIC_ADD))
+      FAIL("%s: mode %u (pipeline and, for a put, atomic_add)", OPN, in->mode);
     uint32_t es = a2_dtype_size(b->dtype);
     if (in->len == 0 || in->len % es || in->off % es || in->off2 % es || in->chunk % es)
       FAIL("%s: offsets, length and chunk must be whole %s elements (length > 0)", OPN,

@@ -1,5 +1,5 @@
 // Generator parameters the collectives tests start from: P ranks, N bytes,
-// one core, fp32 sum, the default 192 KiB UB, seed 1.
+// one core, fp32 sum, the default 192 KiB UB and 8 DMA queues, seed 1.
 #ifndef A2_TESTS_COLLECTIVES_COLL_PARAMS_H
 #define A2_TESTS_COLLECTIVES_COLL_PARAMS_H
 
@@ -18,6 +18,7 @@ inline a2_coll_params DefaultParams(uint32_t P, uint64_t N) {
   p.dtype = A2_FP32;
   p.ub_bytes = 192 * 1024;
   p.seed = 1;
+  p.dma_queues = 8;
   return p;
 }
 

@@ -11,8 +11,8 @@
 #include <set>
 #include <string>
 
-#include "collectives/collective.h"
 #include "coll_params.h"
+#include "collectives/collective.h"
 #include "ladder.h"
 #include "traces/validate.h"
 
@@ -53,9 +53,12 @@ TEST(Registry, NcclTestsSizeAndBusFactors) {
     const char *algo;
     double size, bus;
   } want[] = {
-      {"allreduce_mesh", 1, 2 * (P - 1) / P},  {"allreduce_ring", 1, 2 * (P - 1) / P},
-      {"broadcast", 1, 1},                     {"allgather", P, (P - 1) / P},
-      {"reduce_scatter", P, (P - 1) / P},      {"all_to_all", P, (P - 1) / P},
+      {"allreduce_mesh", 1, 2 * (P - 1) / P},
+      {"allreduce_ring", 1, 2 * (P - 1) / P},
+      {"broadcast", 1, 1},
+      {"allgather", P, (P - 1) / P},
+      {"reduce_scatter", P, (P - 1) / P},
+      {"all_to_all", P, (P - 1) / P},
       {"barrier", 0, 1},
   };
   for (const auto &w : want) {
@@ -160,14 +163,17 @@ TEST(MeshCores, TilesAreBlockCyclicAndLanesPerCore) {
     }
 }
 
-TEST(Builder, PutAndGetEncodeBothRegionsChunkAndPipeline) {
+TEST(Builder, PutAndGetEncodeBothRegionsChunkPipelineQueueAndAtomicAdd) {
   a2_kernel k{};
   a2_err e{};
   a2_tb tb;
   ASSERT_EQ(a2_tb_begin(&tb, &k, 2, 1, &e), A2_OK);
-  a2_tb_put(&tb, 3, 1, 64, 4096, 2, 128, 1024, 1);
-  a2_tb_get(&tb, 4, 32, 2048, 5, 1, 256, 0, 0);
+  EXPECT_EQ(k.uses_dma, 0);
+  a2_tb_dma how{1024, 1, 1, 5};
+  a2_tb_put(&tb, 3, 1, 64, 4096, 2, 128, &how);
+  a2_tb_get(&tb, 4, 32, 2048, 5, 1, 256, nullptr);
   ASSERT_EQ(tb.rc, A2_OK);
+  EXPECT_EQ(k.uses_dma, 1);  // the model builds the DMA engines for it
   const a2_instr &put = k.progs[0].v[0], &get = k.progs[0].v[1];
   EXPECT_EQ(put.op, A2_OP_PUT);
   EXPECT_EQ(put.buf, 3);
@@ -177,7 +183,8 @@ TEST(Builder, PutAndGetEncodeBothRegionsChunkAndPipeline) {
   EXPECT_EQ(put.buf2, 2);
   EXPECT_EQ(put.off2, 128u);
   EXPECT_EQ(put.chunk, 1024u);
-  EXPECT_EQ(put.mode, A2_MODE_PIPELINE);
+  EXPECT_EQ(put.mode, A2_MODE_PIPELINE | A2_MODE_DMA_ATOMIC_ADD);
+  EXPECT_EQ(put.queue, 5);
   EXPECT_EQ(get.op, A2_OP_GET);
   EXPECT_EQ(get.buf, 4);
   EXPECT_EQ(get.off, 32u);
@@ -187,6 +194,7 @@ TEST(Builder, PutAndGetEncodeBothRegionsChunkAndPipeline) {
   EXPECT_EQ(get.off2, 256u);
   EXPECT_EQ(get.chunk, 0u);
   EXPECT_EQ(get.mode, 0);
+  EXPECT_EQ(get.queue, A2_QUEUE_ANY);
   EXPECT_EQ(get.line, put.line + 1);
   a2_kernel_free(&k);
 }

@@ -46,6 +46,7 @@ void ExpectSameInstr(const a2_instr &a, const a2_instr &b, const std::string &wh
   EXPECT_EQ(a.off, b.off) << where;
   EXPECT_EQ(a.len, b.len) << where;
   EXPECT_EQ(a.buf2, b.buf2) << where;
+  EXPECT_EQ(a.queue, b.queue) << where;
   EXPECT_EQ(a.chunk, b.chunk) << where;
   EXPECT_EQ(a.off2, b.off2) << where;
 }
@@ -80,6 +81,7 @@ void ExpectSameKernel(const a2_kernel &a, const a2_kernel &b) {
   EXPECT_EQ(a.root, b.root);
   EXPECT_EQ(a.op, b.op);
   EXPECT_EQ(a.dtype, b.dtype);
+  EXPECT_EQ(a.uses_dma, b.uses_dma);
   EXPECT_EQ(a.has_card, b.has_card);
   EXPECT_EQ(a.card_read_bytes, b.card_read_bytes);
   EXPECT_EQ(a.card_write_bytes, b.card_write_bytes);
@@ -204,6 +206,7 @@ void BuildEverything(a2_kernel *k, a2_golden_kind g) {
   k->card_read_bytes = 1234;
   k->card_write_bytes = 5;
   k->card_rounds = 3;
+  k->uses_dma = 1;  // the put and get below (the reader sets it for them)
   for (uint32_t r = 0; r < 3; r++)
     for (uint32_t c = 0; c < 2; c++) {
       if (r == 1 && c == 1) continue;  // one empty program
@@ -233,7 +236,8 @@ void BuildEverything(a2_kernel *k, a2_golden_kind g) {
       put.buf2 = x;
       put.off2 = 30;
       put.chunk = 16;
-      put.mode = A2_MODE_PIPELINE;
+      put.mode = A2_MODE_PIPELINE | A2_MODE_DMA_ATOMIC_ADD;
+      put.queue = 3;
       ASSERT_EQ(a2_program_push(p, &put, &e), A2_OK);
       a2_instr get{};
       get.op = A2_OP_GET;
@@ -243,6 +247,7 @@ void BuildEverything(a2_kernel *k, a2_golden_kind g) {
       get.buf2 = w;
       get.peer = 0;
       get.off2 = 0;
+      get.queue = A2_QUEUE_ANY;
       ASSERT_EQ(a2_program_push(p, &get, &e), A2_OK);
       get.chunk = 0;
       get.mode = A2_MODE_PIPELINE;  // pipeline without chunking: written as "chunk 0 pipeline"
@@ -279,7 +284,8 @@ TEST(TraceRoundTripTest, WrittenFileHasTheDocumentedHeader) {
       << text;
   EXPECT_NE(text.find("\nprogram rank 0 core 1\n  load a, x[0:4]\n"), std::string::npos);
   EXPECT_NE(text.find("  notify sig@1[0] set -5\n"), std::string::npos);
-  EXPECT_NE(text.find("  put win@2[1:32], x[15] chunk 8 pipeline\n"), std::string::npos);
+  EXPECT_NE(text.find("  put win@2[1:32], x[15] atomic_add queue 3 chunk 8 pipeline\n"),
+            std::string::npos);
   EXPECT_NE(text.find("  get y[0:48], win@0[0] chunk 0 pipeline\n"), std::string::npos);
   EXPECT_EQ(text.find("program rank 1 core 1"), std::string::npos);  // empty: not written
   RoundTrip(k);
