@@ -41,6 +41,15 @@ static a2_code p_chunks_check(const a2_coll_params *p, a2_err *err) {
   return rc ? rc : a2_check_p_chunks(p, err);
 }
 
+/* The DMA engines' inline reduce adds: only --op sum. */
+static a2_code sdma_check(const a2_coll_params *p, a2_err *err) {
+  if (p->op != A2_RED_SUM)
+    return a2_err_set(err, A2_E_INPUT, "--op", 0, 0,
+                      "%s: the DMA engines reduce by atomic add; only sum, not %s",
+                      "allreduce_sdma_mesh", a2_reduce_name(p->op));
+  return p_chunks_check(p, err);
+}
+
 static a2_code ring_check(const a2_coll_params *p, a2_err *err) {
   if (p->nranks < 2)
     return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0, "the ring needs at least 2 ranks");
@@ -76,6 +85,11 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
   ROW(allreduce_two_phase, one, allreduce_bus, p_chunks_check, a2_time_allreduce_two_phase,      \
       "all-reduce, two-phase: reduce-scatter then all-gather, two barriers (seed 09)",           \
       "remote read 2*(P-1)/P*N per rank; 2 barrier rounds; N a multiple of P elements")          \
+  ROW(allreduce_sdma_mesh, one, allreduce_bus, sdma_check, no_closed_form,                       \
+      "all-reduce on the DMA engines, HCCL's 910B one-server mesh: reduce-scatter by put "       \
+      "atomic_add into each slice's owner, all-gather by put, a DMA queue per peer",             \
+      "remote write 2*(P-1)/P*N per rank (half atomic adds), no remote read; 3 barrier rounds; " \
+      "N a multiple of P elements")                                                              \
   ROW(allreduce_ring, one, allreduce_bus, ring_check, no_closed_form,                            \
       "all-reduce, ring: P-1 reduce-scatter and P-1 all-gather steps, neighbour-only signals",   \
       "remote read 2*(P-1)/P*N per rank; 2*(P-1) barrier rounds; N a multiple of P elements")    \

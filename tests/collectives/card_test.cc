@@ -83,11 +83,11 @@ TEST_P(CollectiveRefusal, RefusesTheSizeWithAClearMessage) {
 
 INSTANTIATE_TEST_SUITE_P(Ladder, CollectiveRefusal, ::testing::ValuesIn(Cases(false)), CaseName);
 
-// Only two-phase and ring have a per-P rule; it must bite (P = 3, 5 at
-// 256 B), or the refusal suite above would silently be empty.
+// Only two-phase, ring and the SDMA mesh have a per-P rule; it must bite
+// (P = 3, 5 at 256 B), or the refusal suite above would silently be empty.
 TEST(CollectiveMatrix, CoversRefusedAndAcceptedShapes) {
-  EXPECT_EQ(Cases(false).size(), 4u);
-  EXPECT_EQ(Cases(true).size(), AllCollectives().size() * 5 * 3 - 4);
+  EXPECT_EQ(Cases(false).size(), 6u);
+  EXPECT_EQ(Cases(true).size(), AllCollectives().size() * 5 * 3 - 6);
 }
 
 TEST(CollectiveSize, EveryCollectiveRefusesPartialElements) {

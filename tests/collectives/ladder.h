@@ -20,10 +20,15 @@ struct Ladder {
   uint64_t multiple_per_rank;      // N must be a multiple of this * P (0: of 4 bytes only)
   bool reduces;                    // honours --op
   bool rooted;                     // honours --root
+  bool sum_only = false;           // refuses --op other than sum
 };
 
-inline uint64_t Zero(uint32_t, uint64_t, uint32_t, uint32_t) { return 0; }
-inline uint64_t PeersTimesN(uint32_t P, uint64_t N, uint32_t, uint32_t) { return (P - 1) * N; }
+inline uint64_t Zero(uint32_t, uint64_t, uint32_t, uint32_t) {
+  return 0;
+}
+inline uint64_t PeersTimesN(uint32_t P, uint64_t N, uint32_t, uint32_t) {
+  return (P - 1) * N;
+}
 inline uint64_t TwoChunks(uint32_t P, uint64_t N, uint32_t, uint32_t) {
   return 2 * (P - 1) * (N / P);
 }
@@ -34,15 +39,28 @@ inline uint64_t FromRoot(uint32_t, uint64_t N, uint32_t r, uint32_t root) {
 inline uint64_t Composed(uint32_t P, uint64_t N, uint32_t r, uint32_t root) {
   return FromRoot(P, N, r, root) + 2 * PeersTimesN(P, N, r, root);
 }
-inline uint64_t OneRound(uint32_t) { return 1; }
-inline uint64_t TwoRounds(uint32_t) { return 2; }
-inline uint64_t RingRounds(uint32_t P) { return 2 * (P - 1); }
-inline uint64_t ThreeRounds(uint32_t) { return 3; }
+// reduce-scatter and all-gather by put: (P-1) slices of N/P each way
+inline uint64_t TwoSlices(uint32_t P, uint64_t N, uint32_t, uint32_t) {
+  return 2 * (P - 1) * (N / P);
+}
+inline uint64_t OneRound(uint32_t) {
+  return 1;
+}
+inline uint64_t TwoRounds(uint32_t) {
+  return 2;
+}
+inline uint64_t RingRounds(uint32_t P) {
+  return 2 * (P - 1);
+}
+inline uint64_t ThreeRounds(uint32_t) {
+  return 3;
+}
 
 inline const std::vector<Ladder> &AllCollectives() {
   static const std::vector<Ladder> v = {
       {"allreduce_mesh", PeersTimesN, Zero, OneRound, 0, true, false},
       {"allreduce_two_phase", TwoChunks, Zero, TwoRounds, 4, true, false},
+      {"allreduce_sdma_mesh", Zero, TwoSlices, ThreeRounds, 4, false, false, true},
       {"allreduce_ring", TwoChunks, Zero, RingRounds, 4, true, false},
       {"broadcast", FromRoot, Zero, OneRound, 0, false, true},
       {"allgather", PeersTimesN, Zero, OneRound, 0, false, false},
@@ -78,7 +96,7 @@ inline void PrintTo(const Case &c, std::ostream *os) {
 
 inline std::vector<std::string> RunArgs(const std::string &algo, uint32_t P, uint64_t N,
                                         std::vector<std::string> extra = {}) {
-  std::vector<std::string> a = {"run",     "--algo", algo, "--ranks", std::to_string(P),
+  std::vector<std::string> a = {"run",    "--algo",         algo, "--ranks", std::to_string(P),
                                 "--size", std::to_string(N)};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;

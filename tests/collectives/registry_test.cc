@@ -76,7 +76,7 @@ TEST(Generators, StoreTheirReportMetadataAndValidate) {
     const a2_collective *c = a2_collective_find(l.algo);
     a2_coll_params p = Params(4, 4096);
     p.root = 2;
-    p.op = A2_RED_MAX;
+    p.op = l.sum_only ? A2_RED_SUM : A2_RED_MAX;
     p.dtype = A2_FP16;
     a2_err e{};
     Kernel k;
@@ -85,7 +85,7 @@ TEST(Generators, StoreTheirReportMetadataAndValidate) {
     EXPECT_STREQ(k.k.algo, l.algo);
     EXPECT_EQ(k.k.size_bytes, 4096u);
     EXPECT_EQ(k.k.root, l.rooted ? 2u : 0u);
-    EXPECT_EQ(k.k.op, (uint32_t)A2_RED_MAX);
+    EXPECT_EQ(k.k.op, (uint32_t)p.op);
     EXPECT_EQ(k.k.dtype, A2_FP16);
     EXPECT_EQ(k.k.seed, 1u);
     EXPECT_EQ(k.k.ncores, 1u);
@@ -216,6 +216,8 @@ TEST(Checks, RefusalsNameTheirFlag) {
       {"reduce_scatter", 4, 1, 0, 48, 6, "--size"},
       {"allreduce_ring", 1, 1, 0, 48, 4096, "--ranks"},
       {"allreduce_two_phase", 3, 1, 0, 48, 4096, "--size"},
+      {"allreduce_sdma_mesh", 3, 1, 0, 48, 4096, "--size"},
+      {"allreduce_sdma_mesh", 4, 2, 0, 48, 4096, "--cores"},
   };
   for (const auto &c : cases) {
     SCOPED_TRACE(std::string(c.algo) + " " + c.flag);
@@ -227,6 +229,11 @@ TEST(Checks, RefusalsNameTheirFlag) {
     EXPECT_EQ(a2_collective_find(c.algo)->check(&p, &e), A2_E_INPUT);
     EXPECT_STREQ(e.file, c.flag) << e.msg;
   }
+  a2_coll_params p = Params(4, 4096);
+  p.op = A2_RED_MAX;  // the DMA engines only add
+  a2_err e{};
+  EXPECT_EQ(a2_collective_find("allreduce_sdma_mesh")->check(&p, &e), A2_E_INPUT);
+  EXPECT_STREQ(e.file, "--op") << e.msg;
 }
 
 }  // namespace
