@@ -63,15 +63,17 @@ static a2_code scan(const a2_kernel *k, uint32_t queues, const char *name, int *
   return A2_OK;
 }
 
-a2_code a2_dma_build(a2_sim *s, const char *name, a2_err *err) {
+a2_code a2_dma_needed(const a2_kernel *k, const a2_config *cfg, const char *name, bool *need,
+                      a2_err *err) {
+  int any = 0;
+  a2_code rc = k->source ? A2_OK : scan(k, cfg->sdma_queues, name, &any, err);
+  *need = k->uses_dma || any;
+  return rc;
+}
+
+a2_code a2_dma_build(a2_sim *s, a2_err *err) {
   const a2_config *cfg = s->cfg;
   const a2_kernel *k = s->k;
-  int any = k->uses_dma;
-  if (!k->source) {
-    a2_code rc = scan(k, cfg->sdma_queues, name, &any, err);
-    if (rc) return rc;
-  }
-  if (!any) return A2_OK; /* no engines: nothing would use them */
   uint32_t Q = cfg->sdma_queues, P = k->nranks;
   s->dmaq = calloc((size_t)P * Q, sizeof *s->dmaq);
   if (!s->dmaq) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for DMA queues");

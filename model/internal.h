@@ -261,9 +261,13 @@ void a2_notify_land(a2_core *r, uint64_t a, uint64_t b);
 /* dma.c: every rank's DMA queues and their engines (docs/timing-model.md,
  * "DMA engines"). */
 typedef struct a2_dma_queue a2_dma_queue;
-/* Build them when the kernel may use put/get (uses_dma, or a put/get in its
- * whole programs, whose queues are checked here: `name` for messages). */
-a2_code a2_dma_build(struct a2_sim *s, const char *name, a2_err *err);
+/* Whether kernel k may use put/get (uses_dma, or a put/get in its whole
+ * programs, whose queues are checked against cfg here: `name` for
+ * messages); before anything is built. */
+a2_code a2_dma_needed(const a2_kernel *k, const a2_config *cfg, const char *name, bool *need,
+                      a2_err *err);
+/* Build every rank's queues and engine stages (after the other stages). */
+a2_code a2_dma_build(struct a2_sim *s, a2_err *err);
 void a2_dma_free(struct a2_sim *s);
 /* One descriptor of len bytes of put/get `in` of core c, ready at t_ps:
  * takes its queue's time and returns when its bytes leave for the fabric

@@ -98,6 +98,8 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
                       "windows need %llu bytes per rank; chip.window_size allows %llu",
                       (unsigned long long)win, (unsigned long long)cfg->window_bytes);
   if ((rc = a2_config_validate(cfg, name, err))) return rc;
+  bool dma;
+  if ((rc = a2_dma_needed(k, cfg, name, &dma, err))) return rc;
   uint64_t limit = mem_limit_bytes ? mem_limit_bytes : A2_DEFAULT_MEM_LIMIT;
   uint64_t need = payload_bytes(k, no_data);
   if (need > limit)
@@ -169,7 +171,7 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
         return rc;
       if ((rc = a2_core_init(s, co, r, c, err))) return rc;
     }
-  if ((rc = a2_dma_build(s, name, err))) return rc;
+  if (dma && (rc = a2_dma_build(s, err))) return rc;
   return a2_sim_set_race_check(s, 1, err);
 }
 
