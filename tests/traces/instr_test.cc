@@ -96,6 +96,27 @@ TEST(TraceInstrTest, GetReadsThePeersWindowIntoALocalRegion) {
   EXPECT_EQ(in.mode, 0u);
 }
 
+TEST(TraceInstrTest, PutAndGetTakeAQueueAndPutAnAtomicAddInAnyOrder) {
+  a2_instr in = One("put h@2[0:4], f[0]");
+  EXPECT_EQ(in.queue, A2_QUEUE_ANY);  // the core's index modulo the queue count
+  in = One("put h@2[0:4], f[0] queue $rank + 2 atomic_add chunk 2 pipeline");
+  EXPECT_EQ(in.queue, 3u);
+  EXPECT_EQ(in.mode, A2_MODE_PIPELINE | A2_MODE_DMA_ATOMIC_ADD);
+  EXPECT_EQ(in.chunk, 4u);
+  in = One("put h@2[0:4], f[0] chunk 2 atomic_add");
+  EXPECT_EQ(in.mode, A2_MODE_DMA_ATOMIC_ADD);
+  EXPECT_EQ(in.queue, A2_QUEUE_ANY);
+  in = One("get f[1:2], h@3[5] queue 0");
+  EXPECT_EQ(in.queue, 0u);
+  EXPECT_EQ(in.mode, 0u);
+  Trace t(std::string(kDecls) + "program rank 1\n  get f[1:2], h@3[5]\nend\n", 4);
+  ASSERT_TRUE(t.ok()) << t.Message();
+  EXPECT_EQ(t.k().uses_dma, 1);  // the model builds the DMA engines for it
+  Trace none(std::string(kDecls) + "program rank 1\n  load th, h[0:1]\nend\n", 4);
+  ASSERT_TRUE(none.ok()) << none.Message();
+  EXPECT_EQ(none.k().uses_dma, 0);
+}
+
 TEST(TraceInstrTest, NotifyAndWaitAddressOneInt32Cell) {
   a2_instr in = One("notify s@0[5] add 3");
   EXPECT_EQ(in.op, A2_OP_NOTIFY);
@@ -167,6 +188,16 @@ TEST(TraceInstrTest, OperandErrorsNameWhatWasExpected) {
   EXPECT_TRUE(at("put h@1[0:4], f[0:4]", 20, "only an offset here"));
   EXPECT_TRUE(at("put h@1[0:4], f[0] pipeline", 22, "'pipeline' needs 'chunk N'"));
   EXPECT_TRUE(at("get f[0:4] h@1[0]", 14, "expected ',' after the destination region"));
+  EXPECT_TRUE(at("put h@1[0:4], f[0] chunk 4 queue 1 pipeline", 38,
+                 "'pipeline' goes right after 'chunk N'"));
+  EXPECT_TRUE(at("put h@1[0:4], f[0] queue 1 queue 2", 30, "'queue' is given twice"));
+  EXPECT_TRUE(at("put h@1[0:4], f[0] chunk 1 chunk 2", 30, "'chunk' is given twice"));
+  EXPECT_TRUE(at("put h@1[0:4], f[0] atomic_add atomic_add", 33, "'atomic_add' is given twice"));
+  EXPECT_TRUE(at("get f[0:4], h@1[0] atomic_add", 22, "'atomic_add' is for put"));
+  EXPECT_TRUE(at("put h@1[0:4], f[0] queue", 27, "expected a number"));
+  EXPECT_TRUE(
+      at("put h@1[0:4], f[0] queue 1 extra", 30, "expected 'atomic_add', 'chunk' or end of line"));
+  EXPECT_TRUE(at("get f[0:4], h@1[0] chunk 1 extra", 30, "expected 'queue' or end of line"));
   EXPECT_TRUE(at("notify s@1[0:1] add 1", 15, "one index, not OFF:LEN"));
   EXPECT_TRUE(at("notify s@1[0] inc 1", 17, "expected 'set' or 'add'"));
   EXPECT_TRUE(at("wait s@1[0] ge 1", 9, "without '@PEER'"));
@@ -185,6 +216,8 @@ TEST(TraceInstrTest, ValueErrorsPointAtTheExpression) {
   EXPECT_TRUE(at("wait s[-1] eq 1", 10, "cell -1 is negative"));
   EXPECT_TRUE(at("notify s@4_294_967_296[0] add 1", 12, "peer 4294967296 is outside"));
   EXPECT_TRUE(at("put h@1[0:4], f[0] chunk 4_000_000_000", 28, "chunk 4000000000 is too large"));
+  EXPECT_TRUE(at("put h@1[0:4], f[0] queue $rank - 1", 28, "queue -1 is negative"));
+  EXPECT_TRUE(at("get f[0:4], h@1[0] queue 65535", 28, "queue 65535 is outside 0..65534"));
 }
 
 // The one table of names (traces/program.h) that the parser, the writer,
