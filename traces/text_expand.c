@@ -363,20 +363,23 @@ static a2_code programs(xp *x) {
   x->steps = x->ninstrs = 0;
   for (uint32_t b = 0; b < a->npg; b++) {
     const a2t_block *pb = &a->pg[b];
-    int64_t r0 = 0, r1 = k->nranks, c = 0;
+    int64_t r0 = 0, r1 = k->nranks, c0 = 0, c1;
     if (pb->rank_e != A2T_NONE) {
       if ((rc = ranged(x, pb->rank_e, 0, (int64_t)k->nranks - 1, "program rank", &r0))) return rc;
       r1 = r0 + 1;
     }
     if (pb->core_e != A2T_NONE &&
-        (rc = ranged(x, pb->core_e, 0, (int64_t)k->ncores - 1, "program core", &c)))
+        (rc = ranged(x, pb->core_e, 0, (int64_t)k->ncores - 1, "program core", &c0)))
       return rc;
-    for (int64_t r = r0; r < r1; r++) {
-      x->env[a->slot_rank] = r;
-      x->env[a->slot_core] = c;
-      x->prog = a2_kernel_prog(k, (uint32_t)r, (uint32_t)c);
-      if ((rc = step(x, pb->line, 1)) || (rc = block(x, pb->body))) return in_program(x, rc, r, c);
-    }
+    c1 = pb->core_all ? (int64_t)k->ncores : c0 + 1;
+    for (int64_t r = r0; r < r1; r++)
+      for (int64_t c = c0; c < c1; c++) {
+        x->env[a->slot_rank] = r;
+        x->env[a->slot_core] = c;
+        x->prog = a2_kernel_prog(k, (uint32_t)r, (uint32_t)c);
+        if ((rc = step(x, pb->line, 1)) || (rc = block(x, pb->body)))
+          return in_program(x, rc, r, c);
+      }
   }
   return A2_OK;
 }

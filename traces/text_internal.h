@@ -181,6 +181,7 @@ typedef struct {
 typedef struct {
   int line;
   uint32_t rank_e, core_e; /* A2T_NONE when absent */
+  int core_all;            /* `core all`: every core (core_e is A2T_NONE) */
   uint32_t body;
 } a2t_block;
 

@@ -336,12 +336,18 @@ static a2_code parse_program(a2t_parser *p) {
     int is_rank = a2t_tok_is(&p->cur, "rank");
     if (!is_rank && !a2t_tok_is(&p->cur, "core")) break;
     uint32_t *e = is_rank ? &pb.rank_e : &pb.core_e;
-    if (*e != A2T_NONE)
+    if (*e != A2T_NONE || (!is_rank && pb.core_all))
       return a2t_fail(p, p->cur.line, p->cur.col, "'%s' given twice", is_rank ? "rank" : "core");
-    if ((rc = a2t_next(p)) || (rc = a2t_parse_int(p, e))) return rc;
+    if ((rc = a2t_next(p))) return rc;
+    if (!is_rank && p->cur.kind == TK_NAME && a2t_tok_is(&p->cur, "all")) { /* every core */
+      pb.core_all = 1;
+      if ((rc = a2t_next(p))) return rc;
+      continue;
+    }
+    if ((rc = a2t_parse_int(p, e))) return rc;
   }
   if (p->cur.kind != TK_EOL && p->cur.kind != TK_EOF)
-    return a2t_expected(p, "'rank EXPR', 'core EXPR' or end of line after 'program'");
+    return a2t_expected(p, "'rank EXPR', 'core EXPR', 'core all' or end of line after 'program'");
   if ((rc = a2t_expect_eol(p, "the program header"))) return rc;
   uint32_t base = p->nvars;
   /* predefined (line 0); `rank` and `core` cannot be taken at the top level */

@@ -104,6 +104,23 @@ TEST(TraceExpandTest, CoreBlocksFillTheirCoreAndDefaultToCoreZero) {
   EXPECT_EQ(t.prog(0, 2).n, 0u);
 }
 
+TEST(TraceExpandTest, CoreAllFillsEveryCoreOfItsRanks) {
+  Trace t(
+      "cores 3\nprogram core all\n  compute $core * 10 + $rank\nend\n"
+      "program rank 1 core all\n  compute 100 + $core\nend\n",
+      2);
+  ASSERT_TRUE(t.ok()) << t.Message();
+  for (uint32_t c = 0; c < 3; c++) {
+    EXPECT_EQ(Cycles(t.prog(0, c)), (std::vector<int>{(int)c * 10}));
+    EXPECT_EQ(Cycles(t.prog(1, c)), (std::vector<int>{(int)c * 10 + 1, 100 + (int)c}));
+  }
+}
+
+TEST(TraceExpandTest, CoreAllCannotBeGivenWithACore) {
+  EXPECT_TRUE(FailsAt("cores 2\nprogram core all core 1\nend\n", 2, 2, 18, "'core' given twice"));
+  EXPECT_TRUE(FailsAt("cores 2\nprogram core 1 core all\nend\n", 2, 2, 16, "'core' given twice"));
+}
+
 TEST(TraceExpandTest, ProgramsWithoutABlockStayEmpty) {
   Trace t("cores 2\nprogram rank 1 core 1\n  compute 1\nend\n", 3);
   ASSERT_TRUE(t.ok()) << t.Message();
