@@ -65,10 +65,17 @@ static uint64_t t_vec(const prims *P, uint64_t n) {
   return (c->vec_startup_cycles + (n + c->vec_bytes_per_cycle - 1) / c->vec_bytes_per_cycle) *
          a2_config_cycle_ps(c);
 }
-/* Barrier: the P-1 notifies of every rank leave together and land together;
- * the destination HBM applies them one after another. */
+/* A notify blocks: out over the link, served at the peer's HBM, and the
+ * acknowledgement back over the link (a control message each way). */
+static uint64_t t_notify(const prims *P) {
+  return 2 * t_ctrl(P) + ser(P->cfg->ctrl_bytes, P->h.bw) + P->h.lat;
+}
+/* Barrier: each rank's P-1 notifies go one after another, and its peers'
+ * notifies to it have landed before its own last one is acknowledged
+ * (notifies that land at one HBM together are served one after another:
+ * a few S_h(c), ignored). */
 static uint64_t t_barrier(const prims *P, uint32_t nr) {
-  return t_ctrl(P) + (nr - 2) * ser(P->cfg->ctrl_bytes, P->h.bw);
+  return (nr - 1) * t_notify(P);
 }
 
 static prims prims_of(const a2_config *c) {

@@ -104,6 +104,16 @@ static a2_code check(const a2_config *cfg, const char *name, const mark *marks, 
                       "interconnect.packet_size: %u B is not a multiple of 32 B",
                       cfg->packet_bytes);
   }
+  if (cfg->rd_window_bytes % 32 || cfg->wr_window_bytes % 32) {
+    /* A window is filled by pieces of whole 32-byte blocks (as packets are). */
+    const char *k =
+        cfg->rd_window_bytes % 32 ? "chip.mte.remote_read_window" : "chip.mte.remote_write_window";
+    mark m = mark_of(marks, k);
+    return a2_err_set(err, A2_E_INPUT, name, m.line, m.col, "%s: %llu B is not a multiple of 32 B",
+                      k,
+                      (unsigned long long)(cfg->rd_window_bytes % 32 ? cfg->rd_window_bytes
+                                                                     : cfg->wr_window_bytes));
+  }
   if (cfg->ctrl_bytes > cfg->packet_bytes) {
     /* A control message (request / notify) must fit in one packet. */
     char c[48], p[48];

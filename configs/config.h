@@ -42,6 +42,10 @@ typedef struct a2_config {
   uint64_t mte_in_bw;           /* chip.mte.gm_to_ub: per core, bytes/s */
   uint64_t mte_out_bw;          /* chip.mte.ub_to_gm: per core, bytes/s */
   uint64_t mte_lat_ps;          /* chip.mte.latency: per transfer stage */
+  uint64_t rd_window_bytes;     /* chip.mte.remote_read_window: remote-load bytes a core may
+                                   have requested and not yet received */
+  uint64_t wr_window_bytes;     /* chip.mte.remote_write_window: remote-store bytes a core may
+                                   have sent and not yet had acknowledged */
   uint64_t hbm_bw;              /* chip.hbm.bandwidth: per rank, bytes/s */
   uint64_t hbm_lat_ps;          /* chip.hbm.latency */
   uint64_t window_bytes;        /* chip.window_size: max symmetric window bytes per rank */

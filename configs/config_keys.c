@@ -42,8 +42,11 @@ const a2_config_key a2_config_keys[] = {
     KEY("chip.mte.gm_to_ub", A2_UNIT_BANDWIDTH, 1, ANY, mte_in_bw, "230.4GB/s"),
     KEY("chip.mte.ub_to_gm", A2_UNIT_BANDWIDTH, 1, ANY, mte_out_bw, "188.5GiB/s"),
     KEY("chip.mte.latency", A2_UNIT_TIME, 0, ONE_S, mte_lat_ps, "0ns"),
+    /* Multiples of 32 B: the cross-field check in a2_config_validate. */
+    KEY("chip.mte.remote_read_window", A2_UNIT_BYTES, 32, ANY, rd_window_bytes, "192KiB"),
+    KEY("chip.mte.remote_write_window", A2_UNIT_BYTES, 32, ANY, wr_window_bytes, "1856B"),
     KEY("chip.hbm.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, hbm_bw, "1.6TB/s"),
-    KEY("chip.hbm.latency", A2_UNIT_TIME, 0, ONE_S, hbm_lat_ps, "150ns"),
+    KEY("chip.hbm.latency", A2_UNIT_TIME, 0, ONE_S, hbm_lat_ps, "115ns"),
     KEY("chip.window_size", A2_UNIT_BYTES, 4 * KIB, ANY, window_bytes, "256MiB"),
     /* put/get: each rank's DMA queues, a per-descriptor launch and the
      * engine's rates (docs/timing-model.md, "DMA engines") */
@@ -54,13 +57,13 @@ const a2_config_key a2_config_keys[] = {
     ENUM_KEY("interconnect.topology", topology, "full_mesh", topology_names),
     KEY("interconnect.ranks", A2_UNIT_COUNT, 1, 1048576, ranks, "8"),
     KEY("interconnect.link.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, link_bw, "28GB/s"),
-    KEY("interconnect.link.latency", A2_UNIT_TIME, 0, ONE_S, link_lat_ps, "500ns"),
+    KEY("interconnect.link.latency", A2_UNIT_TIME, 0, ONE_S, link_lat_ps, "155ns"),
     KEY("interconnect.packet_size", A2_UNIT_BYTES, 32, 16 * MIB, packet_bytes, "4KiB"),
     KEY("interconnect.switch_latency", A2_UNIT_TIME, 0, ONE_S, switch_lat_ps, "100ns"),
     /* Upper bound packet_size is the cross-field check in a2_config_validate. */
     KEY("interconnect.control_message_size", A2_UNIT_BYTES, 4, 16 * MIB, ctrl_bytes, "64B"),
     /* two_level: servers of group_size NPUs, full mesh inside, one NIC per NPU
-     * to a switch (REFERENCE.md: between servers RoCE 200 Gb/s per NPU, ~1.5 us) */
+     * to a switch (docs/sources.md: between servers RoCE 200 Gb/s per NPU, ~1.5 us) */
     KEY("interconnect.group_size", A2_UNIT_COUNT, 1, 1048576, group_size, "8"),
     KEY("interconnect.nic.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, nic_bw, "25GB/s"),
     KEY("interconnect.nic.latency", A2_UNIT_TIME, 0, ONE_S, nic_lat_ps, "1.5us"),

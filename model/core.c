@@ -3,7 +3,9 @@
  * write-after-read, write-after-write, tracked by sequence number) have
  * completed; pipes overlap. `wait` blocks dispatch until the local signal
  * cell satisfies it; `notify` first drains every earlier data instruction
- * (PyPTO semantics) and is posted: it completes when sent. */
+ * (PyPTO semantics) and blocks: it completes when its write is acknowledged,
+ * and every later instruction waits for that (pto-isa's TNOTIFY ends with a
+ * memory barrier and a pipe barrier). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +143,9 @@ static void track_tiles(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t se
     memset(c->tiles[wr].r, 0, sizeof c->tiles[wr].r);
     c->tiles[wr].w = seq + 1;
   }
+  /* A notify blocks: everything after it waits for its completion. */
+  add_dep(c, sl, seq, c->notify_w);
+  if (in->op == A2_OP_NOTIFY) c->notify_w = seq + 1;
 }
 
 /* Tell the race detector which bytes this instruction reads and writes. */
@@ -347,10 +352,7 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       case A2_OP_STORE: a2_issue_store(c, in, seq, t); break;
       case A2_OP_RLOAD: a2_issue_rload(c, in, seq, t); break;
       case A2_OP_RSTORE: a2_issue_rstore(c, in, seq, t); break;
-      case A2_OP_NOTIFY:
-        a2_issue_notify(c, in, seq, t);
-        c->done[slot] = t;
-        break;
+      case A2_OP_NOTIFY: a2_issue_notify(c, in, seq, t); break;
       case A2_OP_PUT:
       case A2_OP_GET:
         c->ext[slot].next_off = 0;
@@ -456,6 +458,8 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->ahead = a2_net_reservation(s->net);
   c->wake_ps = UINT64_MAX;
   c->slot_free = UINT64_MAX;
+  c->win_io[0].cap_bytes = s->cfg->rd_window_bytes;
+  c->win_io[1].cap_bytes = s->cfg->wr_window_bytes;
   c->stages[ST_HBM] = s->hbm[rank];
   for (int i = 0; i < A2_RECENT_STAGES; i++) c->stages[ST_OWN + i] = A2_NO_STAGE; /* none yet */
   a2_code rc = a2k_proc_create("core", core_run, c, &c->proc, err);

@@ -17,6 +17,7 @@
 #include "model/pipes.h"
 #include "model/race.h"
 #include "model/sim.h"
+#include "model/window.h"
 #include "noc/net.h"
 #include "noc/topology.h"
 
@@ -24,8 +25,9 @@
 #define A2_WIN 64
 /* Dependencies of one instruction on earlier ones still in the window: at
  * most the writers of its two source tiles and of its destination tile, the
- * destination's last reader per pipe (a vector op: 3 + NPIPES = 8), or one
- * writer, the readers and one buffer write (a load: 1 + NPIPES + 1). */
+ * destination's last reader on each pipe that reads tiles (MTE-out and
+ * vector) and the core's last notify (a vector op: 3 + 2 + 1 = 6), or one
+ * writer, those readers, one buffer write and the last notify (a load: 5). */
 #define A2_MAXDEPS 8
 
 /* Instructions of a streamed program a core holds (its batch, refilled in
@@ -48,10 +50,11 @@ _Static_assert(sizeof(a2_slot) == 64, "a2_slot is one cache line");
 
 /* Per-slot state only some instructions or options use. */
 typedef struct {
-  uint64_t next_off; /* put/get: first byte not yet started */
+  uint64_t next_off; /* put/get, remote load/store: first byte not yet started */
   uint32_t *snap;    /* notify: vector-clock snapshot for the race detector */
   uint64_t start_ps; /* when the pipe started it (timeline only) */
-  uint8_t inflight;  /* put/get: chunks in flight */
+  uint64_t last_ps;  /* remote load/store: latest return of its pieces so far */
+  uint32_t inflight; /* put/get: chunks in flight; remote load/store: pieces */
   uint8_t lane;      /* its lane in the timeline */
 } a2_slot_ext;
 
@@ -112,10 +115,19 @@ typedef struct a2_core {
   struct {
     uint64_t remote_read_bytes, remote_write_bytes, remote_ops, notifies, waits;
   } cnt;
+  uint64_t notify_w;     /* seq + 1 of the last notify dispatched (every later instruction waits
+                            for it: a notify blocks), 0 = none */
   uint64_t done[A2_WIN]; /* per storage slot: completion time, UINT64_MAX until known */
   uint64_t disp[A2_WIN]; /* reservation timing: per storage slot, when it was dispatched */
   _Alignas(64) a2_slot win[A2_WIN];
   a2_slot_ext ext[A2_WIN];
+  /* the windows of its remote loads (win_io[0]) and remote stores (win_io[1]);
+   * under packet timing, per window, the accesses whose pieces wait for a
+   * return, oldest first: seq % A2_WIN at wait[d][(wait_head[d] + i) % A2_WIN],
+   * i < wait_n[d] */
+  a2_window win_io[2];
+  uint8_t wait[2][A2_WIN];
+  uint8_t wait_head[2], wait_n[2];
   /* a streamed program's batch: refilled in the sim's scratch, and what is
    * left of it at the end of an activation in batch_v; both are lent to the
    * program source, which moves the batch to the heap if it outgrows them */
@@ -222,9 +234,9 @@ typedef struct {
     struct {
       uint64_t off, len; /* the chunk: its offset in the copy, its length */
       uint32_t engine;   /* a get's request: the engine stage its data leg passes first */
-    } chunk;             /* CHUNK */
+    } chunk;             /* CHUNK; MEM: a remote access's piece (off 0 for the rest) */
     struct {
-      a2_instr copy;     /* the instruction (its slot may be reused before it lands) */
+      a2_instr copy;     /* the instruction, kept with the transfer that lands it */
       uint32_t *snap;    /* race checking: the vector-clock snapshot the cell gets */
       uint64_t start_ps; /* timing trace: when its pipe started it */
       uint8_t lane;      /* timing trace: its lane */

@@ -181,6 +181,8 @@ void a2_sim_free(a2_sim *s) {
   if (s->cores)
     for (uint32_t i = 0; i < k->nranks * k->ncores; i++) {
       a2_tq_free(&s->cores[i].pend);
+      a2_window_free(&s->cores[i].win_io[0]);
+      a2_window_free(&s->cores[i].win_io[1]);
       if (!s->cores[i].batch.lent) free(s->cores[i].batch.v); /* it outgrew batch_v */
     }
   a2_huge_free(s->core_tiles, per_core(k, NTILES(k) * sizeof(a2_tile_state)));

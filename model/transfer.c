@@ -26,6 +26,7 @@ static a2_xfer *xfer_new(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t 
   m->in = in;
   m->seq = seq;
   m->kind = (uint8_t)kind;
+  if (kind == A2_XFER_MEM) m->chunk.off = 0; /* a remote access's piece sets its own */
   x->bytes = bytes;
   return x;
 }
@@ -66,12 +67,15 @@ static uint8_t *tile_ptr(const a2_core *c, uint16_t tile) {
 }
 
 /* Read at the source HBM, rank m->rank's: bytes go straight into the
- * requesting tile (the tile cannot be used before the transfer completes). */
+ * requesting tile (the tile cannot be used before the transfer completes).
+ * off is within the transfer, which starts at byte m->chunk.off of the
+ * instruction's region (a piece of a remote access; 0 otherwise). */
 static void apply_read(a2_xfer *x, uint64_t off, uint32_t len) {
   const a2_xfer_ctx *m = a2_ctx_of(x);
   a2_core *c = m->owner;
   if (c->sim->no_data) return;
   const a2_instr *in = m->in;
+  off += m->chunk.off;
   memcpy(tile_ptr(c, in->tile) + off, a2_mem(c->sim, m->rank, in->buf) + in->off + off, len);
 }
 
@@ -100,12 +104,13 @@ static void atomic_add(uint8_t *dst, const uint8_t *src, uint32_t len, a2_dtype 
   }
 }
 
-/* Write at the destination HBM, rank m->rank's. */
+/* Write at the destination HBM, rank m->rank's (off as for apply_read). */
 static void apply_write(a2_xfer *x, uint64_t off, uint32_t len) {
   const a2_xfer_ctx *m = a2_ctx_of(x);
   a2_core *c = m->owner;
   if (c->sim->no_data) return;
   const a2_instr *in = m->in;
+  off += m->chunk.off;
   uint8_t *dst = a2_mem(c->sim, m->rank, in->buf) + in->off + off;
   const uint8_t *src = tile_ptr(c, in->tile) + off;
   if (in->op == A2_OP_RSTORE && in->mode == A2_MODE_ATOMIC_ADD)
@@ -163,10 +168,60 @@ void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   local_write(c, in, seq, t);
 }
 
-/* The data leg of a remote load: peer HBM -> route -> MTE-in, from t. */
-static void rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
+/* ---- remote loads and stores: pieces through the core's windows ----
+ * (docs/timing-model.md, "Windows"). A remote access is cut into pieces
+ * (a2_window_piece: one when the access fits its window); each piece holds
+ * its bytes in the window from its start until it returns: a remote load's
+ * piece when its data has arrived (a request, then the data), a remote
+ * store's when the acknowledgement of its last packet is back. The
+ * instruction completes when its last piece returns. */
+
+/* The uncontended time of an acknowledgement from peer back to c's rank:
+ * a control message along route(peer -> me), not queued. */
+static uint64_t ack_ps(a2_core *c, uint32_t peer) {
+  a2_sim *s = c->sim;
+  uint16_t n = route_len(c, peer, c->rank);
+  uint32_t inl[16], *ids = n <= 16 ? inl : malloc(n * sizeof *ids);
+  if (!ids) abort();
+  a2_topo_route(s->topo, s->dev[peer], s->dev[c->rank], ids);
+  uint64_t t = a2_net_msg_ps(s->net, ids, n, s->cfg->ctrl_bytes);
+  if (ids != inl) free(ids);
+  return t;
+}
+
+static void pump(a2_core *c, int wr, uint64_t t);
+
+/* A piece of len bytes of instruction seq (a remote store when wr) returned
+ * its bytes at t. */
+static void piece_returned(a2_core *c, uint64_t seq, int wr, uint64_t len, uint64_t t) {
+  uint32_t k = a2_slot_of(c, seq);
+  a2_slot_ext *e = &c->ext[k];
+  a2_window_give(&c->win_io[wr], len, t);
+  e->inflight--;
+  if (t > e->last_ps) e->last_ps = t;
+  if (e->next_off == c->win[k].in.len && e->inflight == 0) {
+    if (c->ahead)
+      c->done[k] = e->last_ps; /* known now: no event */
+    else
+      a2_core_complete(c, seq, e->last_ps);
+  }
+  if (!c->ahead) pump(c, wr, a2k_now_ps()); /* packet timing: what waited for it */
+}
+
+/* Packet timing: a piece's last packet starts service at its last stage;
+ * t is when it leaves it. */
+static void piece_done(a2_xfer *x, uint64_t t) {
+  const a2_xfer_ctx *m = a2_ctx_of(x);
+  int wr = m->in->op == A2_OP_RSTORE;
+  piece_returned(m->owner, m->seq, wr, m->chunk.len, t + (wr ? ack_ps(m->owner, m->rank) : 0));
+}
+
+/* The data leg of a remote load's piece: peer HBM -> route -> MTE-in, from
+ * t. Returns, under reservation timing, when the data has arrived. */
+static uint64_t rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off, uint64_t len,
+                           uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
-  a2_xfer *x = xfer_new(c, in, seq, in->len, A2_XFER_MEM);
+  a2_xfer *x = xfer_new(c, in, seq, len, A2_XFER_MEM);
   uint16_t n = (uint16_t)(route_len(c, peer, c->rank) + 2);
   uint32_t *p = a2_xfer_path(x, n);
   if (!p) abort();
@@ -175,54 +230,127 @@ static void rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t)
   p[n - 1] = c->stages[ST_MTE_IN];
   x->apply_hop = 0;
   x->on_apply = apply_read;
-  x->on_done = on_done;
-  a2_ctx_of(x)->rank = peer;
-  launch(c, x, seq, t);
+  a2_xfer_ctx *m = a2_ctx_of(x);
+  m->rank = peer;
+  m->chunk.off = off;
+  m->chunk.len = len;
+  if (c->ahead) {
+    x->known = 1;
+    return start(c, x, t);
+  }
+  x->on_done = piece_done;
+  start(c, x, t);
+  return UINT64_MAX;
 }
 
-/* The request has reached the peer at t: the data comes back from there. */
+/* Packet timing: a piece's request has reached the peer at t; its data
+ * comes back from there. */
 static void rload_request_done(a2_xfer *req, uint64_t t) {
   const a2_xfer_ctx *m = a2_ctx_of(req);
-  rload_data(m->owner, m->in, m->seq, t);
+  rload_data(m->owner, m->in, m->seq, m->chunk.off, m->chunk.len, t);
 }
 
-void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
+/* Remote load piece [off, off+len) of instruction seq from t: the request
+ * (a control message along route(me -> peer)), then its data. */
+static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off, uint64_t len,
+                        uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
-  if (peer == c->rank) {
-    local_read(c, in, seq, t);
-    return;
-  }
   a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes, A2_XFER_MEM);
   uint16_t n = route_len(c, c->rank, peer);
   uint32_t *p = a2_xfer_path(x, n);
   if (!p) abort();
   add_route(c, p, c->rank, peer, n);
   if (c->ahead) { /* reservation timing: the reply is reserved at once */
-    rload_data(c, in, seq, start(c, x, t));
+    uint64_t t_data = rload_data(c, in, seq, off, len, start(c, x, t));
+    piece_returned(c, seq, 0, len, t_data);
     return;
   }
+  a2_ctx_of(x)->chunk.off = off;
+  a2_ctx_of(x)->chunk.len = len; /* the data leg's */
   x->on_done = rload_request_done;
   start(c, x, t);
 }
 
-void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
+/* Remote store piece [off, off+len) of instruction seq from t: MTE-out ->
+ * route(me -> peer) -> peer HBM (written, or atomically added, there); it
+ * returns when the acknowledgement is back. */
+static void rstore_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off, uint64_t len,
+                         uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
-  if (peer == c->rank) {
-    local_write(c, in, seq, t);
-    return;
-  }
-  a2_xfer *x = xfer_new(c, in, seq, in->len, A2_XFER_MEM);
-  uint16_t len = (uint16_t)(route_len(c, c->rank, peer) + 2);
-  uint32_t *p = a2_xfer_path(x, len);
+  a2_xfer *x = xfer_new(c, in, seq, len, A2_XFER_MEM);
+  uint16_t n = (uint16_t)(route_len(c, c->rank, peer) + 2);
+  uint32_t *p = a2_xfer_path(x, n);
   if (!p) abort();
   p[0] = c->stages[ST_MTE_OUT];
-  add_route(c, p + 1, c->rank, peer, (uint16_t)(len - 2));
-  p[len - 1] = hbm_of(c, peer);
-  x->apply_hop = (uint16_t)(len - 1);
+  add_route(c, p + 1, c->rank, peer, (uint16_t)(n - 2));
+  p[n - 1] = hbm_of(c, peer);
+  x->apply_hop = (uint16_t)(n - 1);
   x->on_apply = apply_write;
-  x->on_done = on_done;
-  a2_ctx_of(x)->rank = peer;
-  launch(c, x, seq, t);
+  a2_xfer_ctx *m = a2_ctx_of(x);
+  m->rank = peer;
+  m->chunk.off = off;
+  m->chunk.len = len;
+  if (c->ahead) {
+    x->known = 1;
+    piece_returned(c, seq, 1, len, start(c, x, t) + ack_ps(c, peer));
+    return;
+  }
+  x->on_done = piece_done;
+  start(c, x, t);
+}
+
+/* Start the pieces the window lets start, from t: under reservation timing
+ * all of them (every return is known), under packet timing those whose
+ * turn has come; the rest wait (c->wait) until a piece returns. */
+static void pump(a2_core *c, int wr, uint64_t t) {
+  a2_window *w = &c->win_io[wr];
+  uint64_t pkt = c->sim->cfg->packet_bytes;
+  while (c->wait_n[wr]) {
+    uint8_t r = c->wait[wr][c->wait_head[wr]];
+    uint64_t seq = c->seq_oldest + (uint8_t)(r - (uint8_t)(c->seq_oldest % A2_WIN)) % A2_WIN;
+    uint32_t k = a2_slot_of(c, seq);
+    const a2_instr *in = &c->win[k].in;
+    a2_slot_ext *e = &c->ext[k];
+    while (e->next_off < in->len) {
+      uint64_t off = e->next_off, len = a2_window_piece(w, in->len, off, pkt);
+      uint64_t s = a2_window_take(w, len, t);
+      if (s == UINT64_MAX) return; /* packet timing: a piece in flight returns first */
+      e->next_off += len;
+      e->inflight++;
+      if (wr)
+        rstore_piece(c, in, seq, off, len, s);
+      else
+        rload_piece(c, in, seq, off, len, s);
+    }
+    c->wait_head[wr] = (uint8_t)((c->wait_head[wr] + 1) % A2_WIN);
+    c->wait_n[wr]--;
+  }
+}
+
+/* A remote access (wr: a store) of instruction seq, started at t: it queues
+ * behind the accesses of its window still waiting for room. */
+static void remote_access(a2_core *c, int wr, uint64_t seq, uint64_t t) {
+  a2_slot_ext *e = &c->ext[a2_slot_of(c, seq)];
+  e->next_off = 0;
+  e->inflight = 0;
+  e->last_ps = 0;
+  c->wait[wr][(c->wait_head[wr] + c->wait_n[wr]) % A2_WIN] = (uint8_t)(seq % A2_WIN);
+  c->wait_n[wr]++;
+  pump(c, wr, t);
+}
+
+void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
+  if ((uint32_t)in->peer == c->rank)
+    local_read(c, in, seq, t);
+  else
+    remote_access(c, 0, seq, t);
+}
+
+void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
+  if ((uint32_t)in->peer == c->rank)
+    local_write(c, in, seq, t);
+  else
+    remote_access(c, 1, seq, t);
 }
 
 /* Set the signal cell at `cell` as a notify of `mode` with `value` does. */
@@ -259,6 +387,17 @@ void a2_notify_land(a2_core *r, uint64_t a, uint64_t b) {
   a2_signal_changed(r->sim, r->rank);
 }
 
+/* Packet timing: a notify's packet starts service at the peer's HBM (it
+ * has landed); t is when it leaves that stage. The notify completes when
+ * the acknowledgement is back. */
+static void notify_done(a2_xfer *x, uint64_t t) {
+  const a2_xfer_ctx *m = a2_ctx_of(x);
+  a2_core_complete(m->owner, m->seq, t + ack_ps(m->owner, m->rank));
+}
+
+/* A notify blocks (docs/timing-model.md, "The vector core"): it completes
+ * when its write has landed at the peer's HBM and the acknowledgement is
+ * back, and every later instruction of the core waits for that. */
 void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
   a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes, A2_XFER_NOTIFY);
@@ -266,7 +405,7 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   uint32_t *p = a2_xfer_path(x, len);
   if (!p) abort();
   add_route(c, p, c->rank, peer, (uint16_t)(len - 1));
-  p[len - 1] = hbm_of(c, peer);
+  uint32_t hbm = p[len - 1] = hbm_of(c, peer);
   x->apply_hop = (uint16_t)(len - 1);
   if (c->ahead && !c->sim->race && !c->sim->obs) {
     /* Reservation timing, nothing else to hand over: the landing needs only
@@ -280,14 +419,18 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
     a2_tq_push(&r->pend, t_land, (uint64_t)(uintptr_t)cell,
                (uint64_t)(uint32_t)in->value << 32 | (uint64_t)(in->mode == A2_MODE_ADD) << 1 | 1);
     a2_core_wake(r, t_land);
+    /* it leaves the HBM stage S_h(c) + lat_h after it landed (the last stage) */
+    c->done[a2_slot_of(c, seq)] =
+        t_land + a2_net_msg_ps(c->sim->net, &hbm, 1, c->sim->cfg->ctrl_bytes) + ack_ps(c, peer);
     return;
   }
   x->on_apply = apply_notify;
   x->writes = 1; /* at hop 0 too: a notify to its own rank lands at its time */
   a2_xfer_ctx *m = a2_ctx_of(x);
   m->rank = peer;
-  /* A notify is posted: its slot may be reused before it lands, so the
-   * transfer carries its own copy of the instruction. */
+  /* Under reservation timing a core may retire the notify (and reuse its
+   * slot) ahead of the present, before the peer's core carries out the
+   * landing: the transfer carries its own copy of the instruction. */
   m->notify.copy = *in;
   m->in = &m->notify.copy;
   m->runner = a2_notify_runner(c, peer);              /* lands there: its core acts */
@@ -297,6 +440,11 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
     m->notify.start_ps = e->start_ps;
     m->notify.lane = e->lane;
   }
+  if (c->ahead) { /* the transfer lands on the runner's event; it leaves the path now known */
+    c->done[a2_slot_of(c, seq)] = start(c, x, t) + ack_ps(c, peer);
+    return;
+  }
+  x->on_done = notify_done;
   start(c, x, t);
 }
 

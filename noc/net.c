@@ -202,6 +202,15 @@ uint64_t a2_ser_ps(uint64_t len, uint64_t bw) {
   return (uint64_t)(t / bw);
 }
 
+uint64_t a2_net_msg_ps(const a2_net *n, const uint32_t *ids, unsigned count, uint32_t len) {
+  uint64_t t = 0;
+  for (unsigned i = 0; i < count; i++) {
+    const a2_stage *st = stage_at(n, ids[i]);
+    t += a2_ser_ps(len, st->bw) + st->lat_ps;
+  }
+  return t;
+}
+
 /* A slab of SLAB_BYTES / each objects (one huge page: transfers pending
  * at scale, one per rank and more, are touched in no particular order). */
 static void *slab_alloc(a2_net *n) {

@@ -177,6 +177,12 @@ void a2_net_prefetch_xfer(const a2_net *n, const a2_xfer *x);
 /* S(len): the service time of len bytes at bw bytes/s, in ps, rounded up. */
 uint64_t a2_ser_ps(uint64_t len, uint64_t bw_bytes_per_s);
 
+/* The uncontended time of a message of len bytes (at most a packet) along
+ * stages ids[0..count): sum over them of S_x(len) + lat_x, in ps; 0 for no
+ * stage. Reads the stages' parameters only (no queue, no reservation): the
+ * model times acknowledgements with it (docs/timing-model.md). */
+uint64_t a2_net_msg_ps(const a2_net *n, const uint32_t *ids, unsigned count, uint32_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -187,9 +187,10 @@ TEST(ReservationPrimitiveClosedForm, LoneRemoteLoadIsCtrlPlusTPipe) {
   ASSERT_TRUE(RunJson(Args({"run", "--trace-file", file, "--ranks", "2"}, kReservation), &d));
   auto ser = [](uint64_t n, double bw) { return (uint64_t)std::ceil(n * 1e12 / bw - 1e-9); };
   const double hbm = 1.6e12, link = 28e9, mte_in = 230.4e9;
-  const uint64_t ctrl = ser(64, link) + 500000;
-  const uint64_t pipe =
-      ser(4096, hbm) + 150000 + ser(4096, link) + 500000 + ser(4096, mte_in) + 15 * ser(4096, link);
+  const uint64_t hbm_lat = 115000, link_lat = 155000; /* configs/a2-8p-hccs.yaml */
+  const uint64_t ctrl = ser(64, link) + link_lat;
+  const uint64_t pipe = ser(4096, hbm) + hbm_lat + ser(4096, link) + link_lat + ser(4096, mte_in) +
+                        15 * ser(4096, link);
   EXPECT_EQ((uint64_t)d["time_ps"].Int(), ctrl + pipe);
 }
 

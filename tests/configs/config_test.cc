@@ -23,8 +23,9 @@ const std::string kDefaultFile = std::string(A2_SOURCE_DIR) + "/configs/a2-8p-hc
 // clang-format off
 #define A2_FOR_EACH_FIELD(X)                                                                    \
   X(clock_hz) X(vector_cores) X(ub_bytes) X(vec_bytes_per_cycle) X(vec_startup_cycles)          \
-  X(mte_in_bw) X(mte_out_bw) X(mte_lat_ps) X(hbm_bw) X(hbm_lat_ps) X(window_bytes)          \
-  X(sdma_queues) X(sdma_launch_ps) X(sdma_write_bw) X(sdma_read_bw) X(topology)               \
+  X(mte_in_bw) X(mte_out_bw) X(mte_lat_ps) X(rd_window_bytes) X(wr_window_bytes) X(hbm_bw)      \
+  X(hbm_lat_ps) X(window_bytes) X(sdma_queues) X(sdma_launch_ps) X(sdma_write_bw)              \
+  X(sdma_read_bw) X(topology)                                                                   \
   X(ranks) X(link_bw) X(link_lat_ps) X(packet_bytes) X(switch_lat_ps) X(ctrl_bytes)          \
   X(group_size) X(nic_bw) X(nic_lat_ps) X(rdma_launch_ps) X(rdma_bw) X(torus_width) X(timing)
 // clang-format on
@@ -74,8 +75,10 @@ TEST(ConfigTest, DefaultHasTheReferenceFigures) {
   EXPECT_EQ(c.mte_in_bw, 230400000000u);
   EXPECT_EQ(c.mte_out_bw, 202400333824u);  // 188.5 GiB/s
   EXPECT_EQ(c.mte_lat_ps, 0u);
+  EXPECT_EQ(c.rd_window_bytes, 192u * 1024);
+  EXPECT_EQ(c.wr_window_bytes, 1856u);
   EXPECT_EQ(c.hbm_bw, 1600000000000u);
-  EXPECT_EQ(c.hbm_lat_ps, 150000u);
+  EXPECT_EQ(c.hbm_lat_ps, 115000u);
   EXPECT_EQ(c.window_bytes, 256u * 1024 * 1024);
   EXPECT_EQ(c.sdma_queues, 8u);
   EXPECT_EQ(c.sdma_launch_ps, 1000000u);
@@ -84,7 +87,7 @@ TEST(ConfigTest, DefaultHasTheReferenceFigures) {
   EXPECT_EQ(c.topology, A2_TOPO_FULL_MESH);
   EXPECT_EQ(c.ranks, 8u);
   EXPECT_EQ(c.link_bw, 28000000000u);
-  EXPECT_EQ(c.link_lat_ps, 500000u);
+  EXPECT_EQ(c.link_lat_ps, 155000u);
   EXPECT_EQ(c.packet_bytes, 4096u);
   EXPECT_EQ(c.switch_lat_ps, 100000u);
   EXPECT_EQ(c.ctrl_bytes, 64u);
@@ -237,7 +240,7 @@ TEST(ConfigTest, ScalarWhereAMappingIsExpected) {
   std::string m = LoadFails("chip:\n  mte: 5GB/s\n", 2, 8);
   EXPECT_CONTAINS(m,
                   "chip.mte: expected a mapping with keys gm_to_ub, ub_to_gm, latency, "
-                  "found a scalar");
+                  "remote_read_window, remote_write_window, found a scalar");
 }
 
 TEST(ConfigTest, SequenceWhereAMappingIsExpected) {
@@ -485,7 +488,7 @@ TEST(ConfigSetTest, SectionIsNotAKey) {
   EXPECT_EQ(a2_config_set(&c, "chip.mte", "1GB/s", &e), A2_E_INPUT);
   EXPECT_EQ(Message(e),
             "'chip.mte' is a section, not a key; its keys are gm_to_ub, ub_to_gm, "
-            "latency");
+            "latency, remote_read_window, remote_write_window");
   EXPECT_EQ(a2_config_set(&c, "", "1", &e), A2_E_INPUT);
   EXPECT_CONTAINS(e.msg, "unknown key ''");
 }
@@ -537,9 +540,11 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
             "    gm_to_ub: 230.4 GB/s\n"
             "    ub_to_gm: 188.5 GiB/s\n"
             "    latency: 0 ps\n"
+            "    remote_read_window: 192 KiB\n"
+            "    remote_write_window: 1.856 KB\n"
             "  hbm:\n"
             "    bandwidth: 1.6 TB/s\n"
-            "    latency: 150 ns\n"
+            "    latency: 115 ns\n"
             "  window_size: 256 MiB\n"
             "  sdma:\n"
             "    queues: 8\n"
@@ -551,7 +556,7 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
             "  ranks: 8\n"
             "  link:\n"
             "    bandwidth: 28 GB/s\n"
-            "    latency: 500 ns\n"
+            "    latency: 155 ns\n"
             "  packet_size: 4 KiB\n"
             "  switch_latency: 100 ns\n"
             "  control_message_size: 64 B\n"

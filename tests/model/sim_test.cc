@@ -438,10 +438,11 @@ TEST(SimSignalTest, WaitAtTheEndOfAProgramCountsTowardsTheEndTime) {
   }));
   ASSERT_TRUE(Ran(res));
   a2_config cfg = DefaultConfig();
-  const uint64_t ctrl = a2_ser_ps(cfg.ctrl_bytes, cfg.link_bw) + cfg.link_lat_ps;  // 502286 ps
+  const uint64_t ctrl = a2_ser_ps(cfg.ctrl_bytes, cfg.link_bw) + cfg.link_lat_ps;
   EXPECT_EQ(res.st[0].waits, 1u);
   EXPECT_EQ(res.st[0].end_ps, ctrl) << "rank 0 cannot be done before its wait is satisfied";
-  EXPECT_EQ(res.end_ps, ctrl);
+  // rank 1's notify blocks until acknowledged: out, served at rank 0's HBM, back
+  EXPECT_EQ(res.end_ps, 2 * ctrl + a2_ser_ps(cfg.ctrl_bytes, cfg.hbm_bw) + cfg.hbm_lat_ps);
 }
 
 // ---------------------------------------------------------------------------
