@@ -458,6 +458,7 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->ahead = a2_net_reservation(s->net);
   c->wake_ps = UINT64_MAX;
   c->slot_free = UINT64_MAX;
+  c->ack_peer = UINT32_MAX;
   c->win_io[0].cap_bytes = s->cfg->rd_window_bytes;
   c->win_io[1].cap_bytes = s->cfg->wr_window_bytes;
   c->stages[ST_HBM] = s->hbm[rank];

@@ -117,6 +117,8 @@ typedef struct a2_core {
   } cnt;
   uint64_t notify_w;     /* seq + 1 of the last notify dispatched (every later instruction waits
                             for it: a notify blocks), 0 = none */
+  uint32_t ack_peer;     /* the peer of the last acknowledgement timed (UINT32_MAX: none) */
+  uint64_t ack_t_ps;     /* its time (an acknowledgement's depends only on the peer) */
   uint64_t done[A2_WIN]; /* per storage slot: completion time, UINT64_MAX until known */
   uint64_t disp[A2_WIN]; /* reservation timing: per storage slot, when it was dispatched */
   _Alignas(64) a2_slot win[A2_WIN];
