@@ -6,8 +6,9 @@
 int a2_cli_list(int argc, char **argv) {
   if (argc > 1) {
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-      puts("usage: a2a3sim list\n\nLists every built-in collective (--algo NAME), one line of "
-           "description and its analytic cost card.");
+      puts(
+          "usage: a2a3sim list\n\nLists every built-in collective (--algo NAME), one line of "
+          "description and its analytic cost card.");
       return A2_EXIT_OK;
     }
     return a2_cmd_usage_error(argv[1], "unexpected argument (list takes no flags)");

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-a2_code a2_err_set(a2_err *e, a2_code code, const char *file, int line, int col,
-                   const char *fmt, ...) {
+a2_code a2_err_set(a2_err *e, a2_code code, const char *file, int line, int col, const char *fmt,
+                   ...) {
   if (!e) return code;
   e->code = code;
   snprintf(e->file, sizeof e->file, "%s", file ? file : "");

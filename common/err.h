@@ -9,20 +9,20 @@ extern "C" {
 
 /* Process exit codes (documented in docs/cli.md). */
 enum {
-  A2_EXIT_OK = 0,       /* run finished and the result matched the golden */
-  A2_EXIT_FAIL = 1,     /* functional FAIL (later: race, deadlock) */
-  A2_EXIT_USAGE = 2,    /* bad flag, config, trace or size */
-  A2_EXIT_INTERNAL = 3  /* a bug or a kernel (SystemC) error */
+  A2_EXIT_OK = 0,      /* run finished and the result matched the golden */
+  A2_EXIT_FAIL = 1,    /* functional FAIL (later: race, deadlock) */
+  A2_EXIT_USAGE = 2,   /* bad flag, config, trace or size */
+  A2_EXIT_INTERNAL = 3 /* a bug or a kernel (SystemC) error */
 };
 
 /* Error codes returned by library functions (0 = success). */
 typedef enum {
   A2_OK = 0,
-  A2_E_INPUT = 1,    /* bad user input: file, flag, value */
-  A2_E_IO = 2,       /* cannot open / read a file */
-  A2_E_NOMEM = 3,    /* allocation failed or a limit was exceeded */
-  A2_E_KERNEL = 4,   /* the event kernel reported an error */
-  A2_E_INTERNAL = 5  /* invariant broken: a bug */
+  A2_E_INPUT = 1,   /* bad user input: file, flag, value */
+  A2_E_IO = 2,      /* cannot open / read a file */
+  A2_E_NOMEM = 3,   /* allocation failed or a limit was exceeded */
+  A2_E_KERNEL = 4,  /* the event kernel reported an error */
+  A2_E_INTERNAL = 5 /* invariant broken: a bug */
 } a2_code;
 
 typedef struct a2_err {
@@ -34,9 +34,8 @@ typedef struct a2_err {
 } a2_err;
 
 /* Fill *e (if non-NULL) and return code. file may be NULL. */
-a2_code a2_err_set(a2_err *e, a2_code code, const char *file, int line, int col,
-                   const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
+a2_code a2_err_set(a2_err *e, a2_code code, const char *file, int line, int col, const char *fmt,
+                   ...) __attribute__((format(printf, 6, 7)));
 
 /* Format as "file:line:col: error: msg" (parts omitted when unknown). */
 void a2_err_format(const a2_err *e, char *out, unsigned long out_size);

@@ -63,8 +63,12 @@ static const kind_info kinds[] = {
                            "expected a frequency such as 1.8GHz (units: Hz, kHz, MHz, GHz)"},
 };
 
-static int is_blank(char c) { return c == ' ' || c == '\t'; }
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_blank(char c) {
+  return c == ' ' || c == '\t';
+}
+static int is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 static int fail(char *why, unsigned long n, const char *what, const char *expect) {
   if (why && n) {

@@ -61,9 +61,9 @@ void a2k_wake_at(a2k_proc p, uint64_t t_ps);
 uint64_t a2k_now_ps(void);
 
 typedef enum {
-  A2K_IDLE = 0,        /* no event left */
-  A2K_TIME_LIMIT = 1,  /* stopped at until_ps with events still pending */
-  A2K_EVENT_LIMIT = 2  /* stopped after the activation limit; cannot continue */
+  A2K_IDLE = 0,       /* no event left */
+  A2K_TIME_LIMIT = 1, /* stopped at until_ps with events still pending */
+  A2K_EVENT_LIMIT = 2 /* stopped after the activation limit; cannot continue */
 } a2k_stop;
 
 /* Stop the run (for good: SystemC cannot resume after sc_stop) once this many

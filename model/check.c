@@ -54,7 +54,8 @@ static double want_of(const a2_kernel *k, const a2_buf_decl *in, uint32_t r, uin
   }
   case A2_GOLDEN_BROADCAST: return input_value(k, in, g->root, idx);
   case A2_GOLDEN_ALLGATHER: return input_value(k, in, (uint32_t)(idx / n), idx % n);
-  case A2_GOLDEN_ALLTOALL: return input_value(k, in, (uint32_t)(idx / n), (uint64_t)r * n + idx % n);
+  case A2_GOLDEN_ALLTOALL:
+    return input_value(k, in, (uint32_t)(idx / n), (uint64_t)r * n + idx % n);
   case A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER: {
     double v = input_value(k, in, g->root, idx % n);
     w = v;
@@ -90,8 +91,7 @@ void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
       res->elements++;
       double tol = rtol * (fabs(want) > 1.0 ? fabs(want) : 1.0);
       if (!(fabs(got - want) <= tol)) {
-        if (res->nshow < A2_CHECK_SHOW)
-          res->show[res->nshow++] = (a2_mismatch){r, i, got, want};
+        if (res->nshow < A2_CHECK_SHOW) res->show[res->nshow++] = (a2_mismatch){r, i, got, want};
         res->mismatches++;
       }
     }

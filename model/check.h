@@ -22,10 +22,10 @@ typedef struct {
 } a2_mismatch;
 
 typedef struct {
-  bool checked;         /* false when the kernel has no golden */
+  bool checked; /* false when the kernel has no golden */
   bool ok;
-  uint64_t elements;    /* compared */
-  uint64_t mismatches;  /* total */
+  uint64_t elements;   /* compared */
+  uint64_t mismatches; /* total */
   uint32_t nshow;
   a2_mismatch show[A2_CHECK_SHOW]; /* the first ones, in (index, rank) order */
 } a2_check_result;

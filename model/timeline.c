@@ -196,4 +196,6 @@ void a2_tl_counter(a2_timeline *tl, uint32_t pid, const char *name, uint64_t ts_
   end(tl);
 }
 
-uint64_t a2_tl_events(const a2_timeline *tl) { return tl->events; }
+uint64_t a2_tl_events(const a2_timeline *tl) {
+  return tl->events;
+}

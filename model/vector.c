@@ -24,10 +24,18 @@ void a2_vector_apply(a2_core *c, const a2_instr *in) {
     const float *A = (const float *)(const void *)a, *B = (const float *)(const void *)b;
     uint64_t n = in->len / 4;
     switch (in->op) {
-    case A2_OP_VADD: for (uint64_t i = 0; i < n; i++) D[i] = A[i] + B[i]; return;
-    case A2_OP_VMUL: for (uint64_t i = 0; i < n; i++) D[i] = A[i] * B[i]; return;
-    case A2_OP_VMAX: for (uint64_t i = 0; i < n; i++) D[i] = A[i] > B[i] ? A[i] : B[i]; return;
-    default: for (uint64_t i = 0; i < n; i++) D[i] = A[i] < B[i] ? A[i] : B[i]; return;
+    case A2_OP_VADD:
+      for (uint64_t i = 0; i < n; i++) D[i] = A[i] + B[i];
+      return;
+    case A2_OP_VMUL:
+      for (uint64_t i = 0; i < n; i++) D[i] = A[i] * B[i];
+      return;
+    case A2_OP_VMAX:
+      for (uint64_t i = 0; i < n; i++) D[i] = A[i] > B[i] ? A[i] : B[i];
+      return;
+    default:
+      for (uint64_t i = 0; i < n; i++) D[i] = A[i] < B[i] ? A[i] : B[i];
+      return;
     }
   }
   for (uint64_t i = 0; i + es <= in->len; i += es) {

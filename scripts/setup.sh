@@ -4,9 +4,10 @@
 set -euo pipefail
 
 # clang + libclang-rt-14-dev: libFuzzer for scripts/fuzz_smoke.sh (test.sh).
+# clang-format: the formatting check of scripts/test.sh (scripts/check_format.sh).
 # gnuplot-nox: the PNG plots of `a2a3sim sweep` (docs/sweep.md).
 A2_PACKAGES=(cmake g++ make pkg-config libsystemc-dev libyaml-dev libyajl-dev libgtest-dev
-  clang libclang-rt-14-dev gnuplot-nox libopenmpi-dev openmpi-bin)
+  clang libclang-rt-14-dev clang-format gnuplot-nox libopenmpi-dev openmpi-bin)
 
 a2_missing_packages() {
   local missing=()

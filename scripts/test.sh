@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: check the layer order of the includes
-# (scripts/check_layers.sh), install what is missing, build Release, run
+# (scripts/check_layers.sh), install what is missing, check the formatting
+# (scripts/check_format.sh), build Release, run
 # every test (ctest over the GoogleTest suites, plus valgrind on the
 # binary), check that the profile-feedback build (scripts/build_pgo.sh)
 # gives the same outputs (scripts/same_outputs.sh), then build the same
@@ -10,6 +11,7 @@
 set -euo pipefail
 bash "$(dirname "${BASH_SOURCE[0]}")/check_layers.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+bash scripts/check_format.sh
 jobs=$(nproc)
 # The test build includes the MPI sweep (OpenMPI, -DA2_MPI=ON) so that
 # `mpirun -n K a2a3sim sweep` is tested too.

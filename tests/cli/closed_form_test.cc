@@ -21,12 +21,15 @@ struct Case {
 };
 
 // Names the parameter in test listings (instead of the object's raw bytes).
-void PrintTo(const Case &c, std::ostream *os) { *os << c.algo << " P=" << c.P << " N=" << c.N; }
+void PrintTo(const Case &c, std::ostream *os) {
+  *os << c.algo << " P=" << c.P << " N=" << c.N;
+}
 
 std::string CaseName(const ::testing::TestParamInfo<Case> &info) {
   std::string a = info.param.algo;
-  std::string shortname = a == "allreduce_mesh" ? "Mesh" : a == "allreduce_two_phase" ? "TwoPhase"
-                                                                                       : a;
+  std::string shortname = a == "allreduce_mesh"        ? "Mesh"
+                          : a == "allreduce_two_phase" ? "TwoPhase"
+                                                       : a;
   return shortname + "_P" + std::to_string(info.param.P) + "_N" + std::to_string(info.param.N);
 }
 
@@ -66,8 +69,8 @@ void ExpectNearClosedForm(const Case &c, const std::vector<std::string> &extra, 
   ASSERT_GT(want, 0);
   ASSERT_GT(got, 0);
   const double rel = std::fabs((double)got - (double)want) / (double)want;
-  EXPECT_LE(rel, tol) << "time_ps " << got << " vs closed form " << want << " (off by "
-                      << rel * 100 << "%)";
+  EXPECT_LE(rel, tol) << "time_ps " << got << " vs closed form " << want << " (off by " << rel * 100
+                      << "%)";
   // The reported ratio is the same comparison, rounded to 6 decimals.
   EXPECT_NEAR(d["ratio"]["time"].Num(), (double)got / (double)want, 1e-6);
 }
@@ -108,14 +111,14 @@ TEST_P(CliClosedFormBeyondOneChunk, AnalyticTimeIsNull) {
   EXPECT_TRUE(d["ratio"]["time"].is_null());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    MultiChunk, CliClosedFormBeyondOneChunk,
-    ::testing::Values(Case{"allreduce_mesh", 4, 65552}, Case{"allreduce_mesh", 4, 131072},
-                      Case{"allreduce_mesh", 2, 1048576},
-                      Case{"allreduce_two_phase", 4, 65552},
-                      Case{"allreduce_two_phase", 4, 131072},
-                      Case{"allreduce_two_phase", 2, 1048576}),
-    CaseName);
+INSTANTIATE_TEST_SUITE_P(MultiChunk, CliClosedFormBeyondOneChunk,
+                         ::testing::Values(Case{"allreduce_mesh", 4, 65552},
+                                           Case{"allreduce_mesh", 4, 131072},
+                                           Case{"allreduce_mesh", 2, 1048576},
+                                           Case{"allreduce_two_phase", 4, 65552},
+                                           Case{"allreduce_two_phase", 4, 131072},
+                                           Case{"allreduce_two_phase", 2, 1048576}),
+                         CaseName);
 
 // Also in the uncontended config: "no closed form" depends on the slice, not
 // on whether the closed form would be accurate.

@@ -18,7 +18,9 @@ struct Shape {
 };
 
 // Names the parameter in test listings (instead of the object's raw bytes).
-void PrintTo(const Shape &s, std::ostream *os) { *os << "P=" << s.P << " N=" << s.N; }
+void PrintTo(const Shape &s, std::ostream *os) {
+  *os << "P=" << s.P << " N=" << s.N;
+}
 
 const uint32_t kRanks[] = {2, 3, 4, 8};
 const uint64_t kSizes[] = {256, 65536, 1048576};
@@ -32,9 +34,15 @@ std::vector<Shape> Shapes(bool (*keep)(uint32_t, uint64_t)) {
   return v;
 }
 
-bool Any(uint32_t, uint64_t) { return true; }
-bool TwoPhaseDivisible(uint32_t P, uint64_t N) { return N % (4ull * P) == 0; }
-bool TwoPhaseIndivisible(uint32_t P, uint64_t N) { return !TwoPhaseDivisible(P, N); }
+bool Any(uint32_t, uint64_t) {
+  return true;
+}
+bool TwoPhaseDivisible(uint32_t P, uint64_t N) {
+  return N % (4ull * P) == 0;
+}
+bool TwoPhaseIndivisible(uint32_t P, uint64_t N) {
+  return !TwoPhaseDivisible(P, N);
+}
 
 std::string ShapeName(const ::testing::TestParamInfo<Shape> &info) {
   return "P" + std::to_string(info.param.P) + "_N" + std::to_string(info.param.N);
@@ -90,8 +98,7 @@ TEST_P(CliMeshCostCard, EveryRankReadsEachPeerSliceOnceInOneBarrierRound) {
   ExpectCard(d, s, "allreduce_mesh", (uint64_t)(s.P - 1) * s.N, 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllShapes, CliMeshCostCard, ::testing::ValuesIn(Shapes(Any)),
-                         ShapeName);
+INSTANTIATE_TEST_SUITE_P(AllShapes, CliMeshCostCard, ::testing::ValuesIn(Shapes(Any)), ShapeName);
 
 // ---- allreduce_two_phase: 2*(P-1)/P*N per rank, two barrier rounds ----
 

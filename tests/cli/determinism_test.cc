@@ -17,7 +17,9 @@ struct Repeat {
 };
 
 // Names the parameter in test listings (instead of the object's raw bytes).
-void PrintTo(const Repeat &r, std::ostream *os) { *os << r.name; }
+void PrintTo(const Repeat &r, std::ostream *os) {
+  *os << r.name;
+}
 
 class CliDeterminism : public ::testing::TestWithParam<Repeat> {};
 
@@ -40,14 +42,16 @@ TEST_P(CliDeterminism, IdenticalRunsPrintIdenticalText) {
   EXPECT_EQ(a.err, b.err);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Runs, CliDeterminism,
-    ::testing::Values(
-        Repeat{"MeshP8_64KiB",
-               {"run", "--algo", "allreduce_mesh", "--ranks", "8", "--size", "64KiB"}},
-        Repeat{"TwoPhaseP4_1MiB",
-               {"run", "--algo", "allreduce_two_phase", "--ranks", "4", "--size", "1MiB"}}),
-    [](const ::testing::TestParamInfo<Repeat> &info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Runs, CliDeterminism,
+                         ::testing::Values(Repeat{"MeshP8_64KiB",
+                                                  {"run", "--algo", "allreduce_mesh", "--ranks",
+                                                   "8", "--size", "64KiB"}},
+                                           Repeat{"TwoPhaseP4_1MiB",
+                                                  {"run", "--algo", "allreduce_two_phase",
+                                                   "--ranks", "4", "--size", "1MiB"}}),
+                         [](const ::testing::TestParamInfo<Repeat> &info) {
+                           return std::string(info.param.name);
+                         });
 
 // ---- -d versus --ranks ----
 
@@ -80,8 +84,7 @@ TEST_P(CliDevices, OtherDevicesTakeTheSameTimeOnAFullMesh) {
 INSTANTIATE_TEST_SUITE_P(BothAllReduces, CliDevices,
                          ::testing::Values("allreduce_mesh", "allreduce_two_phase"),
                          [](const ::testing::TestParamInfo<const char *> &info) {
-                           return std::string(info.param) == "allreduce_mesh" ? "Mesh"
-                                                                              : "TwoPhase";
+                           return std::string(info.param) == "allreduce_mesh" ? "Mesh" : "TwoPhase";
                          });
 
 // ---- list ----
@@ -93,8 +96,8 @@ TEST(CliList, ListsBothAllReduceAlgorithms) {
   // Each collective's name starts a line.
   for (const char *name : {"allreduce_mesh", "allreduce_two_phase"}) {
     const std::string line_start = std::string(name) + " ";
-    bool found = r.out.rfind(line_start, 0) == 0 ||
-                 r.out.find("\n" + line_start) != std::string::npos;
+    bool found =
+        r.out.rfind(line_start, 0) == 0 || r.out.find("\n" + line_start) != std::string::npos;
     EXPECT_TRUE(found) << name << " not listed" << r;
   }
 }

@@ -35,8 +35,9 @@ TEST(CliFlagErrors, MissingAlgoIsRequired) {
 }
 
 TEST(CliFlagErrors, UnknownAlgoIsNamed) {
-  EXPECT_TRUE(RunFailsWithUsage({"run", "--algo", "no_such_collective", "--ranks", "4"},
-                                {"--algo:", "unknown algorithm 'no_such_collective'", "a2a3sim list"}));
+  EXPECT_TRUE(
+      RunFailsWithUsage({"run", "--algo", "no_such_collective", "--ranks", "4"},
+                        {"--algo:", "unknown algorithm 'no_such_collective'", "a2a3sim list"}));
 }
 
 TEST(CliFlagErrors, MissingRanksAndDevicesIsRequired) {
@@ -49,8 +50,8 @@ TEST(CliFlagErrors, DevicesAndRanksTogetherAreRefused) {
 }
 
 TEST(CliFlagErrors, DeviceListWithEmptyEntryIsRefused) {
-  EXPECT_TRUE(RunFailsWithUsage(Mesh({"-d", "0,,1"}),
-                                {"error: -d:", "comma-separated list", "'0,,1'"}));
+  EXPECT_TRUE(
+      RunFailsWithUsage(Mesh({"-d", "0,,1"}), {"error: -d:", "comma-separated list", "'0,,1'"}));
 }
 
 TEST(CliFlagErrors, DeviceListWithTrailingCommaIsRefused) {
@@ -103,16 +104,16 @@ TEST(CliFlagErrors, ZeroSizeIsRefused) {
 TEST(CliConfigErrors, MissingConfigFileIsNamed) {
   TempDir dir;
   const std::string path = dir.path() + "/no-such.yaml";
-  EXPECT_TRUE(RunFailsWithUsage(Mesh({"--ranks", "4", "--config", path}),
-                                {path + ": error: cannot open"}));
+  EXPECT_TRUE(
+      RunFailsWithUsage(Mesh({"--ranks", "4", "--config", path}), {path + ": error: cannot open"}));
 }
 
 TEST(CliConfigErrors, UnknownKeyHasFileLineColumn) {
   TempDir dir;
   const std::string path = dir.Write("unknown.yaml", "chip:\n  clok: 1GHz\n");
-  EXPECT_TRUE(RunFailsWithUsage(Mesh({"--ranks", "4", "--config", path}),
-                                {path + ":2:3: error: unknown key 'clok' in chip",
-                                 "did you mean 'clock'?"}));
+  EXPECT_TRUE(RunFailsWithUsage(
+      Mesh({"--ranks", "4", "--config", path}),
+      {path + ":2:3: error: unknown key 'clok' in chip", "did you mean 'clock'?"}));
 }
 
 TEST(CliConfigErrors, YamlSyntaxErrorHasFileLineColumn) {
@@ -125,8 +126,9 @@ TEST(CliConfigErrors, YamlSyntaxErrorHasFileLineColumn) {
 TEST(CliConfigErrors, WrongTypeValueHasFileLineColumn) {
   TempDir dir;
   const std::string path = dir.Write("type.yaml", "chip:\n  vector_cores: many\n");
-  EXPECT_TRUE(RunFailsWithUsage(Mesh({"--ranks", "4", "--config", path}),
-                                {path + ":2:17: error: chip.vector_cores: 'many'", "whole number"}));
+  EXPECT_TRUE(
+      RunFailsWithUsage(Mesh({"--ranks", "4", "--config", path}),
+                        {path + ":2:17: error: chip.vector_cores: 'many'", "whole number"}));
 }
 
 TEST(CliConfigErrors, SectionWhereValueExpectedHasFileLineColumn) {
@@ -138,8 +140,7 @@ TEST(CliConfigErrors, SectionWhereValueExpectedHasFileLineColumn) {
 
 TEST(CliConfigErrors, ZeroBandwidthInFileHasFileLineColumn) {
   TempDir dir;
-  const std::string path =
-      dir.Write("bw.yaml", "interconnect:\n  link: { bandwidth: 0GB/s }\n");
+  const std::string path = dir.Write("bw.yaml", "interconnect:\n  link: { bandwidth: 0GB/s }\n");
   EXPECT_TRUE(RunFailsWithUsage(
       Mesh({"--ranks", "4", "--config", path}),
       {path + ":2:22: error: interconnect.link.bandwidth: '0GB/s': out of range"}));
@@ -158,8 +159,9 @@ TEST(CliConfigErrors, EmptyConfigFileIsTheDefault) {
 // ---- --set ----
 
 TEST(CliSetErrors, NonPositiveBandwidthIsRefused) {
-  EXPECT_TRUE(RunFailsWithUsage(Mesh({"--ranks", "4", "--set", "interconnect.link.bandwidth=0GB/s"}),
-                                {"error: --set: interconnect.link.bandwidth=0GB/s", "out of range"}));
+  EXPECT_TRUE(
+      RunFailsWithUsage(Mesh({"--ranks", "4", "--set", "interconnect.link.bandwidth=0GB/s"}),
+                        {"error: --set: interconnect.link.bandwidth=0GB/s", "out of range"}));
 }
 
 TEST(CliSetErrors, UnknownKeyIsNamedWithSuggestion) {
@@ -170,9 +172,9 @@ TEST(CliSetErrors, UnknownKeyIsNamedWithSuggestion) {
 }
 
 TEST(CliSetErrors, BadValueIsNamed) {
-  EXPECT_TRUE(RunFailsWithUsage(Mesh({"--ranks", "4", "--set", "interconnect.link.bandwidth=abc"}),
-                                {"error: --set: interconnect.link.bandwidth=abc",
-                                 "expected a bandwidth"}));
+  EXPECT_TRUE(
+      RunFailsWithUsage(Mesh({"--ranks", "4", "--set", "interconnect.link.bandwidth=abc"}),
+                        {"error: --set: interconnect.link.bandwidth=abc", "expected a bandwidth"}));
 }
 
 TEST(CliSetErrors, SectionIsNotAKey) {

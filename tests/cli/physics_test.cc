@@ -41,16 +41,15 @@ TEST_P(CliPhysics, TimeGrowsWithSliceSize) {
 INSTANTIATE_TEST_SUITE_P(BothAllReduces, CliPhysics,
                          ::testing::Values("allreduce_mesh", "allreduce_two_phase"),
                          [](const ::testing::TestParamInfo<const char *> &info) {
-                           return std::string(info.param) == "allreduce_mesh" ? "Mesh"
-                                                                              : "TwoPhase";
+                           return std::string(info.param) == "allreduce_mesh" ? "Mesh" : "TwoPhase";
                          });
 
 TEST(CliPhysicsLinks, DoublingLinkBandwidthShortensMeshRunByMoreThanAFifth) {
   // Mesh all-reduce of 1 MiB at P=4 moves 3 MiB per rank over the links:
   // link-bound, so twice the bandwidth must save well over 20%.
   long long base = TimeOf(RunArgs("allreduce_mesh", 4, "1MiB"));
-  long long fast = TimeOf(Args(RunArgs("allreduce_mesh", 4, "1MiB"),
-                               {"--set", "interconnect.link.bandwidth=56GB/s"}));
+  long long fast = TimeOf(
+      Args(RunArgs("allreduce_mesh", 4, "1MiB"), {"--set", "interconnect.link.bandwidth=56GB/s"}));
   EXPECT_LT((double)fast, 0.8 * (double)base) << "28 GB/s: " << base << " ps, 56 GB/s: " << fast;
 }
 
@@ -71,9 +70,9 @@ TEST(CliPhysicsLinks, DefaultLinkBandwidthIs28GBps) {
 TEST(CliPhysicsSwitch, SwitchIsSlowerThanFullMeshAndItsPortCapsBusBandwidth) {
   JsonDoc mesh_doc, switch_doc;
   long long mesh = TimeOf(RunArgs("allreduce_mesh", 8, "64KiB"), &mesh_doc);
-  long long sw = TimeOf(Args(RunArgs("allreduce_mesh", 8, "64KiB"),
-                             {"--set", "interconnect.topology=switch"}),
-                        &switch_doc);
+  long long sw =
+      TimeOf(Args(RunArgs("allreduce_mesh", 8, "64KiB"), {"--set", "interconnect.topology=switch"}),
+             &switch_doc);
   ASSERT_TRUE(mesh_doc.ok());
   ASSERT_TRUE(switch_doc.ok());
   EXPECT_EQ(mesh_doc["topology"].Str(), "full_mesh");

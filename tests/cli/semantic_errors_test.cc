@@ -58,12 +58,12 @@ TEST(TraceSemanticErrors, RemoteAccessToATensorIsRefused) {
 
 TEST(TraceSemanticErrors, TilesLargerThanTheUnifiedBufferAreRefused) {
   a2test::TempDir dir;
-  std::string f = dir.Write("big.a2t", "tensor x fp32[64] = pattern\ntile t fp32[65536]\n"
-                                       "program\n  load t, x[0:64]\nend\n");
+  std::string f = dir.Write("big.a2t",
+                            "tensor x fp32[64] = pattern\ntile t fp32[65536]\n"
+                            "program\n  load t, x[0:64]\nend\n");
   a2test::CliResult r = a2test::RunCli({"run", "--trace-file", f, "--ranks", "2"});
   EXPECT_EQ(r.exit_code, 2) << r;
-  EXPECT_NE(r.err.find(f + ": error: tiles need 262144 bytes of unified buffer"),
-            std::string::npos)
+  EXPECT_NE(r.err.find(f + ": error: tiles need 262144 bytes of unified buffer"), std::string::npos)
       << r;
 }
 

@@ -27,7 +27,7 @@ void PrintTo(const CoreCase &c, std::ostream *os) {
 // 256 B: one tile, cores 1.. idle; 5000 B: four tiles and a partial one;
 // 1 MiB fp16: 2048 tiles.
 const CoreCase kCases[] = {
-    {4, 2, 256, "sum", "fp32"},   {4, 3, 5000, "sum", "fp32"},     {3, 4, 5000, "max", "fp32"},
+    {4, 2, 256, "sum", "fp32"},    {4, 3, 5000, "sum", "fp32"},     {3, 4, 5000, "max", "fp32"},
     {5, 3, 65536, "prod", "fp16"}, {8, 48, 1048576, "sum", "fp16"}, {2, 5, 20480, "min", "fp32"},
 };
 
@@ -36,10 +36,10 @@ class MeshCores : public ::testing::TestWithParam<CoreCase> {};
 TEST_P(MeshCores, RunsOkWithTheSameCardAsOneCore) {
   const CoreCase c = GetParam();
   JsonDoc d;
-  ASSERT_TRUE(RunJson(RunArgs("allreduce_mesh", c.P, c.N,
-                              {"--cores", std::to_string(c.cores), "--op", c.op, "--dtype",
-                               c.dtype}),
-                      &d));
+  ASSERT_TRUE(
+      RunJson(RunArgs("allreduce_mesh", c.P, c.N,
+                      {"--cores", std::to_string(c.cores), "--op", c.op, "--dtype", c.dtype}),
+              &d));
   EXPECT_EQ(d["status"].Str(), "OK");
   EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
   for (uint32_t r = 0; r < c.P; r++)
@@ -71,8 +71,8 @@ TEST(MeshCoresSpeed, FourCoresSplitTheTrafficAndBeatOneCore) {
 
 TEST(MeshCoresLimit, MoreCoresThanTheChipHasAreRefused) {
   // the default chip has 48 vector cores (configs/a2-8p-hccs.yaml)
-  EXPECT_TRUE(RunFailsWithUsage(RunArgs("allreduce_mesh", 4, 4096, {"--cores", "49"}),
-                                {"49", "48"}));
+  EXPECT_TRUE(
+      RunFailsWithUsage(RunArgs("allreduce_mesh", 4, 4096, {"--cores", "49"}), {"49", "48"}));
   JsonDoc d;
   EXPECT_TRUE(RunJson(RunArgs("allreduce_mesh", 2, 4096, {"--cores", "48"}), &d));
 }

@@ -17,7 +17,9 @@ struct OpCase {
   std::string algo, op, dtype;
 };
 
-void PrintTo(const OpCase &c, std::ostream *os) { *os << c.algo << " " << c.op << " " << c.dtype; }
+void PrintTo(const OpCase &c, std::ostream *os) {
+  *os << c.algo << " " << c.op << " " << c.dtype;
+}
 
 std::string OpCaseName(const ::testing::TestParamInfo<OpCase> &info) {
   return info.param.algo + "_" + info.param.op + "_" + info.param.dtype;
@@ -58,8 +60,8 @@ TEST_P(CollectiveOp, MatchesTheGoldenWithTheSameCard) {
   const Ladder &l = Find(c.algo);
   const uint32_t elem = c.dtype == "fp16" ? 2 : 4;
   JsonDoc d;
-  ASSERT_TRUE(RunJson(RunArgs(c.algo, kP, kN, {"--op", c.op, "--dtype", c.dtype, "--root", "1"}),
-                      &d));
+  ASSERT_TRUE(
+      RunJson(RunArgs(c.algo, kP, kN, {"--op", c.op, "--dtype", c.dtype, "--root", "1"}), &d));
   EXPECT_EQ(d["status"].Str(), "OK");
   EXPECT_EQ(d["dtype"].Str(), c.dtype);
   EXPECT_TRUE(d["check"]["checked"].Bool());
@@ -83,8 +85,7 @@ TEST(CollectiveDtype, ElementRuleFollowsTheDtype) {
   EXPECT_TRUE(RunFailsWithUsage(RunArgs("allreduce_mesh", 2, 258), {"--size", "258 bytes"}));
   // two-phase cuts N into P chunks of whole fp16 elements: 2*P bytes.
   EXPECT_TRUE(RunJson(RunArgs("allreduce_two_phase", 3, 6 * 100, {"--dtype", "fp16"}), &d));
-  EXPECT_TRUE(RunFailsWithUsage(RunArgs("allreduce_two_phase", 3, 6 * 100 + 2,
-                                        {"--dtype", "fp16"}),
+  EXPECT_TRUE(RunFailsWithUsage(RunArgs("allreduce_two_phase", 3, 6 * 100 + 2, {"--dtype", "fp16"}),
                                 {"--size", "multiple", "6 bytes"}));
 }
 

@@ -20,7 +20,9 @@ struct RootCase {
   uint32_t root;
 };
 
-void PrintTo(const RootCase &c, std::ostream *os) { *os << c.algo << " root " << c.root; }
+void PrintTo(const RootCase &c, std::ostream *os) {
+  *os << c.algo << " root " << c.root;
+}
 
 std::vector<RootCase> RootCases() {
   std::vector<RootCase> v;
@@ -54,8 +56,8 @@ TEST(CollectiveRoot, RootOutsideTheRanksIsRefused) {
   for (const Ladder &l : AllCollectives()) {
     if (!l.rooted) continue;
     SCOPED_TRACE(l.algo);
-    EXPECT_TRUE(RunFailsWithUsage(RunArgs(l.algo, 4, kN, {"--root", "4"}),
-                                  {"--root", "4", "0..3"}));
+    EXPECT_TRUE(
+        RunFailsWithUsage(RunArgs(l.algo, 4, kN, {"--root", "4"}), {"--root", "4", "0..3"}));
   }
 }
 

@@ -31,7 +31,9 @@ long RanksOf(const std::string &printed) {
   return at == std::string::npos ? -1 : std::stol(printed.substr(at + 10));
 }
 
-TEST(ShippedConfigTest, ThereAreAtLeastFive) { EXPECT_GE(ShippedConfigs().size(), 5u); }
+TEST(ShippedConfigTest, ThereAreAtLeastFive) {
+  EXPECT_GE(ShippedConfigs().size(), 5u);
+}
 
 TEST(ShippedConfigTest, EachPassesConfigCheckAndRunsMeshAllReduceOk) {
   for (const std::string &f : ShippedConfigs()) {
@@ -53,19 +55,19 @@ TEST(ShippedConfigTest, EachPassesConfigCheckAndRunsMeshAllReduceOk) {
 
 TEST(ShippedConfigTest, ClusterScalesToMoreServersWithSet) {
   a2test::JsonDoc doc;
-  ASSERT_TRUE(a2test::RunJson({"run", "--config", std::string(A2_SOURCE_DIR) +
-                               "/configs/a2-cluster.yaml", "--set", "interconnect.ranks=32",
-                               "--algo", "allreduce_two_phase", "--ranks", "32", "--size",
-                               "4KiB"},
-                              &doc));
+  ASSERT_TRUE(a2test::RunJson(
+      {"run", "--config", std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml", "--set",
+       "interconnect.ranks=32", "--algo", "allreduce_two_phase", "--ranks", "32", "--size", "4KiB"},
+      &doc));
   EXPECT_TRUE(doc["ok"].Bool());
   EXPECT_EQ(doc["topology"].Str(), "two_level");
 }
 
 TEST(ShippedConfigTest, ConfigCheckRefusesABadFileWithItsLocation) {
   a2test::TempDir dir;
-  std::string f = dir.Write("bad.yaml", "interconnect:\n  topology: torus\n  ranks: 6\n"
-                                        "  torus_width: 4\n");
+  std::string f = dir.Write("bad.yaml",
+                            "interconnect:\n  topology: torus\n  ranks: 6\n"
+                            "  torus_width: 4\n");
   a2test::CliResult r = a2test::RunCli({"config", "check", f});
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_NE(r.err.find(f + ":4:"), std::string::npos) << r;
@@ -80,8 +82,9 @@ namespace {
 // point at the last line instead (robustness finding F5).
 TEST(ConfigErrorTest, AnErrorAtTheEndOfTheFilePointsAtItsLastLine) {
   a2test::TempDir dir;
-  std::string f = dir.Write("eof.yaml", "interconnect:\n  link: {bandwidth: 28GB/s,\n"
-                                        "  latency: 1ns\n");
+  std::string f = dir.Write("eof.yaml",
+                            "interconnect:\n  link: {bandwidth: 28GB/s,\n"
+                            "  latency: 1ns\n");
   a2test::CliResult r = a2test::RunCli({"config", "check", f});
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_NE(r.err.find(f + ":3:15: error:"), std::string::npos) << r;
@@ -99,10 +102,10 @@ TEST(ConfigLimitTest, AFullMeshTooLargeToBuildIsRefusedAtOnce) {
       {"run", "--algo", "allreduce_mesh", "--ranks", "2", "--set", "interconnect.ranks=100000"},
       {"interconnect.ranks (100000)", "9999900000 links", "two_level or switch"}));
   a2test::JsonDoc doc;
-  ASSERT_TRUE(a2test::RunJson({"run", "--algo", "allreduce_mesh", "--ranks", "2", "--set",
-                               "interconnect.ranks=100000", "--set",
-                               "interconnect.topology=switch"},
-                              &doc));
+  ASSERT_TRUE(
+      a2test::RunJson({"run", "--algo", "allreduce_mesh", "--ranks", "2", "--set",
+                       "interconnect.ranks=100000", "--set", "interconnect.topology=switch"},
+                      &doc));
   EXPECT_TRUE(doc["ok"].Bool());
 }
 

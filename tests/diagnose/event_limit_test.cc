@@ -9,8 +9,8 @@
 namespace {
 
 TEST(EventLimitTest, StopsTheRunAndListsUnfinishedCores) {
-  a2test::CliResult r = a2test::RunCli({"run", "--algo", "allreduce_mesh", "--ranks", "4",
-                                        "--size", "1MiB", "--max-events", "1000", "--json"});
+  a2test::CliResult r = a2test::RunCli({"run", "--algo", "allreduce_mesh", "--ranks", "4", "--size",
+                                        "1MiB", "--max-events", "1000", "--json"});
   EXPECT_EQ(r.exit_code, 1) << r;
   a2test::JsonDoc doc = a2test::JsonDoc::Parse(r.out);
   ASSERT_TRUE(doc.ok()) << doc.error();
@@ -24,10 +24,10 @@ TEST(EventLimitTest, StopsTheRunAndListsUnfinishedCores) {
 }
 
 TEST(EventLimitTest, ALimitThatIsNotReachedChangesNothing) {
-  a2test::CliResult a = a2test::RunCli({"run", "--algo", "allreduce_mesh", "--ranks", "4",
-                                        "--size", "4KiB", "--json"});
-  a2test::CliResult b = a2test::RunCli({"run", "--algo", "allreduce_mesh", "--ranks", "4",
-                                        "--size", "4KiB", "--json", "--max-events", "100000000"});
+  a2test::CliResult a = a2test::RunCli(
+      {"run", "--algo", "allreduce_mesh", "--ranks", "4", "--size", "4KiB", "--json"});
+  a2test::CliResult b = a2test::RunCli({"run", "--algo", "allreduce_mesh", "--ranks", "4", "--size",
+                                        "4KiB", "--json", "--max-events", "100000000"});
   EXPECT_EQ(a.exit_code, 0) << a;
   EXPECT_EQ(a.out, b.out);
 }
@@ -47,15 +47,15 @@ namespace {
 
 // Resource limits are checked before anything is allocated (docs/cli.md).
 TEST(MemLimitTest, ARunOverTheLimitIsRefusedBeforeAllocating) {
-  EXPECT_TRUE(a2test::RunFailsWithUsage({"run", "--algo", "allreduce_mesh", "--ranks", "8",
-                                         "--size", "1MiB", "--mem-limit", "16MiB"},
-                                        {"needs 25 MiB", "16 MiB limit", "--mem-limit"}));
+  EXPECT_TRUE(a2test::RunFailsWithUsage(
+      {"run", "--algo", "allreduce_mesh", "--ranks", "8", "--size", "1MiB", "--mem-limit", "16MiB"},
+      {"needs 25 MiB", "16 MiB limit", "--mem-limit"}));
 }
 
 TEST(MemLimitTest, TimingOnlyNeedsNoPayloadMemory) {
   a2test::JsonDoc doc;
-  ASSERT_TRUE(a2test::RunJson({"run", "--algo", "allreduce_mesh", "--ranks", "8", "--size",
-                               "1MiB", "--mem-limit", "16MiB", "--no-data"},
+  ASSERT_TRUE(a2test::RunJson({"run", "--algo", "allreduce_mesh", "--ranks", "8", "--size", "1MiB",
+                               "--mem-limit", "16MiB", "--no-data"},
                               &doc));
   EXPECT_EQ(doc["mode"].Str(), "timing-only");
 }

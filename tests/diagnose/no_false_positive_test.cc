@@ -47,9 +47,9 @@ TEST_P(BuiltinNoRace, EveryListedCollectiveIsRaceFreeAndCorrect) {
   for (const std::string &algo : names) {
     SCOPED_TRACE(algo + " P=" + std::to_string(P));
     JsonDoc doc;
-    ASSERT_TRUE(RunJson({"run", "--algo", algo, "--ranks", std::to_string(P), "--size",
-                         std::to_string(4 * P * 64)},
-                        &doc));
+    ASSERT_TRUE(RunJson(
+        {"run", "--algo", algo, "--ranks", std::to_string(P), "--size", std::to_string(4 * P * 64)},
+        &doc));
     EXPECT_EQ(doc["status"].Str(), "OK");
     EXPECT_TRUE(doc["ok"].Bool());
     EXPECT_TRUE(doc["race_check"]["checked"].Bool());

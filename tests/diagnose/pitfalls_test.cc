@@ -85,7 +85,8 @@ TEST_P(PitfallRace, ReportsPeerRemoteLoadAgainstOwnersStoreByTraceLine) {
   EXPECT_EQ(rep.header_count, races) << r;
   EXPECT_TRUE(rep.unparsed.empty()) << "unexpected stderr line: " << rep.unparsed.front() << r;
   ASSERT_FALSE(rep.shown.empty()) << r;
-  EXPECT_EQ((long long)rep.shown.size() + rep.more, races) << "shown + '... and K more' != races" << r;
+  EXPECT_EQ((long long)rep.shown.size() + rep.more, races)
+      << "shown + '... and K more' != races" << r;
   EXPECT_LE(rep.shown.size(), 8u);  // docs: at most a handful are spelled out
 
   std::set<std::pair<int, int>> pairs;  // (reader, owner)
@@ -141,8 +142,7 @@ class PitfallNoRaceCheck : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(PitfallNoRaceCheck, FlagSkipsDetectionAndNeverReportsRace) {
   const std::string path = Pitfall(GetParam());
-  CliResult r =
-      RunCli({"run", "--trace-file", path, "--ranks", "4", "--no-race-check", "--json"});
+  CliResult r = RunCli({"run", "--trace-file", path, "--ranks", "4", "--no-race-check", "--json"});
   JsonDoc doc = JsonDoc::Parse(r.out);
   ASSERT_TRUE(doc.ok()) << doc.error() << r;
   EXPECT_FALSE(doc["race_check"]["checked"].Bool());
@@ -194,8 +194,8 @@ INSTANTIATE_TEST_SUITE_P(Seeds, PitfallRingLeft, ::testing::Values(2u, 4u));
 
 // ---- the wait for 1 on a cell notified with 0 ----
 
-class PitfallNotifyZero
-    : public ::testing::TestWithParam<std::tuple<uint32_t, const char *>> {};  // P, timing
+class PitfallNotifyZero : public ::testing::TestWithParam<std::tuple<uint32_t, const char *>> {
+};  // P, timing
 
 TEST_P(PitfallNotifyZero, DeadlockListsEveryRanksBlockedWaitCellAndValue) {
   const uint32_t P = std::get<0>(GetParam());

@@ -49,7 +49,9 @@ double Num(yajl_val v) {
   return NAN;
 }
 
-std::string Str(yajl_val v) { return YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : ""; }
+std::string Str(yajl_val v) {
+  return YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : "";
+}
 
 // A json value printed for failure messages (small values only).
 std::string Show(yajl_val v) {
@@ -65,7 +67,9 @@ std::string Show(yajl_val v) {
   return "(value)";
 }
 
-int64_t UsToPs(double us) { return std::llround(us * 1e6); }
+int64_t UsToPs(double us) {
+  return std::llround(us * 1e6);
+}
 
 using Track = std::pair<long long, long long>;  // (pid, tid)
 
@@ -206,9 +210,9 @@ TEST_P(Timeline, SlicesOnOneTrackNeverOverlap) {
     for (size_t i = 1; i < kv.second.size(); i++) {
       const auto &prev = kv.second[i - 1], &cur = kv.second[i];
       if (cur.first < prev.first + prev.second && overlaps++ < 5)
-        ADD_FAILURE() << "overlap on pid " << kv.first.first << " '" << names[kv.first]
-                      << "': [" << prev.first << " +" << prev.second << ") and [" << cur.first
-                      << " +" << cur.second << ")";
+        ADD_FAILURE() << "overlap on pid " << kv.first.first << " '" << names[kv.first] << "': ["
+                      << prev.first << " +" << prev.second << ") and [" << cur.first << " +"
+                      << cur.second << ")";
     }
   }
   EXPECT_EQ(overlaps, 0);
@@ -261,7 +265,8 @@ TEST_P(Timeline, FlowsJoinANotifyToTheWaitItReleasedOnThePeer) {
   for (yajl_val e : Events()) {
     const std::string ph = Str(Key(e, "ph"));
     if (ph != "s" && ph != "f") continue;
-    std::string id = YAJL_IS_NUMBER(Key(e, "id")) ? YAJL_GET_NUMBER(Key(e, "id")) : Str(Key(e, "id"));
+    std::string id =
+        YAJL_IS_NUMBER(Key(e, "id")) ? YAJL_GET_NUMBER(Key(e, "id")) : Str(Key(e, "id"));
     (ph == "s" ? starts : finishes)[id] = e;
   }
   ASSERT_FALSE(starts.empty());
@@ -291,7 +296,8 @@ TEST_P(Timeline, FlowsJoinANotifyToTheWaitItReleasedOnThePeer) {
 TEST_P(Timeline, EveryRankAndEveryUsedTrackIsNamed) {
   std::map<long long, std::string> procs;
   for (yajl_val e : Events("M"))
-    if (Str(Key(e, "name")) == "process_name") procs[TrackOf(e).first] = Str(Key(Key(e, "args"), "name"));
+    if (Str(Key(e, "name")) == "process_name")
+      procs[TrackOf(e).first] = Str(Key(Key(e, "args"), "name"));
   for (int r = 0; r < kRanks; r++)
     EXPECT_EQ(procs[r], "rank " + std::to_string(r) + " (npu " + std::to_string(r) + ")");
   std::map<Track, std::string> names = ThreadNames();
@@ -376,7 +382,8 @@ TEST_P(Timeline, UtilisationCountersIntegrateToBusyTime) {
                                       std::to_string(links[i]["to"].Int())}] =
         links[i]["busy_ps"].Int();
   JsonView hbm = (*json_)["hbm"];
-  for (size_t i = 0; i < hbm.Size(); i++) busy[{hbm[i]["rank"].Int(), "hbm"}] = hbm[i]["busy_ps"].Int();
+  for (size_t i = 0; i < hbm.Size(); i++)
+    busy[{hbm[i]["rank"].Int(), "hbm"}] = hbm[i]["busy_ps"].Int();
   ASSERT_EQ(busy.size(), (size_t)kRanks * (kRanks - 1) + kRanks) << "12 links and 4 HBMs";
   for (const auto &kv : busy) {
     SCOPED_TRACE("util " + kv.first.second + " on pid " + std::to_string(kv.first.first));
@@ -386,7 +393,8 @@ TEST_P(Timeline, UtilisationCountersIntegrateToBusyTime) {
     std::stable_sort(v.begin(), v.end(),
                      [](const auto &a, const auto &b) { return a.first < b.first; });
     double integral = 0;
-    for (size_t i = 0; i + 1 < v.size(); i++) integral += v[i].second * (v[i + 1].first - v[i].first);
+    for (size_t i = 0; i + 1 < v.size(); i++)
+      integral += v[i].second * (v[i + 1].first - v[i].first);
     EXPECT_NEAR(integral, (double)kv.second, tolerance);
   }
 }
@@ -446,7 +454,8 @@ TEST_P(TimelineOutput, DeadlockedRunStillWritesACompleteTimeline) {
   yajl_val ev = Key(doc.root().raw(), "traceEvents");
   ASSERT_TRUE(YAJL_IS_ARRAY(ev));
   int slices = 0;
-  for (size_t i = 0; i < ev->u.array.len; i++) slices += Str(Key(ev->u.array.values[i], "ph")) == "X";
+  for (size_t i = 0; i < ev->u.array.len; i++)
+    slices += Str(Key(ev->u.array.values[i], "ph")) == "X";
   EXPECT_GT(slices, 0) << "the work done before the hang is on the timeline";
 }
 

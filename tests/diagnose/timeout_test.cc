@@ -12,8 +12,8 @@
 namespace a2test {
 namespace {
 
-const std::vector<std::string> kBigMesh = {"run",    "--algo", "allreduce_mesh", "--ranks",
-                                           "4",      "--size", "1MiB"};
+const std::vector<std::string> kBigMesh = {"run",    "--algo", "allreduce_mesh", "--ranks", "4",
+                                           "--size", "1MiB"};
 
 TEST(MaxSimTime, StopsAtTheBoundAndListsEveryUnfinishedCore) {
   CliResult r = RunCli(Args(kBigMesh, {"--max-sim-time", "1us", "--json"}));
@@ -54,8 +54,8 @@ TEST(MaxSimTime, RunWithinTheBoundIsUnaffected) {
 }
 
 TEST(MaxSimTime, BoundThatIsNotATimeIsAUsageError) {
-  EXPECT_TRUE(RunFailsWithUsage(Args(kBigMesh, {"--max-sim-time", "abc"}),
-                                {"--max-sim-time", "abc"}));
+  EXPECT_TRUE(
+      RunFailsWithUsage(Args(kBigMesh, {"--max-sim-time", "abc"}), {"--max-sim-time", "abc"}));
 }
 
 }  // namespace

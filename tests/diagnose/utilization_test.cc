@@ -18,8 +18,8 @@
 namespace a2test {
 namespace {
 
-const std::vector<std::string> kMesh = {"run",    "--algo", "allreduce_mesh", "--ranks",
-                                        "4",      "--size", "64KiB"};
+const std::vector<std::string> kMesh = {"run", "--algo", "allreduce_mesh", "--ranks",
+                                        "4",   "--size", "64KiB"};
 
 // utilisation is printed with 6 decimals
 constexpr double kUtilTol = 1e-6;
@@ -127,8 +127,8 @@ TEST(Utilisation, TextSummaryOnRingTopologyNamesTheMostLoadedLink) {
 TEST(Utilisation, LinksAreNamedByNpuWhenDevicesAreChosen) {
   JsonDoc doc;
   ASSERT_TRUE(RunJson({"run", "--algo", "allreduce_mesh", "-d", "1,5,6", "--size", "4KiB"}, &doc));
-  std::set<std::pair<long long, long long>> got, want = {{1, 5}, {1, 6}, {5, 1},
-                                                         {5, 6}, {6, 1}, {6, 5}};
+  std::set<std::pair<long long, long long>> got,
+      want = {{1, 5}, {1, 6}, {5, 1}, {5, 6}, {6, 1}, {6, 5}};
   for (size_t i = 0; i < doc["links"].Size(); i++)
     got.insert({doc["links"][i]["from"].Int(), doc["links"][i]["to"].Int()});
   EXPECT_EQ(got, want);

@@ -21,14 +21,14 @@ static inline char *a2f_strndup(const uint8_t *data, size_t size) {
 }
 
 /* Stops the run with a message libFuzzer shows next to the stack. */
-#define A2F_CHECK(cond, ...)                                       \
-  do {                                                             \
-    if (!(cond)) {                                                 \
-      fprintf(stderr, "a2 fuzz check failed: %s: ", #cond);        \
-      fprintf(stderr, __VA_ARGS__);                                \
-      fputc('\n', stderr);                                         \
-      abort();                                                     \
-    }                                                              \
+#define A2F_CHECK(cond, ...)                                \
+  do {                                                      \
+    if (!(cond)) {                                          \
+      fprintf(stderr, "a2 fuzz check failed: %s: ", #cond); \
+      fprintf(stderr, __VA_ARGS__);                         \
+      fputc('\n', stderr);                                  \
+      abort();                                              \
+    }                                                       \
   } while (0)
 
 /* Every error must be reportable: a known code, a non-empty message,

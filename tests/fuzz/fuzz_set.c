@@ -73,8 +73,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     A2F_CHECK(f != NULL, "open_memstream");
     a2_config_print(&again, f);
     fclose(f);
-    A2F_CHECK(len == len2 && !memcmp(text, text2, len), "--set %s=%s: printed config changes "
-              "when loaded and printed again:\n%s\n---\n%s", key, value, text, text2);
+    A2F_CHECK(len == len2 && !memcmp(text, text2, len),
+              "--set %s=%s: printed config changes "
+              "when loaded and printed again:\n%s\n---\n%s",
+              key, value, text, text2);
     free(text2);
     free(text);
   }

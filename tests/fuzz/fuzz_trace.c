@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/fuzz/fuzz_common.h"
 #include "traces/program.h"
 #include "traces/text.h"
 #include "traces/validate.h"
-#include "tests/fuzz/fuzz_common.h"
 
 /* The default config's unified buffer and vector cores (configs/a2-8p-hccs.yaml). */
 #define UB_BYTES (192u * 1024u)
@@ -52,7 +52,7 @@ static void check_same(const a2_kernel *a, const a2_kernel *b, const char *text)
     SAME(progs[p].n);
     for (uint32_t i = 0; i < a->progs[p].n; i++) {
       const a2_instr *x = &a->progs[p].v[i], *y = &b->progs[p].v[i];
-#define SAMEI(f)                                                                              \
+#define SAMEI(f)                                                                                \
   A2F_CHECK(x->f == y->f, "program %u instruction %u: " #f " %lld became %lld:\n%.1500s", p, i, \
             (long long)x->f, (long long)y->f, text)
       SAMEI(op);
