@@ -10,7 +10,7 @@ extern "C" {
 /* Process exit codes (documented in docs/cli.md). */
 enum {
   A2_EXIT_OK = 0,      /* run finished and the result matched the golden */
-  A2_EXIT_FAIL = 1,    /* functional FAIL (later: race, deadlock) */
+  A2_EXIT_FAIL = 1,    /* functional FAIL: wrong result, race or deadlock */
   A2_EXIT_USAGE = 2,   /* bad flag, config, trace or size */
   A2_EXIT_INTERNAL = 3 /* a bug or a kernel (SystemC) error */
 };

@@ -1,7 +1,7 @@
 /* The in-memory form of a collective kernel: declarations (buffers, tiles),
  * initial data, the golden the result is checked against, and one
- * instruction program per (rank, core). Generators in collectives/ and (later)
- * the trace-file parser both produce this; the model executes it.
+ * instruction program per (rank, core). Generators in collectives/ and the
+ * trace-file parser both produce this; the model executes it.
  *
  * Units: every offset and length is in bytes; signal cells are int32 and are
  * addressed by byte offset too (cell i is at 4*i). */

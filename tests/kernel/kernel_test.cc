@@ -316,10 +316,11 @@ TEST(KernelTest, ActivationCountIncrementsOncePerRun) {
 // distinct times, wake-ups for now (delta), the past, the near future and
 // later, moved earlier, repeated, self-wakes; bounded runs (some ending
 // exactly at an event time) with wake-ups between them. The hash covers
-// every activation's (time, process) in order and each run's result: it
-// was computed with the first shim, which notified each process's own
-// sc_event (SystemC's timed queue decided same-time order). The shim must
-// keep that order exactly: the model's results depend on it.
+// every activation's (time, process) in order and each run's result. The
+// pinned value is the order SystemC itself gives when each process
+// notifies its own sc_event (SystemC's timed queue decides same-time
+// order); the shim must keep that order exactly: the model's results
+// depend on it.
 namespace order {
 uint64_t rng, hash, acts;
 int64_t budget;

@@ -171,7 +171,7 @@ std::vector<Malformed> Cases() {
                1,
                "nested more than 16 levels deep",
                22});
-  // hostile shapes: each took libYAML seconds to minutes before it was bounded
+  // hostile shapes: unbounded, each would take libYAML seconds to minutes
   c.push_back(
       {"ConfigDeepFlowSequences200KB", Via::kConfig, "", {}, 1, "nested more than 16", 22, [] {
          return "chip: " + std::string(100000, '[') + std::string(100000, ']') + "\n";

@@ -21,7 +21,7 @@ std::vector<std::string> Header(const std::vector<std::string> &axes) {
   return h;
 }
 
-// The study of the issue: 3 algorithms x 4 rank counts x 12 sizes = 144
+// A study of the size of a real one: 3 algorithms x 4 rank counts x 12 sizes = 144
 // points (2 KiB .. 4 MiB doubling is 12 sizes; 256B..4MiB:x2 would be 15).
 TEST(SweepGrid, FullStudyWritesCsvPlotsAndCrossovers) {
   TempDir tmp;

@@ -56,7 +56,7 @@ TEST(SweepMpi, RanksSplitThePointsAndRankZeroWritesTheSameCsv) {
   ASSERT_EQ(one.exit_code, 0) << one;
   std::string csv = ReadFile(tmp.path() + "/one/sweep.csv");
   EXPECT_EQ(Lines(csv).size(), 1u + 16u);
-  for (const char *k : {"2", "3"}) {  // the 2 local ranks, and an uneven split
+  for (const char *k : {"2", "3"}) {  // 2 local ranks, and an uneven split
     SCOPED_TRACE(std::string("mpirun -n ") + k);
     std::string dir = tmp.path() + "/mpi" + k;
     std::vector<std::string> mpi = {"-n", k, "--oversubscribe"};
