@@ -42,6 +42,8 @@ typedef struct {
   uint64_t race_memory;     /* --race-memory: 0 = default budget */
   uint64_t max_events;      /* --max-events: 0 = none */
   uint64_t mem_limit;       /* --mem-limit: 0 = default */
+  a2_faults faults;         /* --slow-rank, --slow-link, --link-down, --jitter (seed: --seed) */
+  uint32_t seeds;           /* --seeds K: K runs, seeds seed..seed+K-1; 0: one run */
 } a2_run_opts;
 
 typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;
@@ -86,10 +88,25 @@ typedef struct {
   bool race_checked;
   bool race_abandoned;
   uint64_t race_budget;
+  uint64_t unrouted; /* transfers no route could take (a link down): the run is no result */
   bool no_data;
   const a2_sim *sim;
   const a2_kernel *k;
 } a2_run_result;
+
+/* The fault flags (cli/faults.c): parse one into *f; 0 or an exit code
+ * (error printed). a2_check_faults checks them against the config. */
+int a2_parse_slow_rank(const char *arg, a2_faults *f);
+int a2_parse_link_fault(const char *flag, const char *arg, a2_faults *f);
+int a2_parse_jitter(const char *arg, a2_faults *f);
+int a2_check_faults(const a2_faults *f, const a2_config *cfg);
+int a2_has_faults(const a2_faults *f);
+
+/* One run of `a2a3sim run` with parsed options (cli/run.c): its exit code;
+ * *time_ps the simulated time (0 when it did not run). t0: wall start. */
+int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps);
+/* --seeds K (cli/seeds.c): K runs, one process each, and their spread. */
+int a2_run_seeds(a2_run_opts *o, double t0);
 
 int a2_cli_run(int argc, char **argv);
 int a2_cli_list(int argc, char **argv);

@@ -14,6 +14,8 @@ static const char run_usage[] =
     "                   [--config FILE] [--set KEY=VALUE]... [--seed S] [--max-sim-time T]\n"
     "                   [--max-events N] [--mem-limit SIZE] [--race-memory SIZE]\n"
     "                   [--no-race-check] [--no-data] [--timeline FILE] [--json] [--profile]\n"
+    "                   [--slow-rank NPU=F]... [--slow-link A-B=F]... [--link-down A-B]...\n"
+    "                   [--jitter T] [--seeds K]\n"
     "\n"
     "  --algo NAME        built-in collective (a2a3sim list)\n"
     "  --trace-file FILE  a kernel written in the trace format (docs/trace-format.md)\n"
@@ -47,6 +49,19 @@ static const char run_usage[] =
     "  --json             print the result as one JSON object (keys: docs/output.md)\n"
     "  --profile          print wall time, kernel activations (events) per second and\n"
     "                     peak RSS of this process on stderr (for bench/)\n"
+    "\n"
+    "Faults (docs/timing-model.md, \"Faults\"; each fault flag is repeatable):\n"
+    "  --slow-rank NPU=F  NPU's vector cores, MTE and DMA engines at F x their speed\n"
+    "                     (F > 0; 0.5 = half speed)\n"
+    "  --slow-link A-B=F  the link(s) between NPUs A and B at F x their bandwidth (F > 0)\n"
+    "  --link-down A-B    the link(s) between NPUs A and B fail: routes go around them\n"
+    "                     where the topology has another way (full mesh: through a third\n"
+    "                     NPU; ring: the other direction), else the run reports UNROUTED\n"
+    "                     and the transfers that needed them (exit 1)\n"
+    "  --jitter T         each remote transfer starts a random extra 0..T later (uniform,\n"
+    "                     from --seed: the same seed gives the same run)\n"
+    "  --seeds K          K runs, seeds S..S+K-1 (S = --seed), one process each: their\n"
+    "                     times and the spread (min, median, max)\n"
     "\n"
     "Prints OK when every rank's output matches the golden computed independently and\n"
     "no data race was found; FAIL (mismatches), RACE (unordered conflicting accesses,\n"
@@ -171,7 +186,12 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     O_RACEMEM,
     O_MAXEV,
     O_MEMLIM,
-    O_PARAM
+    O_PARAM,
+    O_SLOWRANK,
+    O_SLOWLINK,
+    O_LINKDOWN,
+    O_JITTER,
+    O_SEEDS
   };
   static const struct option longs[] = {{"algo", required_argument, 0, O_ALGO},
                                         {"devices", required_argument, 0, 'd'},
@@ -198,6 +218,11 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
                                         {"max-events", required_argument, 0, O_MAXEV},
                                         {"mem-limit", required_argument, 0, O_MEMLIM},
                                         {"param", required_argument, 0, O_PARAM},
+                                        {"slow-rank", required_argument, 0, O_SLOWRANK},
+                                        {"slow-link", required_argument, 0, O_SLOWLINK},
+                                        {"link-down", required_argument, 0, O_LINKDOWN},
+                                        {"jitter", required_argument, 0, O_JITTER},
+                                        {"seeds", required_argument, 0, O_SEEDS},
                                         {0, 0, 0, 0}};
   const char *ops[A2_REDUCE_OPS];
   for (int i = 0; i < A2_REDUCE_OPS; i++) ops[i] = a2_reduce_name((a2_reduce_op)i);
@@ -288,6 +313,26 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
         return a2_cmd_usage_error("--race-memory", "expected a size such as 4GiB, got '%s'",
                                   optarg);
       break;
+    case O_SLOWRANK:
+      run_only = "--slow-rank";
+      rc = a2_parse_slow_rank(optarg, &o->faults);
+      break;
+    case O_SLOWLINK:
+      run_only = "--slow-link";
+      rc = a2_parse_link_fault("--slow-link", optarg, &o->faults);
+      break;
+    case O_LINKDOWN:
+      run_only = "--link-down";
+      rc = a2_parse_link_fault("--link-down", optarg, &o->faults);
+      break;
+    case O_JITTER:
+      run_only = "--jitter";
+      rc = a2_parse_jitter(optarg, &o->faults);
+      break;
+    case O_SEEDS:
+      run_only = "--seeds";
+      rc = parse_u32("--seeds", optarg, 1, 100000, &o->seeds);
+      break;
     case O_NODATA:
       o->no_data = true;
       run_only = "--no-data";
@@ -344,6 +389,9 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   if (cmd == A2_CMD_GEN && !o->out_path) return a2_cmd_usage_error("-o", "required");
   if (have_d && have_ranks) return a2_cmd_usage_error("--ranks", "use -d or --ranks, not both");
   if (!have_d && !have_ranks) return a2_cmd_usage_error("--ranks", "required (or -d LIST)");
+  if (o->seeds && o->timeline_out)
+    return a2_cmd_usage_error("--seeds", "not with --timeline (one run writes one timeline)");
+  o->faults.seed = o->seed;
   return 0;
 }
 
@@ -369,6 +417,11 @@ int a2_load_run_config(const a2_run_opts *o, a2_config *cfg) {
   if (a2_config_validate(cfg, o->config_path ? o->config_path : "--set", &e)) {
     a2_cmd_error(&e);
     return A2_EXIT_USAGE;
+  }
+  if (a2_has_faults(&o->faults)) {
+    int rc = a2_check_faults(&o->faults, cfg);
+    if (rc) return rc;
+    cfg->faults = &o->faults;
   }
   return 0;
 }

@@ -32,6 +32,7 @@ static double algbw(const a2_run_result *r) {
 }
 
 static const char *verdict(const a2_run_result *r) {
+  if (r->unrouted) return "UNROUTED";
   if (r->status == A2_RUN_DEADLOCK) return "DEADLOCK";
   if (r->status == A2_RUN_TIME_LIMIT) return "TIMEOUT";
   if (r->status == A2_RUN_EVENT_LIMIT) return "EVENT_LIMIT";

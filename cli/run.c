@@ -27,44 +27,52 @@ int a2_cli_run(int argc, char **argv) {
   double t0 = wall_s();
   a2_run_opts o;
   int rc = a2_parse_run_flags(A2_CMD_RUN, argc, argv, &o);
+  uint64_t time_ps = 0;
+  if (rc)
+    rc = rc < 0 ? A2_EXIT_OK : rc;
+  else
+    rc = o.seeds ? a2_run_seeds(&o, t0) : a2_run_once(&o, t0, &time_ps);
+  free(o.devices);
+  return rc;
+}
+
+int a2_run_once(a2_run_opts *op, double t0, uint64_t *time_ps) {
+  a2_run_opts *const o = op;
   a2_run_result r = {0};
   a2_kernel k = {0};
   a2_sim *sim = NULL;
   a2_err e = {0};
   int exit_code = A2_EXIT_OK;
-  if (rc) {
-    exit_code = rc < 0 ? A2_EXIT_OK : rc;
-    goto out;
-  }
-  if ((exit_code = a2_load_run_config(&o, &r.cfg))) goto out;
-  if ((exit_code = a2_build_kernel(&o, &r.cfg, &k, &r.desc))) goto out;
-  r.config_name = o.config_path ? o.config_path : A2_DEFAULT_CONFIG " (built-in)";
+  *time_ps = 0;
+  if ((exit_code = a2_load_run_config(o, &r.cfg))) goto out;
+  if ((exit_code = a2_build_kernel(o, &r.cfg, &k, &r.desc))) goto out;
+  r.config_name = o->config_path ? o->config_path : A2_DEFAULT_CONFIG " (built-in)";
   r.nranks = k.nranks;
-  r.no_data = o.no_data;
-  if (a2_sim_create_mode(&r.cfg, &k, o.devices, o.trace_file ? o.trace_file : o.algo, o.no_data,
-                         o.mem_limit, &sim, &e)) {
+  r.no_data = o->no_data;
+  if (a2_sim_create_mode(&r.cfg, &k, o->devices, o->trace_file ? o->trace_file : o->algo,
+                         o->no_data, o->mem_limit, &sim, &e)) {
     a2_cmd_error(&e);
     exit_code = a2_err_exit_code(e.code);
     goto out;
   }
-  if (o.no_race_check && a2_sim_set_race_check(sim, 0, &e)) {
+  if (o->no_race_check && a2_sim_set_race_check(sim, 0, &e)) {
     a2_cmd_error(&e);
     exit_code = A2_EXIT_INTERNAL;
     goto out;
   }
-  if (o.race_memory && a2_sim_set_race_budget(sim, o.race_memory, &e)) {
+  if (o->race_memory && a2_sim_set_race_budget(sim, o->race_memory, &e)) {
     a2_cmd_error(&e);
     exit_code = a2_err_exit_code(e.code);
     goto out;
   }
-  if (o.max_events) a2_sim_set_event_limit(sim, o.max_events);
-  r.race_checked = !o.no_race_check;
-  if (o.timeline_out && a2_sim_set_timeline(sim, o.timeline_out, &e)) {
+  if (o->max_events) a2_sim_set_event_limit(sim, o->max_events);
+  r.race_checked = !o->no_race_check;
+  if (o->timeline_out && a2_sim_set_timeline(sim, o->timeline_out, &e)) {
     a2_cmd_error(&e);
     exit_code = a2_err_exit_code(e.code);
     goto out;
   }
-  if (a2_sim_run(sim, o.max_sim_ps, &r.status, &e)) {
+  if (a2_sim_run(sim, o->max_sim_ps, &r.status, &e)) {
     a2_cmd_error(&e);
     exit_code = A2_EXIT_INTERNAL;
     goto out;
@@ -72,6 +80,8 @@ int a2_cli_run(int argc, char **argv) {
   r.sim = sim;
   r.k = &k;
   r.time_ps = a2_sim_end_ps(sim);
+  *time_ps = r.time_ps;
+  r.unrouted = a2_sim_unrouted(sim);
   r.races = a2_sim_races(sim);
   uint64_t race_stop_ps = 0;
   if (a2_sim_race_abandoned(sim, &r.race_budget, &race_stop_ps)) {
@@ -83,10 +93,10 @@ int a2_cli_run(int argc, char **argv) {
             "access history): raise it with --race-memory or skip it with --no-race-check\n",
             (double)race_stop_ps / 1e6, (unsigned long long)(r.race_budget >> 20));
   }
-  if (r.status == A2_RUN_DONE && !o.no_data) a2_check(&k, sim, &r.check);
-  if (o.no_data) r.check.ok = true; /* nothing to compare: timing-only */
-  if (o.profile) print_profile(t0, a2_sim_activations(sim));
-  if (o.json)
+  if (r.status == A2_RUN_DONE && !o->no_data) a2_check(&k, sim, &r.check);
+  if (o->no_data) r.check.ok = true; /* nothing to compare: timing-only */
+  if (o->profile) print_profile(t0, a2_sim_activations(sim));
+  if (o->json)
     a2_report_json(&r, stdout);
   else
     a2_report_text(&r, stdout);
@@ -100,6 +110,15 @@ int a2_cli_run(int argc, char **argv) {
   } else if (!r.check.ok) {
     exit_code = A2_EXIT_FAIL;
   }
+  if (r.unrouted) {
+    fprintf(stderr,
+            "a2a3sim: %s: %llu transfer(s) could not be routed: every route between their ranks "
+            "crosses a link that is down (--link-down), so they ran over it and the times are "
+            "no result:\n",
+            r.desc.name, (unsigned long long)r.unrouted);
+    a2_sim_report_unrouted(sim, stderr);
+    exit_code = A2_EXIT_FAIL;
+  }
   if (r.races) {
     fprintf(stderr, "a2a3sim: %s: %llu data race(s) (accesses no notify/wait orders):\n",
             r.desc.name, (unsigned long long)r.races);
@@ -109,6 +128,5 @@ int a2_cli_run(int argc, char **argv) {
 out:
   a2_sim_free(sim);
   a2_kernel_free(&k);
-  free(o.devices);
   return exit_code;
 }

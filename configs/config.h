@@ -11,6 +11,7 @@
 
 #include "common/err.h"
 #include "common/units.h"
+#include "configs/faults.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,6 +69,9 @@ typedef struct a2_config {
   uint64_t rdma_bw;        /* interconnect.nic.rdma_bandwidth: per queue, an RDMA put/get */
   uint32_t torus_width;    /* interconnect.torus_width: X size of the torus */
   a2_timing timing;        /* interconnect.timing: packet | reservation */
+  /* not a key: the run's faults (slow NPUs, link faults, jitter), owned by
+   * the caller and outliving the simulation; NULL: none */
+  const a2_faults *faults;
 } a2_config;
 
 /* Most link stages a config may ask for (each is a kernel process). */

@@ -310,7 +310,7 @@ static void start_vector(a2_core *c, const a2_instr *in, uint32_t slot, uint64_t
     cycles = cfg->vec_startup_cycles +
              (in->len + cfg->vec_bytes_per_cycle - 1) / cfg->vec_bytes_per_cycle;
   uint64_t start = c->vec_free_ps > now ? c->vec_free_ps : now; /* max(ready, pipe free) */
-  c->vec_free_ps = start + cycles * c->sim->cycle_ps;
+  c->vec_free_ps = start + a2_fault_rank_scale(c->sim, c->rank, cycles * c->sim->cycle_ps, 1);
   if (in->op != A2_OP_COMPUTE && !c->sim->no_data) a2_vector_apply(c, in);
   c->done[slot] = c->vec_free_ps;
   if (!c->ahead) a2_core_wake(c, c->vec_free_ps);

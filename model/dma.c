@@ -82,14 +82,16 @@ a2_code a2_dma_build(a2_sim *s, a2_err *err) {
     for (uint32_t q = 0; q < Q; q++) {
       a2_dma_queue *dq = &s->dmaq[(size_t)r * Q + q];
       dq->stage[ENG_RDMA] = A2_NO_STAGE;
-      a2_code rc = a2_net_add_stage(s->net, A2_STAGE_SDMA_WRITE, cfg->sdma_write_bw, 0, (int32_t)r,
+      a2_code rc = a2_net_add_stage(s->net, A2_STAGE_SDMA_WRITE,
+                                    a2_fault_rank_scale(s, r, cfg->sdma_write_bw, 0), 0, (int32_t)r,
                                     (int32_t)q, &dq->stage[ENG_SDMA_WRITE], err);
       if (!rc)
-        rc = a2_net_add_stage(s->net, A2_STAGE_SDMA_READ, cfg->sdma_read_bw, 0, (int32_t)r,
+        rc = a2_net_add_stage(s->net, A2_STAGE_SDMA_READ,
+                              a2_fault_rank_scale(s, r, cfg->sdma_read_bw, 0), 0, (int32_t)r,
                               (int32_t)q, &dq->stage[ENG_SDMA_READ], err);
       if (!rc && nic)
-        rc = a2_net_add_stage(s->net, A2_STAGE_RDMA, cfg->rdma_bw, 0, (int32_t)r, (int32_t)q,
-                              &dq->stage[ENG_RDMA], err);
+        rc = a2_net_add_stage(s->net, A2_STAGE_RDMA, a2_fault_rank_scale(s, r, cfg->rdma_bw, 0), 0,
+                              (int32_t)r, (int32_t)q, &dq->stage[ENG_RDMA], err);
       if (rc) return rc;
     }
   return A2_OK;
@@ -190,8 +192,12 @@ uint64_t a2_dma_launch(a2_core *c, const a2_instr *in, uint64_t len, uint64_t t,
   uint32_t peer = (uint32_t)in->peer;
   int rdma = a2_topo_via_nic(s->topo, s->dev[c->rank], s->dev[peer]);
   int e = rdma ? ENG_RDMA : in->op == A2_OP_PUT ? ENG_SDMA_WRITE : ENG_SDMA_READ;
-  uint64_t a = rdma ? cfg->rdma_launch_ps : cfg->sdma_launch_ps;
-  uint64_t bw = rdma ? cfg->rdma_bw : e == ENG_SDMA_WRITE ? cfg->sdma_write_bw : cfg->sdma_read_bw;
+  uint64_t a = a2_fault_rank_scale(s, c->rank, rdma ? cfg->rdma_launch_ps : cfg->sdma_launch_ps, 1);
+  uint64_t bw = a2_fault_rank_scale(s, c->rank,
+                                    rdma                  ? cfg->rdma_bw
+                                    : e == ENG_SDMA_WRITE ? cfg->sdma_write_bw
+                                                          : cfg->sdma_read_bw,
+                                    0);
   uint64_t start = t > dq->free_ps ? t : dq->free_ps; /* s = max(t, F_q) */
   dq->free_ps = start + a + engine_ps(len, cfg->packet_bytes, bw);
   *engine = dq->stage[e];

@@ -163,11 +163,15 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
       co->tiles = s->core_tiles + i * NTILES(k);
       co->buf_w = s->core_buf_w + i * NBUFS(k);
       co->ub = s->no_data ? NULL : s->core_ub + i * s->ub_stride;
-      if ((rc = a2_net_add_stage(s->net, A2_STAGE_MTE_IN, cfg->mte_in_bw, cfg->mte_lat_ps,
-                                 (int32_t)r, (int32_t)c, &co->stages[ST_MTE_IN], err)))
+      if ((rc = a2_net_add_stage(s->net, A2_STAGE_MTE_IN,
+                                 a2_fault_rank_scale(s, r, cfg->mte_in_bw, 0),
+                                 a2_fault_rank_scale(s, r, cfg->mte_lat_ps, 1), (int32_t)r,
+                                 (int32_t)c, &co->stages[ST_MTE_IN], err)))
         return rc;
-      if ((rc = a2_net_add_stage(s->net, A2_STAGE_MTE_OUT, cfg->mte_out_bw, cfg->mte_lat_ps,
-                                 (int32_t)r, (int32_t)c, &co->stages[ST_MTE_OUT], err)))
+      if ((rc = a2_net_add_stage(s->net, A2_STAGE_MTE_OUT,
+                                 a2_fault_rank_scale(s, r, cfg->mte_out_bw, 0),
+                                 a2_fault_rank_scale(s, r, cfg->mte_lat_ps, 1), (int32_t)r,
+                                 (int32_t)c, &co->stages[ST_MTE_OUT], err)))
         return rc;
       if ((rc = a2_core_init(s, co, r, c, err))) return rc;
     }
@@ -200,6 +204,7 @@ void a2_sim_free(a2_sim *s) {
   free(s->dev);
   a2_dma_free(s);
   a2_topo_free(s->topo);
+  free(s->unrouted);
   a2_net_free(s->net);
   a2_race_free(s->race);
   if (s->obs) a2_obs_finish(s->obs, NULL);

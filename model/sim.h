@@ -95,6 +95,12 @@ const uint8_t *a2_sim_buffer(const a2_sim *s, uint32_t rank, uint32_t buf);
  * "rank 1 core 0: blocked at step 7 (wait signal[0] ge 1): cell value 0". */
 void a2_sim_report_blocked(const a2_sim *s, FILE *out);
 
+/* Transfers whose every route crosses a link that is down (cfg->faults):
+ * they ran over it anyway, so the run's times are not a result. The report
+ * lists the first ones (rank, core, time, the route and the link). */
+uint64_t a2_sim_unrouted(const a2_sim *s);
+void a2_sim_report_unrouted(const a2_sim *s, FILE *out);
+
 /* Kernel process activations and stage totals, for reports. */
 uint64_t a2_sim_activations(const a2_sim *s);
 

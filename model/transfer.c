@@ -46,6 +46,10 @@ static void note_stage(a2_core *c, uint32_t id) {
 }
 
 static uint64_t start(a2_core *c, a2_xfer *x, uint64_t t) {
+  if (c->jit_pending) { /* a remote transfer under jitter (add_route) */
+    c->jit_pending = false;
+    t += a2_fault_jitter_next(c->sim);
+  }
   return a2_xfer_start(c->sim->net, x, t);
 }
 
@@ -128,6 +132,10 @@ static void add_route(a2_core *c, uint32_t *path, uint32_t src, uint32_t dst, ui
   a2_sim *s = c->sim;
   a2_topo_route(s->topo, s->dev[src], s->dev[dst], path);
   for (uint16_t i = 0; i < n; i++) note_stage(c, path[i]);
+  if (s->cfg->faults) {
+    if (a2_topo_has_down_links(s->topo)) a2_fault_note_route(c, src, dst);
+    c->jit_pending = s->cfg->faults->jitter_ps != 0 && n > 0;
+  }
 }
 
 /* The HBM stage of a rank (a peer's is remembered as a recent stage). */

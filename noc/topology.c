@@ -3,6 +3,7 @@
  * arithmetic on (src, dst) with no per-pair tables. */
 #include "noc/topology.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 typedef struct topo_row topo_row;
@@ -15,6 +16,12 @@ struct a2_topo {
   uint32_t g;          /* two_level: group size; torus: width (X) */
   uint32_t gsh;        /* two_level: log2(g) when g is a power of two, else 0 */
   uint32_t nic;        /* two_level: first NIC stage id */
+  /* faults (configs/faults.h): the link stages that are down, how many
+   * links each link fault matched, a route's scratch space (n entries) */
+  const a2_faults *f;
+  uint32_t *down, ndown, down_cap;
+  uint32_t matched[A2_MAX_FAULTS];
+  uint32_t *scratch;
 };
 
 struct topo_row {
@@ -25,12 +32,33 @@ struct topo_row {
   void (*route)(const a2_topo *t, uint32_t src, uint32_t dst, uint32_t *out);
 };
 
-static a2_code add_link(a2_net *net, const a2_config *cfg, uint64_t lat, int32_t a, int32_t b,
-                        uint32_t *first, a2_err *err) {
+/* A link stage from NPU a to NPU b, at its fault's bandwidth factor; a
+ * link that is down keeps its stage (routes stay arithmetic) and is listed
+ * in t->down. */
+static a2_code add_link(a2_topo *t, a2_net *net, const a2_config *cfg, uint64_t lat, int32_t a,
+                        int32_t b, uint32_t *first, a2_err *err) {
   uint32_t id;
-  a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, cfg->link_bw, lat, a, b, &id, err);
+  double fx = a2_faults_link(t->f, a, b);
+  uint64_t bw = fx > 0 ? a2_faults_scale(cfg->link_bw, fx) : cfg->link_bw;
+  a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, bw, lat, a, b, &id, err);
   if (rc == A2_OK && first && *first == UINT32_MAX) *first = id;
-  return rc;
+  if (rc || !t->f) return rc;
+  for (uint32_t i = 0; i < t->f->nlinks; i++) {
+    const a2_link_fault *l = &t->f->links[i];
+    if (((int32_t)l->a == a && (int32_t)l->b == b) || ((int32_t)l->a == b && (int32_t)l->b == a))
+      t->matched[i]++;
+  }
+  if (fx == 0) {
+    if (t->ndown == t->down_cap) {
+      uint32_t cap = t->down_cap ? 2 * t->down_cap : 8;
+      uint32_t *v = realloc(t->down, cap * sizeof *v);
+      if (!v) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for link faults");
+      t->down = v;
+      t->down_cap = cap;
+    }
+    t->down[t->ndown++] = id;
+  }
+  return A2_OK;
 }
 
 /* Full mesh: one link per ordered pair; link (s,d) is s*(n-1) + index of d
@@ -40,7 +68,7 @@ static a2_code mesh_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err 
   for (uint32_t s = 0; s < t->n; s++)
     for (uint32_t d = 0; d < t->n; d++)
       if (s != d) {
-        a2_code rc = add_link(net, cfg, cfg->link_lat_ps, (int32_t)s, (int32_t)d, &t->base, err);
+        a2_code rc = add_link(t, net, cfg, cfg->link_lat_ps, (int32_t)s, (int32_t)d, &t->base, err);
         if (rc) return rc;
       }
   return A2_OK;
@@ -58,13 +86,13 @@ static void mesh_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) 
 static a2_code ring_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
   t->base = UINT32_MAX;
   for (uint32_t i = 0; i < t->n; i++) {
-    a2_code rc =
-        add_link(net, cfg, cfg->link_lat_ps, (int32_t)i, (int32_t)((i + 1) % t->n), &t->base, err);
+    a2_code rc = add_link(t, net, cfg, cfg->link_lat_ps, (int32_t)i, (int32_t)((i + 1) % t->n),
+                          &t->base, err);
     if (rc) return rc;
   }
   for (uint32_t i = 0; i < t->n; i++) {
-    a2_code rc = add_link(net, cfg, cfg->link_lat_ps, (int32_t)i, (int32_t)((i + t->n - 1) % t->n),
-                          &t->base, err);
+    a2_code rc = add_link(t, net, cfg, cfg->link_lat_ps, (int32_t)i,
+                          (int32_t)((i + t->n - 1) % t->n), &t->base, err);
     if (rc) return rc;
   }
   return A2_OK;
@@ -87,11 +115,11 @@ static a2_code switch_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_er
   t->base = UINT32_MAX;
   for (uint32_t i = 0; i < t->n; i++) {
     a2_code rc =
-        add_link(net, cfg, cfg->link_lat_ps + cfg->switch_lat_ps, (int32_t)i, -1, &t->base, err);
+        add_link(t, net, cfg, cfg->link_lat_ps + cfg->switch_lat_ps, (int32_t)i, -1, &t->base, err);
     if (rc) return rc;
   }
   for (uint32_t i = 0; i < t->n; i++) {
-    a2_code rc = add_link(net, cfg, cfg->link_lat_ps, -1, (int32_t)i, &t->base, err);
+    a2_code rc = add_link(t, net, cfg, cfg->link_lat_ps, -1, (int32_t)i, &t->base, err);
     if (rc) return rc;
   }
   return A2_OK;
@@ -130,7 +158,7 @@ static a2_code two_level_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2
     uint32_t b = group_base(t, s), len = group_len(t, s);
     for (uint32_t d = b; d < b + len; d++)
       if (d != s) {
-        a2_code rc = add_link(net, cfg, cfg->link_lat_ps, (int32_t)s, (int32_t)d, &t->base, err);
+        a2_code rc = add_link(t, net, cfg, cfg->link_lat_ps, (int32_t)s, (int32_t)d, &t->base, err);
         if (rc) return rc;
       }
   }
@@ -181,7 +209,8 @@ static a2_code torus_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err
     uint32_t nb[4] = {y * X + (x + 1) % X, y * X + (x + X - 1) % X, (y + 1) % Y * X + x,
                       (y + Y - 1) % Y * X + x};
     for (int d = 0; d < 4; d++) {
-      a2_code rc = add_link(net, cfg, cfg->link_lat_ps, (int32_t)r, (int32_t)nb[d], &t->base, err);
+      a2_code rc =
+          add_link(t, net, cfg, cfg->link_lat_ps, (int32_t)r, (int32_t)nb[d], &t->base, err);
       if (rc) return rc;
     }
   }
@@ -240,9 +269,20 @@ a2_code a2_topo_build(const a2_config *cfg, uint32_t nranks, a2_net *net, a2_top
   t->row = r;
   t->n = nranks;
   t->base = 0;
+  t->f = cfg->faults;
   a2_code rc = nranks > 1 ? r->build(cfg, t, net, err) : A2_OK;
+  for (uint32_t i = 0; rc == A2_OK && t->f && i < t->f->nlinks; i++)
+    if (!t->matched[i])
+      rc = a2_err_set(err, A2_E_INPUT, t->f->links[i].flag, 0, 0,
+                      "'%s': no link joins NPU %u and NPU %u in this %s topology of %u NPUs "
+                      "(docs/timing-model.md, \"Topologies\")",
+                      t->f->links[i].spec, t->f->links[i].a, t->f->links[i].b, r->name, nranks);
+  if (rc == A2_OK && t->ndown) {
+    t->scratch = malloc((size_t)(nranks + 2) * sizeof *t->scratch);
+    if (!t->scratch) rc = a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for routes");
+  }
   if (rc) {
-    free(t);
+    a2_topo_free(t);
     return rc;
   }
   *out = t;
@@ -250,15 +290,97 @@ a2_code a2_topo_build(const a2_config *cfg, uint32_t nranks, a2_net *net, a2_top
 }
 
 void a2_topo_free(a2_topo *t) {
+  if (!t) return;
+  free(t->down);
+  free(t->scratch);
   free(t);
 }
 
+/* ---- routing around links that are down (docs/timing-model.md, "Faults") ---- */
+
+static int is_down(const a2_topo *t, uint32_t id) {
+  for (uint32_t i = 0; i < t->ndown; i++)
+    if (t->down[i] == id) return 1;
+  return 0;
+}
+
+static int path_up(const a2_topo *t, const uint32_t *p, uint32_t len) {
+  for (uint32_t h = 0; h < len; h++)
+    if (is_down(t, p[h])) return 0;
+  return 1;
+}
+
+/* The route s -> d avoiding links that are down, into out (room for n + 2
+ * ids); returns its length. *ok = 0 when there is none: out is then the
+ * usual route. Full mesh (and a two_level group's mesh): the direct link,
+ * else through the lowest-numbered third NPU of the group whose two links
+ * are up; ring: the shorter direction, else the other one. */
+static uint16_t fault_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out, int *ok) {
+  uint16_t len = t->row->route_len(t, s, d);
+  t->row->route(t, s, d, out);
+  *ok = 1;
+  if (path_up(t, out, len)) return len;
+  int group_mesh = t->kind == A2_TOPO_FULL_MESH || (t->kind == A2_TOPO_TWO_LEVEL && len == 1);
+  if (group_mesh) {
+    uint32_t b = t->kind == A2_TOPO_FULL_MESH ? 0 : group_base(t, s);
+    uint32_t glen = t->kind == A2_TOPO_FULL_MESH ? t->n : group_len(t, s);
+    for (uint32_t m = b; m < b + glen; m++) {
+      if (m == s || m == d) continue;
+      uint32_t v[2];
+      t->row->route(t, s, m, &v[0]);
+      t->row->route(t, m, d, &v[1]);
+      if (!is_down(t, v[0]) && !is_down(t, v[1])) {
+        out[0] = v[0];
+        out[1] = v[1];
+        return 2;
+      }
+    }
+  } else if (t->kind == A2_TOPO_RING) {
+    uint32_t cw = (d + t->n - s) % t->n, ccw = t->n - cw, k = 0;
+    if (cw <= ccw) /* the usual route went clockwise: go the other way */
+      for (uint32_t h = 0; h < ccw; h++) out[k++] = t->base + t->n + (s + t->n - h) % t->n;
+    else
+      for (uint32_t h = 0; h < cw; h++) out[k++] = t->base + (s + h) % t->n;
+    if (path_up(t, out, k)) return (uint16_t)k;
+  }
+  *ok = 0;
+  len = t->row->route_len(t, s, d);
+  t->row->route(t, s, d, out);
+  return len;
+}
+
 uint16_t a2_topo_route_len(const a2_topo *t, uint32_t s, uint32_t d) {
-  return t->row->route_len(t, s, d);
+  if (!t->ndown) return t->row->route_len(t, s, d);
+  int ok;
+  return fault_route(t, s, d, t->scratch, &ok);
 }
 
 void a2_topo_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) {
-  t->row->route(t, s, d, out);
+  if (!t->ndown) {
+    t->row->route(t, s, d, out);
+    return;
+  }
+  int ok;
+  uint16_t len = fault_route(t, s, d, t->scratch, &ok);
+  for (uint16_t h = 0; h < len; h++) out[h] = t->scratch[h];
+}
+
+int a2_topo_has_down_links(const a2_topo *t) {
+  return t->ndown != 0;
+}
+
+int a2_topo_unroutable(const a2_topo *t, uint32_t s, uint32_t d, int32_t *a, int32_t *b,
+                       const a2_net *net) {
+  if (!t->ndown || s == d) return 0;
+  int ok;
+  uint16_t len = fault_route(t, s, d, t->scratch, &ok);
+  if (ok) return 0;
+  for (uint16_t h = 0; h < len; h++)
+    if (is_down(t, t->scratch[h])) {
+      a2_net_stage_kind(net, t->scratch[h], a, b);
+      break;
+    }
+  return 1;
 }
 
 int a2_topo_via_nic(const a2_topo *t, uint32_t s, uint32_t d) {

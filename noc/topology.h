@@ -34,6 +34,19 @@ int a2_topo_has_nic(const a2_topo *t);
 
 const char *a2_topo_name(a2_topology kind);
 
+/* Link faults (cfg->faults; docs/timing-model.md, "Faults"). A degraded
+ * link's stage has its bandwidth times the factor; a link that is down is
+ * avoided by the routes above where the topology has another way (full
+ * mesh and a two_level group: through a third NPU; ring: the other
+ * direction). a2_topo_build fails (A2_E_INPUT, err->file the fault's flag)
+ * for a fault that names no link. */
+int a2_topo_has_down_links(const a2_topo *t);
+/* 1 when every route s -> d crosses a link that is down (the routes above
+ * then give the usual route, over it): *a, *b are the NPUs of the first
+ * such link on it. 0 otherwise (always without links down). */
+int a2_topo_unroutable(const a2_topo *t, uint32_t s, uint32_t d, int32_t *a, int32_t *b,
+                       const a2_net *net);
+
 #ifdef __cplusplus
 }
 #endif
