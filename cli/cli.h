@@ -13,6 +13,8 @@
 #include "model/sim.h"
 #include "traces/text.h"
 
+#define A2_MAX_JOBS 16 /* --job flags of one run */
+
 /* Everything a run (or gen) needs, filled from the flags. */
 typedef struct {
   const char *algo;        /* --algo */
@@ -44,6 +46,8 @@ typedef struct {
   uint64_t mem_limit;       /* --mem-limit: 0 = default */
   a2_faults faults;         /* --slow-rank, --slow-link, --link-down, --jitter (seed: --seed) */
   uint32_t seeds;           /* --seeds K: K runs, seeds seed..seed+K-1; 0: one run */
+  const char *jobs[A2_MAX_JOBS]; /* --job SPEC (cli/jobs.c) */
+  int njobs;
 } a2_run_opts;
 
 typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;
@@ -105,6 +109,8 @@ int a2_has_faults(const a2_faults *f);
 /* One run of `a2a3sim run` with parsed options (cli/run.c): its exit code;
  * *time_ps the simulated time (0 when it did not run). t0: wall start. */
 int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps);
+/* --job (cli/jobs.c): the jobs alone and together, and the report. */
+int a2_run_jobs(a2_run_opts *o);
 /* --seeds K (cli/seeds.c): K runs, one process each, and their spread. */
 int a2_run_seeds(a2_run_opts *o, double t0);
 

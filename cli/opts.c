@@ -10,6 +10,7 @@
 static const char run_usage[] =
     "usage: a2a3sim run (--algo NAME | --trace-file FILE [--param NAME=VALUE]...)\n"
     "                   (-d 0,1,2,3 | --ranks P)\n"
+    "   or: a2a3sim run --job algo=NAME,ranks=A-B[,size=S][,start=T][,cores=C]...\n"
     "                   [--size BYTES] [--op OP] [--dtype T] [--root R] [--cores C]\n"
     "                   [--config FILE] [--set KEY=VALUE]... [--seed S] [--max-sim-time T]\n"
     "                   [--max-events N] [--mem-limit SIZE] [--race-memory SIZE]\n"
@@ -62,6 +63,13 @@ static const char run_usage[] =
     "                     from --seed: the same seed gives the same run)\n"
     "  --seeds K          K runs, seeds S..S+K-1 (S = --seed), one process each: their\n"
     "                     times and the spread (min, median, max)\n"
+    "\n"
+    "Several jobs (docs/cli.md, \"Several jobs\"; timing-only):\n"
+    "  --job SPEC         a collective on its own NPUs of the shared fabric, e.g.\n"
+    "                     algo=allreduce_ring,ranks=0-3,size=1MiB,start=0us (ranks: NPUs\n"
+    "                     A-B, or several joined by +; size and cores default to --size\n"
+    "                     and --cores); repeatable, disjoint NPU sets; reports each\n"
+    "                     job's time alone, together and the slowdown\n"
     "\n"
     "Prints OK when every rank's output matches the golden computed independently and\n"
     "no data race was found; FAIL (mismatches), RACE (unordered conflicting accesses,\n"
@@ -191,7 +199,8 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     O_SLOWLINK,
     O_LINKDOWN,
     O_JITTER,
-    O_SEEDS
+    O_SEEDS,
+    O_JOB
   };
   static const struct option longs[] = {{"algo", required_argument, 0, O_ALGO},
                                         {"devices", required_argument, 0, 'd'},
@@ -223,6 +232,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
                                         {"link-down", required_argument, 0, O_LINKDOWN},
                                         {"jitter", required_argument, 0, O_JITTER},
                                         {"seeds", required_argument, 0, O_SEEDS},
+                                        {"job", required_argument, 0, O_JOB},
                                         {0, 0, 0, 0}};
   const char *ops[A2_REDUCE_OPS];
   for (int i = 0; i < A2_REDUCE_OPS; i++) ops[i] = a2_reduce_name((a2_reduce_op)i);
@@ -333,6 +343,11 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       run_only = "--seeds";
       rc = parse_u32("--seeds", optarg, 1, 100000, &o->seeds);
       break;
+    case O_JOB:
+      run_only = "--job";
+      if (o->njobs == A2_MAX_JOBS) return a2_cmd_usage_error("--job", "more than %d", A2_MAX_JOBS);
+      o->jobs[o->njobs++] = optarg;
+      break;
     case O_NODATA:
       o->no_data = true;
       run_only = "--no-data";
@@ -376,6 +391,17 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   if (optind < argc) return a2_cmd_usage_error(argv[optind], "unexpected argument");
   if (cmd == A2_CMD_RUN && gen_only) return a2_cmd_usage_error(gen_only, "only for a2a3sim gen");
   if (cmd == A2_CMD_GEN && run_only) return a2_cmd_usage_error(run_only, "not for a2a3sim gen");
+  if (o->njobs) {
+    if (o->algo || o->trace_file || have_d || have_ranks)
+      return a2_cmd_usage_error("--job", "each job names its algo and ranks: not with %s",
+                                o->algo         ? "--algo"
+                                : o->trace_file ? "--trace-file"
+                                : have_d        ? "-d"
+                                                : "--ranks");
+    if (o->seeds) return a2_cmd_usage_error("--job", "not with --seeds");
+    o->faults.seed = o->seed;
+    return 0;
+  }
   if (o->algo && o->trace_file)
     return a2_cmd_usage_error("--trace-file", "use --algo or --trace-file, not both");
   if (!o->algo && !o->trace_file)

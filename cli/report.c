@@ -224,7 +224,7 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   measured m = measure(r);
   double bw = algbw(r);
   yajl_gen_map_open(g);
-  kbool(g, "ok", r->status == A2_RUN_DONE && r->check.ok && !r->races);
+  kbool(g, "ok", r->status == A2_RUN_DONE && r->check.ok && !r->races && !r->unrouted);
   kstr(g, "status", verdict(r));
   kstr(g, "mode", r->no_data ? "timing-only" : "functional");
   kstr(g, "algo", r->desc.name);

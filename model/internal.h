@@ -170,6 +170,10 @@ struct a2_sim {
   a2_instr scratch[A2_CORE_BATCH];
   /* faults (fault_effects.c): transfers that could not be routed, the
    * remote transfers jittered so far */
+  /* several jobs (a2_sim_set_rank_start / _names): when each rank's cores
+   * start (NULL: all at 0), the timeline's name of each rank (NULL: the usual) */
+  uint64_t *start_ps;
+  const char *const *rank_names;
   struct a2_unrouted *unrouted; /* the first A2_UNROUTED_KEPT */
   uint64_t nunrouted;
   uint64_t jit_n;

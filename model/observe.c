@@ -78,7 +78,8 @@ static void name_stage(a2_observer *o, uint32_t id) {
 }
 
 a2_code a2_obs_create(const char *path, uint32_t nranks, uint32_t ncores, uint32_t nbufs,
-                      const uint32_t *dev, const a2_net *net, a2_observer **out, a2_err *err) {
+                      const uint32_t *dev, const char *const *names, const a2_net *net,
+                      a2_observer **out, a2_err *err) {
   a2_observer *o = calloc(1, sizeof *o);
   if (!o) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the timeline");
   uint32_t T = nranks * ncores, nst = a2_net_stage_count(net);
@@ -109,7 +110,7 @@ a2_code a2_obs_create(const char *path, uint32_t nranks, uint32_t ncores, uint32
   for (uint32_t r = 0; r < nranks; r++) {
     char name[64];
     snprintf(name, sizeof name, "rank %u (npu %u)", r, dev[r]);
-    a2_tl_process(o->tl, r, name, r);
+    a2_tl_process(o->tl, r, names ? names[r] : name, r);
   }
   a2_tl_process(o->tl, nranks, "network (switch ports)", nranks);
   *out = o;

@@ -24,11 +24,13 @@
 typedef struct a2_observer a2_observer;
 
 /* Write the timeline of a run of nranks ranks of ncores cores each (kernel
- * of nbufs buffers; rank r on NPU dev[r]) to path. dev and net (its stages'
- * kinds name the tracks) must outlive the observer. A2_E_IO when path
+ * of nbufs buffers; rank r on NPU dev[r], its process named names[r], or
+ * "rank r (npu d)" when names is NULL) to path. dev, names and net (its
+ * stages' kinds name the tracks) must outlive the observer. A2_E_IO when path
  * cannot be written, A2_E_NOMEM. */
 a2_code a2_obs_create(const char *path, uint32_t nranks, uint32_t ncores, uint32_t nbufs,
-                      const uint32_t *dev, const a2_net *net, a2_observer **out, a2_err *err);
+                      const uint32_t *dev, const char *const *names, const a2_net *net,
+                      a2_observer **out, a2_err *err);
 /* Flush counters, close the file, free; A2_E_IO when writing failed. */
 a2_code a2_obs_finish(a2_observer *o, a2_err *err);
 

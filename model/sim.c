@@ -205,6 +205,7 @@ void a2_sim_free(a2_sim *s) {
   a2_dma_free(s);
   a2_topo_free(s->topo);
   free(s->unrouted);
+  free(s->start_ps);
   a2_net_free(s->net);
   a2_race_free(s->race);
   if (s->obs) a2_obs_finish(s->obs, NULL);
@@ -227,10 +228,21 @@ a2_code a2_sim_set_race_check(a2_sim *s, int on, a2_err *err) {
 
 a2_code a2_sim_set_timeline(a2_sim *s, const char *path, a2_err *err) {
   if (s->obs) return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "timeline already set");
-  a2_code rc =
-      a2_obs_create(path, s->k->nranks, s->k->ncores, s->k->nbufs, s->dev, s->net, &s->obs, err);
+  a2_code rc = a2_obs_create(path, s->k->nranks, s->k->ncores, s->k->nbufs, s->dev, s->rank_names,
+                             s->net, &s->obs, err);
   if (rc == A2_OK) a2_net_set_observer(s->net, a2_obs_packet, s->obs);
   return rc;
+}
+
+a2_code a2_sim_set_rank_start(a2_sim *s, uint32_t rank, uint64_t t_ps, a2_err *err) {
+  if (!s->start_ps && !(s->start_ps = calloc(s->k->nranks, sizeof *s->start_ps)))
+    return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for start times");
+  s->start_ps[rank] = t_ps;
+  return A2_OK;
+}
+
+void a2_sim_set_rank_names(a2_sim *s, const char *const *names) {
+  s->rank_names = names;
 }
 
 a2_code a2_sim_set_race_budget(a2_sim *s, uint64_t bytes, a2_err *err) {
@@ -255,7 +267,8 @@ void a2_sim_report_races(const a2_sim *s, FILE *out) {
 
 a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *err) {
   uint32_t n = s->k->nranks * s->k->ncores;
-  for (uint32_t i = 0; i < n; i++) a2_core_wake(&s->cores[i], 0);
+  for (uint32_t i = 0; i < n; i++)
+    a2_core_wake(&s->cores[i], s->start_ps ? s->start_ps[i / s->k->ncores] : 0);
   a2k_stop why;
   a2_code rc = a2k_run(max_ps, &why, err);
   if (!rc && s->run_rc) { /* a program source failed: the run is not a result */

@@ -82,6 +82,13 @@ void a2_sim_report_races(const a2_sim *s, FILE *out);
  * A file that cannot be written is A2_E_IO (here or from a2_sim_run). */
 a2_code a2_sim_set_timeline(a2_sim *s, const char *path, a2_err *err);
 
+/* Several jobs on one fabric (cli/jobs.c): rank's cores start at t_ps
+ * instead of 0 (before a2_sim_run; A2_E_NOMEM). */
+a2_code a2_sim_set_rank_start(a2_sim *s, uint32_t rank, uint64_t t_ps, a2_err *err);
+/* The timeline's process name of each rank (names[rank]; NULL: "rank r
+ * (npu d)"); the array outlives the simulation. Before a2_sim_set_timeline. */
+void a2_sim_set_rank_names(a2_sim *s, const char *const *names);
+
 /* Run to completion, deadlock or max_ps (UINT64_MAX for no bound). */
 a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *err);
 

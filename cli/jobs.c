@@ -1,0 +1,486 @@
+/* --job: several collectives at once on disjoint NPU sets of one fabric
+ * (docs/cli.md, "Several jobs"). Each job's kernel is generated alone; the
+ * combined kernel gives every job its own ranks, buffers and tiles (its
+ * instructions renumbered on the fly) and each rank the start time of its
+ * job. Each job runs alone (a child process each: a process runs one
+ * simulation), then all together; the report gives each job's time alone,
+ * together and the slowdown. Timing-only: there is one golden per kernel. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <yajl/yajl_gen.h>
+
+#include "cli/cli.h"
+#include "common/units.h"
+#include "noc/topology.h"
+
+typedef struct {
+  const char *spec;
+  char algo[A2_NAME_MAX];
+  uint32_t *npus, n; /* its NPUs, in rank order */
+  uint64_t size, start_ps;
+  uint32_t cores;
+  a2_kernel k;
+  a2_run_desc d;
+  uint32_t off, boff, toff; /* its first rank, buffer and tile in the combined kernel */
+  uint64_t alone_ps, together_ps;
+  char (*names)[96]; /* timeline process names of its ranks */
+} job;
+
+/* The combined kernel's program source: each (rank, core) from its job's. */
+typedef struct {
+  a2_source base;
+  job *jobs;
+  const uint32_t *in; /* the jobs it holds, by index */
+  uint32_t nin;
+} combined_source;
+
+static void remap(const job *j, a2_instr *v) {
+  switch (v->op) {
+  case A2_OP_LOAD:
+  case A2_OP_STORE:
+    v->buf += j->boff;
+    v->tile += j->toff;
+    break;
+  case A2_OP_RLOAD:
+  case A2_OP_RSTORE:
+    v->buf += j->boff;
+    v->tile += j->toff;
+    v->peer += (int32_t)j->off;
+    break;
+  case A2_OP_NOTIFY:
+    v->buf += j->boff;
+    v->peer += (int32_t)j->off;
+    break;
+  case A2_OP_WAIT: v->buf += j->boff; break;
+  case A2_OP_VADD:
+  case A2_OP_VMAX:
+  case A2_OP_VMIN:
+  case A2_OP_VMUL:
+    v->tile += j->toff;
+    v->tile_a += j->toff;
+    v->tile_b += j->toff;
+    break;
+  case A2_OP_PUT:
+  case A2_OP_GET:
+    v->buf += j->boff;
+    v->buf2 += j->boff;
+    v->peer += (int32_t)j->off;
+    break;
+  default: break;
+  }
+}
+
+static a2_code combined_fill(a2_source *src, uint32_t rank, uint32_t core, a2_program *out,
+                             a2_err *err) {
+  combined_source *cs = (combined_source *)src;
+  for (uint32_t i = 0; i < cs->nin; i++) {
+    job *j = &cs->jobs[cs->in[i]];
+    if (rank < j->off || rank >= j->off + j->n) continue;
+    if (core >= j->k.ncores) return A2_OK; /* nothing: that core is idle */
+    uint32_t n0 = out->n;
+    a2_code rc = j->k.source->fill(j->k.source, rank - j->off, core, out, err);
+    for (uint32_t x = n0; x < out->n; x++) remap(j, &out->v[x]);
+    return rc;
+  }
+  return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "rank %u is in no job", rank);
+}
+
+/* ---- parsing ---- */
+
+static int job_error(int idx, const char *spec, const char *what) {
+  return a2_cmd_usage_error("--job", "job %d '%s': %s", idx + 1, spec, what);
+}
+
+/* ranks=A-B, A, or several joined by '+': 0-3+8-11 */
+static int parse_npus(int idx, const char *spec, const char *v, job *j) {
+  uint32_t cap = 0;
+  const char *p = v;
+  while (*p) {
+    char *e;
+    errno = 0;
+    unsigned long a = strtoul(p, &e, 10), b = a;
+    if (e == p || errno || a > 1048575)
+      return job_error(idx, spec, "ranks: expected NPUs such as 0-3 or 0-3+8-11");
+    if (*e == '-') {
+      const char *q = e + 1;
+      b = strtoul(q, &e, 10);
+      if (e == q || errno || b < a || b > 1048575)
+        return job_error(idx, spec, "ranks: expected A-B with A <= B, such as 0-3");
+    }
+    if (*e && *e != '+')
+      return job_error(idx, spec, "ranks: expected NPUs such as 0-3 or 0-3+8-11");
+    for (unsigned long x = a; x <= b; x++) {
+      if (j->n == cap) {
+        cap = cap ? 2 * cap : 16;
+        uint32_t *nv = realloc(j->npus, cap * sizeof *nv);
+        if (!nv) return job_error(idx, spec, "out of memory");
+        j->npus = nv;
+      }
+      j->npus[j->n++] = (uint32_t)x;
+    }
+    p = *e ? e + 1 : e;
+  }
+  return 0;
+}
+
+static int parse_job(int idx, const char *spec, const a2_run_opts *o, job *j) {
+  memset(j, 0, sizeof *j);
+  j->spec = spec;
+  j->size = o->size_bytes;
+  j->cores = o->cores;
+  char buf[512];
+  if (strlen(spec) >= sizeof buf) return job_error(idx, spec, "too long");
+  strcpy(buf, spec);
+  char *save = NULL;
+  for (char *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(f, '=');
+    if (!eq)
+      return job_error(idx, spec, "expected KEY=VALUE fields: algo, ranks, size, start, cores");
+    *eq = 0;
+    const char *v = eq + 1;
+    char why[160];
+    uint64_t q;
+    if (!strcmp(f, "algo")) {
+      if (strlen(v) >= sizeof j->algo) return job_error(idx, spec, "algo: name too long");
+      strcpy(j->algo, v);
+    } else if (!strcmp(f, "ranks")) {
+      if (j->n) return job_error(idx, spec, "ranks given twice");
+      if (parse_npus(idx, spec, v, j)) return A2_EXIT_USAGE;
+    } else if (!strcmp(f, "size")) {
+      if (a2_parse_quantity(v, A2_UNIT_BYTES, &j->size, why, sizeof why))
+        return job_error(idx, spec, "size: expected a size such as 1MiB");
+    } else if (!strcmp(f, "start")) {
+      if (a2_parse_quantity(v, A2_UNIT_TIME, &j->start_ps, why, sizeof why) ||
+          j->start_ps > 1000000000000ull)
+        return job_error(idx, spec, "start: expected a time up to 1s such as 10us");
+    } else if (!strcmp(f, "cores")) {
+      if (a2_parse_quantity(v, A2_UNIT_COUNT, &q, why, sizeof why) || q < 1 || q > 1024)
+        return job_error(idx, spec, "cores: expected an integer in 1..1024");
+      j->cores = (uint32_t)q;
+    } else {
+      char m[96];
+      snprintf(m, sizeof m, "unknown field '%s' (fields: algo, ranks, size, start, cores)", f);
+      return job_error(idx, spec, m);
+    }
+  }
+  if (!j->algo[0]) return job_error(idx, spec, "algo=NAME required");
+  if (!a2_collective_find(j->algo))
+    return job_error(idx, spec, "unknown algorithm (see a2a3sim list)");
+  if (!j->n) return job_error(idx, spec, "ranks=A-B required");
+  return 0;
+}
+
+/* Disjoint NPU sets, each NPU < interconnect.ranks, no NPU twice in a job. */
+static int check_sets(const job *jobs, int nj, const a2_config *cfg) {
+  uint8_t *owner = calloc(cfg->ranks, 1);
+  if (!owner) return a2_cmd_usage_error("--job", "out of memory");
+  int rc = 0;
+  for (int i = 0; i < nj && !rc; i++)
+    for (uint32_t r = 0; r < jobs[i].n && !rc; r++) {
+      uint32_t d = jobs[i].npus[r];
+      if (d >= cfg->ranks)
+        rc = a2_cmd_usage_error("--job", "job %d '%s': NPU %u outside 0..%u (interconnect.ranks)",
+                                i + 1, jobs[i].spec, d, cfg->ranks - 1);
+      else if (owner[d])
+        rc = a2_cmd_usage_error("--job",
+                                "job %d '%s': NPU %u is also in job %d: jobs run on disjoint NPU "
+                                "sets",
+                                i + 1, jobs[i].spec, d, owner[d]);
+      else
+        owner[d] = (uint8_t)(i + 1);
+    }
+  free(owner);
+  return rc;
+}
+
+/* ---- running ---- */
+
+/* The jobs in[0..nin) together (timing-only); each one's time from its
+ * start to its last rank's end into together_ps. Returns an exit code. */
+static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, const uint32_t *in,
+                   uint32_t nin, const char *timeline) {
+  a2_config cfg = *cfg0;
+  a2_kernel k = {0};
+  uint32_t P = 0, C = 1, nb = 0, nt = 0;
+  uint64_t tiles = 0, win = 0;
+  int uses_dma = 0;
+  for (uint32_t i = 0; i < nin; i++) {
+    job *j = &jobs[in[i]];
+    j->off = P;
+    j->boff = nb;
+    j->toff = nt;
+    P += j->n;
+    if (j->k.ncores > C) C = j->k.ncores;
+    if (nb + j->k.nbufs > A2_MAX_BUFS || nt + j->k.ntiles > A2_MAX_TILES)
+      return a2_cmd_usage_error("--job", "the jobs need more than %d buffers or %d tiles together",
+                                A2_MAX_BUFS, A2_MAX_TILES);
+    nb += j->k.nbufs;
+    nt += j->k.ntiles;
+    uses_dma |= j->k.uses_dma;
+  }
+  a2_err e = {0};
+  if (a2_kernel_init(&k, P, C, &e)) {
+    a2_cmd_error(&e);
+    return A2_EXIT_INTERNAL;
+  }
+  for (uint32_t i = 0; i < nin; i++) {
+    const job *j = &jobs[in[i]];
+    for (uint32_t b = 0; b < j->k.nbufs; b++) {
+      k.bufs[j->boff + b] = j->k.bufs[b];
+      k.init[j->boff + b] = j->k.init[b];
+      if (j->k.bufs[b].kind != A2_BUF_TENSOR) win += j->k.bufs[b].bytes;
+    }
+    for (uint32_t t = 0; t < j->k.ntiles; t++) {
+      k.tiles[j->toff + t] = j->k.tiles[t];
+      tiles += j->k.tiles[t].bytes;
+    }
+  }
+  k.nbufs = nb;
+  k.ntiles = nt;
+  k.seed = o->seed;
+  k.uses_dma = uses_dma;
+  k.golden.kind = A2_GOLDEN_NONE;
+  /* Each job's kernel was generated for the chip's UB and window; the
+   * combined one holds all their tiles and buffers side by side (no core
+   * touches another job's). */
+  if (tiles > cfg.ub_bytes) cfg.ub_bytes = tiles;
+  if (win > cfg.window_bytes) cfg.window_bytes = win;
+  combined_source cs = {{combined_fill, NULL}, jobs, in, nin};
+  k.source = &cs.base;
+  uint32_t *dev = calloc(P, sizeof *dev);
+  const char **names = calloc(P, sizeof *names);
+  a2_sim *sim = NULL;
+  int rc = A2_EXIT_OK;
+  if (!dev || !names) {
+    rc = a2_cmd_usage_error("--job", "out of memory");
+    goto out;
+  }
+  for (uint32_t i = 0; i < nin; i++) {
+    const job *j = &jobs[in[i]];
+    for (uint32_t r = 0; r < j->n; r++) {
+      dev[j->off + r] = j->npus[r];
+      names[j->off + r] = j->names[r];
+    }
+  }
+  if (a2_sim_create_mode(&cfg, &k, dev, "--job", 1, o->mem_limit, &sim, &e)) {
+    a2_cmd_error(&e);
+    rc = a2_err_exit_code(e.code);
+    goto out;
+  }
+  if (o->no_race_check && a2_sim_set_race_check(sim, 0, &e)) rc = A2_EXIT_INTERNAL;
+  for (uint32_t i = 0; i < nin && !rc; i++) {
+    const job *j = &jobs[in[i]];
+    for (uint32_t r = 0; r < j->n && !rc; r++)
+      if (j->start_ps && a2_sim_set_rank_start(sim, j->off + r, j->start_ps, &e))
+        rc = A2_EXIT_INTERNAL;
+  }
+  a2_sim_set_rank_names(sim, names);
+  if (!rc && timeline && a2_sim_set_timeline(sim, timeline, &e)) rc = a2_err_exit_code(e.code);
+  if (o->max_events) a2_sim_set_event_limit(sim, o->max_events);
+  a2_run_status st = A2_RUN_DONE;
+  if (!rc && a2_sim_run(sim, o->max_sim_ps, &st, &e)) rc = A2_EXIT_INTERNAL;
+  if (rc) {
+    if (e.msg[0]) a2_cmd_error(&e);
+    goto out;
+  }
+  for (uint32_t i = 0; i < nin; i++) {
+    job *j = &jobs[in[i]];
+    uint64_t end = 0;
+    for (uint32_t r = 0; r < j->n; r++) {
+      uint64_t t = a2_sim_rank_stats(sim, j->off + r)->end_ps;
+      if (t > end) end = t;
+    }
+    j->together_ps = end > j->start_ps ? end - j->start_ps : 0;
+  }
+  if (st != A2_RUN_DONE) {
+    fprintf(stderr, "a2a3sim: --job: %s\n",
+            st == A2_RUN_DEADLOCK ? "deadlock: no event left and cores still blocked"
+                                  : "a limit was reached with work left");
+    a2_sim_report_blocked(sim, stderr);
+    rc = A2_EXIT_FAIL;
+  }
+  if (a2_sim_races(sim)) {
+    fprintf(stderr, "a2a3sim: --job: %llu data race(s):\n", (unsigned long long)a2_sim_races(sim));
+    a2_sim_report_races(sim, stderr);
+    rc = A2_EXIT_FAIL;
+  }
+  if (a2_sim_unrouted(sim)) {
+    fprintf(stderr, "a2a3sim: --job: %llu transfer(s) could not be routed (a link that is down):\n",
+            (unsigned long long)a2_sim_unrouted(sim));
+    a2_sim_report_unrouted(sim, stderr);
+    rc = A2_EXIT_FAIL;
+  }
+out:
+  a2_sim_free(sim);
+  k.source = NULL; /* cs is on the stack; the jobs own their sources */
+  a2_kernel_free(&k);
+  free(dev);
+  free(names);
+  return rc;
+}
+
+/* Job i alone, in a child: its time through a pipe. */
+static int run_alone(a2_run_opts *o, const a2_config *cfg, job *jobs, uint32_t i) {
+  int fd[2];
+  if (pipe(fd)) return A2_EXIT_INTERNAL;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) return A2_EXIT_INTERNAL;
+  if (pid == 0) {
+    close(fd[0]);
+    int rc = run_set(o, cfg, jobs, &i, 1, NULL);
+    uint64_t t = jobs[i].together_ps;
+    if (write(fd[1], &t, sizeof t) != (ssize_t)sizeof t) rc = A2_EXIT_INTERNAL;
+    fflush(stderr);
+    _exit(rc);
+  }
+  close(fd[1]);
+  uint64_t t = 0;
+  ssize_t got = read(fd[0], &t, sizeof t);
+  close(fd[0]);
+  int st = 0;
+  if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st)) return A2_EXIT_INTERNAL;
+  jobs[i].alone_ps = got == (ssize_t)sizeof t ? t : 0;
+  return WEXITSTATUS(st);
+}
+
+static void jnum(yajl_gen g, const char *k, const char *fmt, double v) {
+  char b[64];
+  int n = snprintf(b, sizeof b, fmt, v);
+  yajl_gen_string(g, (const unsigned char *)k, strlen(k));
+  yajl_gen_number(g, b, (size_t)n);
+}
+static void jstr(yajl_gen g, const char *k, const char *v) {
+  yajl_gen_string(g, (const unsigned char *)k, strlen(k));
+  yajl_gen_string(g, (const unsigned char *)v, strlen(v));
+}
+
+static double slowdown(const job *j) {
+  return j->alone_ps ? (double)j->together_ps / (double)j->alone_ps : 0;
+}
+
+static void print_npus(char *out, size_t n, const job *j) {
+  out[0] = 0;
+  for (uint32_t r = 0; r < j->n;) {
+    uint32_t s = r;
+    while (r + 1 < j->n && j->npus[r + 1] == j->npus[r] + 1) r++;
+    size_t len = strlen(out);
+    if (r > s)
+      snprintf(out + len, n - len, "%s%u-%u", len ? "+" : "", j->npus[s], j->npus[r]);
+    else
+      snprintf(out + len, n - len, "%s%u", len ? "+" : "", j->npus[s]);
+    r++;
+  }
+}
+
+static void report(const a2_run_opts *o, const a2_config *cfg, const job *jobs, int nj) {
+  if (o->json) {
+    yajl_gen g = yajl_gen_alloc(NULL);
+    yajl_gen_map_open(g);
+    jstr(g, "config", o->config_path ? o->config_path : A2_DEFAULT_CONFIG " (built-in)");
+    jstr(g, "mode", "timing-only");
+    yajl_gen_string(g, (const unsigned char *)"jobs", 4);
+    yajl_gen_array_open(g);
+    for (int i = 0; i < nj; i++) {
+      const job *j = &jobs[i];
+      char npus[256];
+      print_npus(npus, sizeof npus, j);
+      yajl_gen_map_open(g);
+      jnum(g, "job", "%.0f", i + 1);
+      jstr(g, "algo", j->algo);
+      jstr(g, "npus", npus);
+      jnum(g, "ranks", "%.0f", j->n);
+      jnum(g, "size_bytes", "%.0f", (double)j->size);
+      jnum(g, "start_ps", "%.0f", (double)j->start_ps);
+      jnum(g, "alone_ps", "%.0f", (double)j->alone_ps);
+      jnum(g, "together_ps", "%.0f", (double)j->together_ps);
+      jnum(g, "slowdown", "%.6f", slowdown(j));
+      yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    yajl_gen_map_close(g);
+    const unsigned char *buf;
+    size_t len;
+    yajl_gen_get_buf(g, &buf, &len);
+    fwrite(buf, 1, len, stdout);
+    fputc('\n', stdout);
+    yajl_gen_free(g);
+    return;
+  }
+  printf("%d job%s on %s (%s, %u NPUs), timing-only\n", nj, nj == 1 ? "" : "s",
+         o->config_path ? o->config_path : A2_DEFAULT_CONFIG " (built-in)",
+         a2_topo_name(cfg->topology), cfg->ranks);
+  printf(
+      "job  algo                       NPUs        size       start_us     alone_us  "
+      "together_us  slowdown\n");
+  for (int i = 0; i < nj; i++) {
+    const job *j = &jobs[i];
+    char npus[256], size[32];
+    print_npus(npus, sizeof npus, j);
+    snprintf(size, sizeof size, "%llu", (unsigned long long)j->size);
+    printf("%3d  %-25s  %-10s  %-9s  %9.3f  %11.3f  %11.3f  %8.4f\n", i + 1, j->algo, npus, size,
+           (double)j->start_ps / 1e6, (double)j->alone_ps / 1e6, (double)j->together_ps / 1e6,
+           slowdown(j));
+  }
+}
+
+int a2_run_jobs(a2_run_opts *o) {
+  int nj = o->njobs, rc = 0;
+  job *jobs = calloc((size_t)nj, sizeof *jobs);
+  a2_config cfg;
+  if (!jobs) return a2_cmd_usage_error("--job", "out of memory");
+  for (int i = 0; i < nj && !rc; i++) rc = parse_job(i, o->jobs[i], o, &jobs[i]);
+  if (!rc) rc = a2_load_run_config(o, &cfg);
+  if (!rc) rc = check_sets(jobs, nj, &cfg);
+  a2_run_opts *jo = rc ? NULL : calloc(1, sizeof *jo);
+  if (!rc && !jo) rc = a2_cmd_usage_error("--job", "out of memory");
+  for (int i = 0; i < nj && !rc; i++) {
+    job *j = &jobs[i];
+    *jo = (a2_run_opts){.algo = j->algo,
+                        .nranks = j->n,
+                        .size_bytes = j->size,
+                        .seed = o->seed,
+                        .cores = j->cores,
+                        .op = o->op,
+                        .dtype = o->dtype,
+                        .root = o->root};
+    if ((rc = a2_build_kernel(jo, &cfg, &j->k, &j->d))) break;
+    if (!j->k.source) {
+      rc = a2_cmd_usage_error("--job", "job %d: %s has no streamed programs", i + 1, j->algo);
+      break;
+    }
+    j->names = calloc(j->n, sizeof *j->names);
+    if (!j->names) {
+      rc = a2_cmd_usage_error("--job", "out of memory");
+      break;
+    }
+    for (uint32_t r = 0; r < j->n; r++)
+      snprintf(j->names[r], sizeof j->names[r], "job %d %.24s: rank %u (npu %u)", i + 1, j->algo, r,
+               j->npus[r]);
+  }
+  free(jo);
+  for (int i = 0; i < nj && !rc; i++) {
+    int c = run_alone(o, &cfg, jobs, (uint32_t)i);
+    if (c) {
+      fprintf(stderr, "a2a3sim: --job: job %d alone exited %d\n", i + 1, c);
+      rc = c;
+    }
+  }
+  uint32_t *all = rc ? NULL : calloc((size_t)nj, sizeof *all);
+  if (!rc && !all) rc = a2_cmd_usage_error("--job", "out of memory");
+  for (int i = 0; !rc && i < nj; i++) all[i] = (uint32_t)i;
+  if (!rc) rc = run_set(o, &cfg, jobs, all, (uint32_t)nj, o->timeline_out);
+  if (!rc || rc == A2_EXIT_FAIL) report(o, &cfg, jobs, nj);
+  free(all);
+  for (int i = 0; i < nj; i++) {
+    a2_kernel_free(&jobs[i].k);
+    free(jobs[i].npus);
+    free(jobs[i].names);
+  }
+  free(jobs);
+  return rc;
+}
