@@ -33,8 +33,8 @@ typedef struct {
 typedef struct {
   a2_source base;
   job *jobs;
-  const uint32_t *in; /* the jobs it holds, by index */
   uint32_t nin;
+  int active; /* -1: every job runs; else only that one (the others' ranks idle) */
 } combined_source;
 
 static void remap(const job *j, a2_instr *v) {
@@ -77,9 +77,10 @@ static a2_code combined_fill(a2_source *src, uint32_t rank, uint32_t core, a2_pr
                              a2_err *err) {
   combined_source *cs = (combined_source *)src;
   for (uint32_t i = 0; i < cs->nin; i++) {
-    job *j = &cs->jobs[cs->in[i]];
+    job *j = &cs->jobs[i];
     if (rank < j->off || rank >= j->off + j->n) continue;
-    if (core >= j->k.ncores) return A2_OK; /* nothing: that core is idle */
+    if (core >= j->k.ncores || (cs->active >= 0 && (uint32_t)cs->active != i))
+      return A2_OK; /* nothing: that core is idle */
     uint32_t n0 = out->n;
     a2_code rc = j->k.source->fill(j->k.source, rank - j->off, core, out, err);
     for (uint32_t x = n0; x < out->n; x++) remap(j, &out->v[x]);
@@ -198,17 +199,22 @@ static int check_sets(const job *jobs, int nj, const a2_config *cfg) {
 
 /* ---- running ---- */
 
-/* The jobs in[0..nin) together (timing-only); each one's time from its
- * start to its last rank's end into together_ps. Returns an exit code. */
-static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, const uint32_t *in,
-                   uint32_t nin, const char *timeline) {
+/* The jobs together (active -1), or job `active` alone (timing-only). The
+ * kernel holds every job either way, the others' ranks idle when one runs
+ * alone (woken at their start, with nothing to do), so that the
+ * simulation has the same stages, processes and pending wake-ups: the event
+ * kernel takes simultaneous events in an order that depends on what else is
+ * pending (docs/cli.md, "Several jobs"). Each running job's time from its start to its last rank's
+ * end goes to together_ps. Returns an exit code. */
+static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, uint32_t nin, int active,
+                   const char *timeline) {
   a2_config cfg = *cfg0;
   a2_kernel k = {0};
   uint32_t P = 0, C = 1, nb = 0, nt = 0;
   uint64_t tiles = 0, win = 0;
   int uses_dma = 0;
   for (uint32_t i = 0; i < nin; i++) {
-    job *j = &jobs[in[i]];
+    job *j = &jobs[i];
     j->off = P;
     j->boff = nb;
     j->toff = nt;
@@ -227,7 +233,7 @@ static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, const uint3
     return A2_EXIT_INTERNAL;
   }
   for (uint32_t i = 0; i < nin; i++) {
-    const job *j = &jobs[in[i]];
+    const job *j = &jobs[i];
     for (uint32_t b = 0; b < j->k.nbufs; b++) {
       k.bufs[j->boff + b] = j->k.bufs[b];
       k.init[j->boff + b] = j->k.init[b];
@@ -248,7 +254,7 @@ static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, const uint3
    * touches another job's). */
   if (tiles > cfg.ub_bytes) cfg.ub_bytes = tiles;
   if (win > cfg.window_bytes) cfg.window_bytes = win;
-  combined_source cs = {{combined_fill, NULL}, jobs, in, nin};
+  combined_source cs = {{combined_fill, NULL}, jobs, nin, active};
   k.source = &cs.base;
   uint32_t *dev = calloc(P, sizeof *dev);
   const char **names = calloc(P, sizeof *names);
@@ -259,7 +265,7 @@ static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, const uint3
     goto out;
   }
   for (uint32_t i = 0; i < nin; i++) {
-    const job *j = &jobs[in[i]];
+    const job *j = &jobs[i];
     for (uint32_t r = 0; r < j->n; r++) {
       dev[j->off + r] = j->npus[r];
       names[j->off + r] = j->names[r];
@@ -272,7 +278,7 @@ static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, const uint3
   }
   if (o->no_race_check && a2_sim_set_race_check(sim, 0, &e)) rc = A2_EXIT_INTERNAL;
   for (uint32_t i = 0; i < nin && !rc; i++) {
-    const job *j = &jobs[in[i]];
+    const job *j = &jobs[i];
     for (uint32_t r = 0; r < j->n && !rc; r++)
       if (j->start_ps && a2_sim_set_rank_start(sim, j->off + r, j->start_ps, &e))
         rc = A2_EXIT_INTERNAL;
@@ -287,7 +293,8 @@ static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, const uint3
     goto out;
   }
   for (uint32_t i = 0; i < nin; i++) {
-    job *j = &jobs[in[i]];
+    job *j = &jobs[i];
+    if (active >= 0 && (uint32_t)active != i) continue;
     uint64_t end = 0;
     for (uint32_t r = 0; r < j->n; r++) {
       uint64_t t = a2_sim_rank_stats(sim, j->off + r)->end_ps;
@@ -323,7 +330,7 @@ out:
 }
 
 /* Job i alone, in a child: its time through a pipe. */
-static int run_alone(a2_run_opts *o, const a2_config *cfg, job *jobs, uint32_t i) {
+static int run_alone(a2_run_opts *o, const a2_config *cfg, job *jobs, uint32_t nj, uint32_t i) {
   int fd[2];
   if (pipe(fd)) return A2_EXIT_INTERNAL;
   fflush(stdout);
@@ -332,7 +339,7 @@ static int run_alone(a2_run_opts *o, const a2_config *cfg, job *jobs, uint32_t i
   if (pid < 0) return A2_EXIT_INTERNAL;
   if (pid == 0) {
     close(fd[0]);
-    int rc = run_set(o, cfg, jobs, &i, 1, NULL);
+    int rc = run_set(o, cfg, jobs, nj, (int)i, NULL);
     uint64_t t = jobs[i].together_ps;
     if (write(fd[1], &t, sizeof t) != (ssize_t)sizeof t) rc = A2_EXIT_INTERNAL;
     fflush(stderr);
@@ -464,18 +471,14 @@ int a2_run_jobs(a2_run_opts *o) {
   }
   free(jo);
   for (int i = 0; i < nj && !rc; i++) {
-    int c = run_alone(o, &cfg, jobs, (uint32_t)i);
+    int c = run_alone(o, &cfg, jobs, (uint32_t)nj, (uint32_t)i);
     if (c) {
       fprintf(stderr, "a2a3sim: --job: job %d alone exited %d\n", i + 1, c);
       rc = c;
     }
   }
-  uint32_t *all = rc ? NULL : calloc((size_t)nj, sizeof *all);
-  if (!rc && !all) rc = a2_cmd_usage_error("--job", "out of memory");
-  for (int i = 0; !rc && i < nj; i++) all[i] = (uint32_t)i;
-  if (!rc) rc = run_set(o, &cfg, jobs, all, (uint32_t)nj, o->timeline_out);
+  if (!rc) rc = run_set(o, &cfg, jobs, (uint32_t)nj, -1, o->timeline_out);
   if (!rc || rc == A2_EXIT_FAIL) report(o, &cfg, jobs, nj);
-  free(all);
   for (int i = 0; i < nj; i++) {
     a2_kernel_free(&jobs[i].k);
     free(jobs[i].npus);
