@@ -36,8 +36,7 @@ int a2_cli_run(int argc, char **argv) {
   return rc;
 }
 
-int a2_run_once(a2_run_opts *op, double t0, uint64_t *time_ps) {
-  a2_run_opts *const o = op;
+int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps) {
   a2_run_result r = {0};
   a2_kernel k = {0};
   a2_sim *sim = NULL;
