@@ -41,8 +41,8 @@ double a2_faults_speed(const a2_faults *f, uint32_t npu);
  * when f is NULL or has no fault there, 0 when it is down. */
 double a2_faults_link(const a2_faults *f, int32_t a, int32_t b);
 
-/* The jitter of the i-th remote transfer: uniform in [0, jitter_ps] ps,
- * a pure function of (seed, i). */
+/* The jitter of remote transfer i (the model numbers them per core):
+ * uniform in [0, jitter_ps] ps, a pure function of (seed, i). */
 uint64_t a2_faults_jitter(const a2_faults *f, uint64_t i);
 
 /* x scaled by factor (> 0), rounded to nearest, at least 1 for x > 0. */

@@ -15,8 +15,9 @@ void a2_fault_note_route(a2_core *c, uint32_t src, uint32_t dst) {
   s->nunrouted++;
 }
 
-uint64_t a2_fault_jitter_next(a2_sim *s) {
-  return a2_faults_jitter(s->cfg->faults, s->jit_n++);
+uint64_t a2_fault_jitter_next(a2_core *c) {
+  uint64_t stream = (uint64_t)c->sim->dev[c->rank] * 1024u + c->idx; /* < 2^30 */
+  return a2_faults_jitter(c->sim->cfg->faults, stream << 34 | (c->jit_n++ & ((1ull << 34) - 1)));
 }
 
 uint64_t a2_fault_rank_scale(const a2_sim *s, uint32_t r, uint64_t x, int time) {

@@ -92,6 +92,7 @@ typedef struct a2_core {
   bool in_sync_run, run_has_wait;
   bool running;     /* inside its own activation: wake-ups due now are not needed */
   bool jit_pending; /* faults: the next transfer started is remote (jittered) */
+  uint64_t jit_n;   /* faults: remote transfers this core has jittered */
   /* per pipe, the instructions dispatched to it and not yet started: bit
    * seq % A2_WIN (a pipe starts them in order: the lowest seq first) */
   uint64_t pq[NPIPES];
@@ -168,15 +169,13 @@ struct a2_sim {
    * time); what the core has not dispatched when its activation ends moves
    * to its batch_v (core.c, keep_rest): usually the wait the batch ended on */
   a2_instr scratch[A2_CORE_BATCH];
-  /* faults (fault_effects.c): transfers that could not be routed, the
-   * remote transfers jittered so far */
+  /* faults (fault_effects.c): transfers that could not be routed */
   /* several jobs (a2_sim_set_rank_start / _names): when each rank's cores
    * start (NULL: all at 0), the timeline's name of each rank (NULL: the usual) */
   uint64_t *start_ps;
   const char *const *rank_names;
   struct a2_unrouted *unrouted; /* the first A2_UNROUTED_KEPT */
   uint64_t nunrouted;
-  uint64_t jit_n;
 };
 
 /* Faults (configs/faults.h) as the model applies them (fault_effects.c). */
@@ -189,8 +188,10 @@ typedef struct a2_unrouted {
 /* A route src -> dst (kernel ranks) is being used by core c: recorded
  * when every route between them crosses a link that is down. */
 void a2_fault_note_route(struct a2_core *c, uint32_t src, uint32_t dst);
-/* The extra start delay of the next remote transfer (0 without jitter). */
-uint64_t a2_fault_jitter_next(struct a2_sim *s);
+/* The extra start delay of core c's next remote transfer (0 without
+ * jitter): from the core's own sequence (its NPU, its index, its count), so
+ * that it does not depend on the order in which cores run. */
+uint64_t a2_fault_jitter_next(struct a2_core *c);
 /* x scaled for the speed of kernel rank r's NPU: a time divided by its
  * factor (time = 1), a rate multiplied by it (time = 0). */
 uint64_t a2_fault_rank_scale(const struct a2_sim *s, uint32_t r, uint64_t x, int time);

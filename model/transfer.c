@@ -48,7 +48,7 @@ static void note_stage(a2_core *c, uint32_t id) {
 static uint64_t start(a2_core *c, a2_xfer *x, uint64_t t) {
   if (c->jit_pending) { /* a remote transfer under jitter (add_route) */
     c->jit_pending = false;
-    t += a2_fault_jitter_next(c->sim);
+    t += a2_fault_jitter_next(c);
   }
   return a2_xfer_start(c->sim->net, x, t);
 }
