@@ -38,6 +38,19 @@ TEST(Jobs, JobsThatShareNothingRunExactlyAsAlone) {
   EXPECT_EQ(d["jobs"][size_t{0}]["alone_ps"].Int(), one["time_ps"].Int());
 }
 
+TEST(Jobs, JitterIsEachJobsOwnSoJobsThatShareNothingStayAtOne) {
+  // each core draws its jitter from its own sequence: the other job's
+  // transfers do not change it
+  JsonDoc d = Jobs({"--job", "algo=allreduce_ring,ranks=0-3,size=64KiB", "--job",
+                    "algo=all_to_all,ranks=4-7,size=64KiB", "--jitter", "500ns", "--seed", "3"});
+  JsonDoc calm = Jobs({"--job", "algo=allreduce_ring,ranks=0-3,size=64KiB", "--job",
+                       "algo=all_to_all,ranks=4-7,size=64KiB"});
+  for (size_t i = 0; i < 2; i++) {
+    EXPECT_EQ(d["jobs"][i]["slowdown"].NumText(), "1.000000");
+    EXPECT_GT(d["jobs"][i]["alone_ps"].Int(), calm["jobs"][i]["alone_ps"].Int());
+  }
+}
+
 TEST(Jobs, JobsThatShareLinksEachSlowTheOther) {
   // a ring of 8: the jobs' neighbours are two hops apart, over the other's NPUs
   JsonDoc d = Jobs({"--config", kRing8, "--job", "algo=allreduce_ring,ranks=0+2+4+6,size=1MiB",
