@@ -23,7 +23,6 @@ typedef struct {
   uint64_t size, start_ps;
   uint32_t cores;
   a2_kernel k;
-  a2_run_desc d;
   uint32_t off, boff, toff; /* its first rank, buffer and tile in the combined kernel */
   uint64_t alone_ps, together_ps;
   char (*names)[96]; /* timeline process names of its ranks */
@@ -435,6 +434,33 @@ static void report(const a2_run_opts *o, const a2_config *cfg, const job *jobs, 
   }
 }
 
+/* Job i's kernel, streamed from its generator; errors name the job. */
+static int generate(int i, job *j, const a2_run_opts *o, const a2_config *cfg) {
+  const a2_collective *c = a2_collective_find(j->algo);
+  a2_coll_params p = {.nranks = j->n,
+                      .size_bytes = j->size,
+                      .cores = j->cores,
+                      .op = o->op,
+                      .dtype = o->dtype,
+                      .ub_bytes = cfg->ub_bytes,
+                      .seed = o->seed,
+                      .root = o->root,
+                      .max_cores = cfg->vector_cores,
+                      .dma_queues = cfg->sdma_queues};
+  a2_err e = {0};
+  if ((c->check && c->check(&p, &e)) || a2_coll_generate(c, &p, &j->k, 1, &e)) {
+    if (e.code != A2_E_INPUT) {
+      a2_cmd_error(&e);
+      return a2_err_exit_code(e.code);
+    }
+    return a2_cmd_usage_error("--job", "job %d '%s': %s%s%s", i + 1, j->spec, e.file,
+                              e.file[0] ? ": " : "", e.msg);
+  }
+  if (!j->k.source)
+    return a2_cmd_usage_error("--job", "job %d: %s has no streamed programs", i + 1, j->algo);
+  return 0;
+}
+
 int a2_run_jobs(a2_run_opts *o) {
   int nj = o->njobs, rc = 0;
   job *jobs = calloc((size_t)nj, sizeof *jobs);
@@ -443,23 +469,9 @@ int a2_run_jobs(a2_run_opts *o) {
   for (int i = 0; i < nj && !rc; i++) rc = parse_job(i, o->jobs[i], o, &jobs[i]);
   if (!rc) rc = a2_load_run_config(o, &cfg);
   if (!rc) rc = check_sets(jobs, nj, &cfg);
-  a2_run_opts *jo = rc ? NULL : calloc(1, sizeof *jo);
-  if (!rc && !jo) rc = a2_cmd_usage_error("--job", "out of memory");
   for (int i = 0; i < nj && !rc; i++) {
     job *j = &jobs[i];
-    *jo = (a2_run_opts){.algo = j->algo,
-                        .nranks = j->n,
-                        .size_bytes = j->size,
-                        .seed = o->seed,
-                        .cores = j->cores,
-                        .op = o->op,
-                        .dtype = o->dtype,
-                        .root = o->root};
-    if ((rc = a2_build_kernel(jo, &cfg, &j->k, &j->d))) break;
-    if (!j->k.source) {
-      rc = a2_cmd_usage_error("--job", "job %d: %s has no streamed programs", i + 1, j->algo);
-      break;
-    }
+    if ((rc = generate(i, j, o, &cfg))) break;
     j->names = calloc(j->n, sizeof *j->names);
     if (!j->names) {
       rc = a2_cmd_usage_error("--job", "out of memory");
@@ -469,7 +481,6 @@ int a2_run_jobs(a2_run_opts *o) {
       snprintf(j->names[r], sizeof j->names[r], "job %d %.24s: rank %u (npu %u)", i + 1, j->algo, r,
                j->npus[r]);
   }
-  free(jo);
   for (int i = 0; i < nj && !rc; i++) {
     int c = run_alone(o, &cfg, jobs, (uint32_t)nj, (uint32_t)i);
     if (c) {
