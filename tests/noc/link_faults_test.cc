@@ -18,7 +18,7 @@ namespace {
 
 constexpr uint32_t kMaxP = 16;
 constexpr uint32_t kMaxHops = 16;
-constexpr uint32_t kMaxStages = 128;
+constexpr uint32_t kMaxStages = 256;
 
 struct FaultResult {
   a2_code rc;
@@ -122,6 +122,18 @@ TEST(LinkFaults, FullMeshGoesThroughTheFirstThirdNpu) {
   EXPECT_EQ(r.len[1][0], 2u);
   EXPECT_EQ(r.len[0][2], 1u) << "other routes stay direct";
   EXPECT_EQ(r.len[2][3], 1u);
+}
+
+TEST(LinkFaults, TwoLevelServerGoesThroughAThirdNpuOfItsServer) {
+  static FaultResult r;
+  const char *links[] = {"8-9"};
+  const double down[] = {0};
+  ASSERT_TRUE(BuildForked(&r, A2_TOPO_TWO_LEVEL, 16, links, down, 1));  // 2 servers of 8
+  ExpectChainsAvoiding(r, 16, 8, 9);
+  EXPECT_EQ(r.len[8][9], 2u);
+  EXPECT_EQ(r.b[r.route[8][9][0]], 10) << "the lowest NPU of the server besides 8 and 9";
+  EXPECT_EQ(r.len[0][9], 2u) << "between servers: the NICs, as before";
+  EXPECT_EQ(r.b[r.route[0][9][0]], -1);
 }
 
 TEST(LinkFaults, RingGoesTheOtherWayRound) {
