@@ -105,6 +105,8 @@ int a2_parse_link_fault(const char *flag, const char *arg, a2_faults *f);
 int a2_parse_jitter(const char *arg, a2_faults *f);
 int a2_check_faults(const a2_faults *f, const a2_config *cfg);
 int a2_has_faults(const a2_faults *f);
+/* One line "faults: ..." naming each fault (nothing without faults). */
+void a2_print_faults(const a2_faults *f, FILE *out);
 
 /* One run of `a2a3sim run` with parsed options (cli/run.c): its exit code;
  * *time_ps the simulated time (0 when it did not run). t0: wall start. */

@@ -82,3 +82,21 @@ int a2_check_faults(const a2_faults *f, const a2_config *cfg) {
 int a2_has_faults(const a2_faults *f) {
   return f->nslow || f->nlinks || f->jitter_ps;
 }
+
+void a2_print_faults(const a2_faults *f, FILE *out) {
+  if (!a2_has_faults(f)) return;
+  fputs("faults:", out);
+  for (uint32_t i = 0; i < f->nslow; i++)
+    fprintf(out, " NPU %u at %gx speed;", f->slow[i].npu, f->slow[i].factor);
+  for (uint32_t i = 0; i < f->nlinks; i++) {
+    if (f->links[i].factor == 0)
+      fprintf(out, " link %u-%u down;", f->links[i].a, f->links[i].b);
+    else
+      fprintf(out, " link %u-%u at %gx bandwidth;", f->links[i].a, f->links[i].b,
+              f->links[i].factor);
+  }
+  if (f->jitter_ps)
+    fprintf(out, " jitter 0..%.3f us per remote transfer (seed %llu);", (double)f->jitter_ps / 1e6,
+            (unsigned long long)f->seed);
+  fputc('\n', out);
+}

@@ -99,6 +99,7 @@ int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps) {
     a2_report_json(&r, stdout);
   else
     a2_report_text(&r, stdout);
+  if (!o->json) a2_print_faults(&o->faults, stdout);
   if (r.status != A2_RUN_DONE) {
     fprintf(stderr, "a2a3sim: %s: %s\n", r.desc.name,
             r.status == A2_RUN_DEADLOCK      ? "deadlock: no event left and cores still blocked"
