@@ -87,6 +87,7 @@ uint64_t g_sched = kNever;    // pending time of g_timed_ev
 sc_core::sc_event *g_timed_ev = nullptr;
 sc_core::sc_event *g_delta_ev = nullptr;
 uint64_t g_activations = 0;
+uint64_t g_unrun = 0;        // processes released (notified) and not yet run
 uint64_t g_event_limit = 0;  // 0 = none
 bool g_limit_hit = false;
 bool g_ready = false;
@@ -264,6 +265,7 @@ void run_begin() {
 }
 
 inline void release(uint32_t p) {
+  g_unrun++;
   g_procs[p].ev->notify();
   if (g_hinting) g_run.push_back(p);
 }
@@ -275,6 +277,7 @@ void release_run() {
   for (size_t i = 0; i < n && i < kAhead; i++) prefetch_sc(g_procs[g_run[i]]);
   for (size_t i = 0; i < n; i++) {
     if (i + kAhead < n) prefetch_sc(g_procs[g_run[i + kAhead]]);
+    g_unrun++;
     g_procs[g_run[i]].ev->notify();
   }
 }
@@ -296,7 +299,10 @@ void timed_dispatch_as() {
     take_due([](uint32_t p) { g_run.push_back(p); });
     release_run();
   } else
-    take_due([](uint32_t p) { g_procs[p].ev->notify(); });
+    take_due([](uint32_t p) {
+      g_unrun++;
+      g_procs[p].ev->notify();
+    });
   reschedule(earliest_live());
   if (H) run_begin();
 }
@@ -325,6 +331,7 @@ struct Trampoline {
   void *ctx;
   uint32_t id;
   void operator()() const {
+    if (g_unrun) g_unrun--;
     if (g_limit_hit) return;
     if (g_event_limit && g_activations >= g_event_limit) {
       g_limit_hit = true;
@@ -442,6 +449,11 @@ void a2k_wake_at(a2k_proc p, uint64_t t_ps) {
 
 uint64_t a2k_now_ps(void) {
   return g_now;
+}
+
+uint64_t a2k_horizon_ps(void) {
+  if (g_unrun || !g_delta.empty() || !g_prerel.empty()) return g_now;
+  return g_sched;  // the earliest live wake-up (kNever: none)
 }
 
 void a2k_set_event_limit(uint64_t max_activations) {

@@ -60,6 +60,12 @@ void a2k_wake_at(a2k_proc p, uint64_t t_ps);
 /* Current simulated time in ps. */
 uint64_t a2k_now_ps(void);
 
+/* The earliest time at which another process may run, as far as the kernel
+ * knows now: now while some process due now has not run yet (or a delta
+ * wake-up is pending), else the earliest pending wake-up, UINT64_MAX when
+ * none. Called from a running process (which is not counted). */
+uint64_t a2k_horizon_ps(void);
+
 typedef enum {
   A2K_IDLE = 0,       /* no event left */
   A2K_TIME_LIMIT = 1, /* stopped at until_ps with events still pending */

@@ -338,6 +338,16 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       if (t < now) t = now;
       if (c->ahead && t < c->disp[slot]) t = c->disp[slot]; /* dispatched ahead */
       if (c->ahead && t < c->pipe_start[p]) t = c->pipe_start[p];
+      /* Reservation timing: a head starts ahead (its transfers reserved
+       * now) only up to the kernel's horizon, the earliest time another
+       * process may run, so that transfers are reserved in order of their
+       * starts across cores, as packet timing serves them
+       * (docs/timing-model.md, "Reservation order"); beyond it the core
+       * sleeps until the start. */
+      if (c->ahead && t > now && t > a2k_horizon_ps()) {
+        a2_core_wake(c, t);
+        break;
+      }
       c->pipe_start[p] = t;
       c->pq[p] &= ~(1ull << (seq % A2_WIN));
       if (!c->pq[p]) c->pq_mask &= ~(1u << p);

@@ -389,4 +389,44 @@ TEST(StageTest, LateFlowSharesInsteadOfWaitingForTheFirstToFinish) {
   for (int i = 0; i < 12; i++) EXPECT_EQ(r.order[i], want[i]) << "slot " << i;
 }
 
+// Equal arrivals (docs/timing-model.md, "Equal arrivals"): a stage's queue
+// is ordered by arrival, and packets that arrive in the same picosecond go
+// in the order they were queued there. A packet is queued at a stage when it
+// starts service at the stage before (at its first stage: when its transfer
+// is started, or when its previous packet starts service there).
+TEST(StageTest, EqualArrivalsGoInTheOrderTheyWereQueued) {
+  const uint32_t pkt = 1000;
+  // stage 0: B, S = 50 ps; stage 1: A, S = 100 ps; stage 2: X, S = 100 ps; no latency
+  const std::vector<StageSpec> stages = {
+      {20000000000000ull, 0}, {10000000000000ull, 0}, {10000000000000ull, 0}};
+  // Transfer 0 starts first (issue order) from the lower stage id (B), at 50:
+  // it starts service at B at 50 and reaches X at 100. Transfer 1 starts
+  // service at A at 0, is queued at X then, and reaches X at 100 too.
+  const std::vector<XferSpec> xfers = {{pkt, 50, {0, 2}, 1}, {pkt, 0, {1, 2}, 1}};
+  NetResult r;
+  ASSERT_TRUE(RunNet(&r, pkt, stages, xfers));
+  ASSERT_EQ(r.norder, 2u);
+  EXPECT_EQ(r.order[0], 1) << "the packet queued at X first (at 0) goes first";
+  EXPECT_EQ(r.order_ps[0], 100u);
+  EXPECT_EQ(r.done_ps[1], 200u);
+  EXPECT_EQ(r.done_ps[0], 300u);
+}
+
+// Queued in the same picosecond at the same first stage: in the order the
+// transfers are started.
+TEST(StageTest, EqualArrivalsQueuedTogetherGoInStartOrder) {
+  const uint32_t pkt = 1000;
+  const std::vector<StageSpec> stages = {{10000000000000ull, 0}};
+  for (uint64_t t0 : {0ull, 40ull}) {  // now, and ahead of now
+    const std::vector<XferSpec> xfers = {{pkt, t0, {0}, 0}, {pkt, t0, {0}, 0}, {pkt, t0, {0}, 0}};
+    NetResult r;
+    ASSERT_TRUE(RunNet(&r, pkt, stages, xfers));
+    ASSERT_EQ(r.norder, 3u);
+    for (uint32_t i = 0; i < 3; i++) {
+      EXPECT_EQ(r.order[i], i) << "t0 " << t0;
+      EXPECT_EQ(r.done_ps[i], t0 + 100 * (i + 1)) << "t0 " << t0;
+    }
+  }
+}
+
 }  // namespace
