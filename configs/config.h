@@ -27,10 +27,13 @@ typedef enum {
 
 /* How the network times packets (docs/timing-model.md). */
 typedef enum {
-  A2_TIMING_PACKET = 0,     /* every packet is served at every stage in order of arrival
-                               (one kernel activation per packet per stage) */
-  A2_TIMING_RESERVATION = 1 /* a transfer's packet times are computed when it starts, in
-                               the earliest free slot of each stage; one event per transfer */
+  A2_TIMING_PACKET = 0,      /* every packet is served at every stage in order of arrival
+                                (one kernel activation per packet per stage) */
+  A2_TIMING_RESERVATION = 1, /* a transfer's packet times are computed when it starts, in
+                                the earliest free slot of each stage; one event per transfer */
+  A2_TIMING_ORDERED = 2      /* reservation, with transfers reserved in order of their starts
+                                across cores (a core starts ahead only up to the kernel's
+                                horizon) */
 } a2_timing;
 
 typedef struct a2_config {
@@ -68,7 +71,7 @@ typedef struct a2_config {
   uint64_t rdma_launch_ps; /* interconnect.nic.rdma_launch: per RDMA message, serial on its queue */
   uint64_t rdma_bw;        /* interconnect.nic.rdma_bandwidth: per queue, an RDMA put/get */
   uint32_t torus_width;    /* interconnect.torus_width: X size of the torus */
-  a2_timing timing;        /* interconnect.timing: packet | reservation */
+  a2_timing timing;        /* interconnect.timing: packet | reservation | ordered */
   /* not a key: the run's faults (slow NPUs, link faults, jitter), owned by
    * the caller and outliving the simulation; NULL: none */
   const a2_faults *faults;

@@ -29,8 +29,8 @@ static const char *const topology_names[] = {"full_mesh", "ring",  "switch",
                                              "two_level", "torus", NULL};
 _Static_assert(NAMES_LAST(topology_names) == A2_TOPO_TORUS, "a name per a2_topology");
 _Static_assert(sizeof(a2_topology) == 4, "topology is stored as a 4-byte field");
-static const char *const timing_names[] = {"packet", "reservation", NULL};
-_Static_assert(NAMES_LAST(timing_names) == A2_TIMING_RESERVATION, "a name per a2_timing");
+static const char *const timing_names[] = {"packet", "reservation", "ordered", NULL};
+_Static_assert(NAMES_LAST(timing_names) == A2_TIMING_ORDERED, "a name per a2_timing");
 _Static_assert(sizeof(a2_timing) == 4, "timing is stored as a 4-byte field");
 
 const a2_config_key a2_config_keys[] = {

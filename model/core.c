@@ -338,13 +338,13 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       if (t < now) t = now;
       if (c->ahead && t < c->disp[slot]) t = c->disp[slot]; /* dispatched ahead */
       if (c->ahead && t < c->pipe_start[p]) t = c->pipe_start[p];
-      /* Reservation timing: a head starts ahead (its transfers reserved
-       * now) only up to the kernel's horizon, the earliest time another
+      /* Ordered reservation timing: a head starts ahead (its transfers
+       * reserved now) only up to the kernel's horizon, the earliest time another
        * process may run, so that transfers are reserved in order of their
        * starts across cores, as packet timing serves them
        * (docs/timing-model.md, "Reservation order"); beyond it the core
        * sleeps until the start. */
-      if (c->ahead && t > now && t > a2k_horizon_ps()) {
+      if (c->ordered && t > now && t > a2k_horizon_ps()) {
         a2_core_wake(c, t);
         break;
       }
@@ -466,6 +466,7 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   }
   c->prog_done = k->source == NULL;
   c->ahead = a2_net_reservation(s->net);
+  c->ordered = s->cfg->timing == A2_TIMING_ORDERED;
   c->wake_ps = UINT64_MAX;
   c->slot_free = UINT64_MAX;
   c->ack_peer = UINT32_MAX;

@@ -87,6 +87,8 @@ typedef struct a2_core {
   bool failed;      /* the program source failed: the core stops (sim->run_err) */
   bool ahead;       /* reservation timing (the network's mode, read once): instructions
                        start in advance */
+  bool ordered;     /* interconnect.timing ordered: start ahead only up to the kernel's
+                       horizon (a2k_horizon_ps) */
   bool wait_ahead;  /* stopped at a wait that is due at vt, not now */
   bool blocked;     /* waiting on a signal at dispatch */
   bool in_sync_run, run_has_wait;

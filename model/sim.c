@@ -149,7 +149,7 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
 
   if ((rc = a2k_init(err))) return rc;
   if ((rc = a2_net_create(cfg->packet_bytes, sizeof(a2_xfer_ctx), &s->net, err))) return rc;
-  if (cfg->timing == A2_TIMING_RESERVATION) a2_net_set_reservation(s->net, a2_core_defer, s);
+  if (cfg->timing != A2_TIMING_PACKET) a2_net_set_reservation(s->net, a2_core_defer, s);
   if ((rc = a2_topo_build(cfg, cfg->ranks, s->net, &s->topo, err))) return rc;
   for (uint32_t r = 0; r < P; r++)
     if ((rc = a2_net_add_stage(s->net, A2_STAGE_HBM, cfg->hbm_bw, cfg->hbm_lat_ps, (int32_t)r, -1,

@@ -48,7 +48,7 @@ TEST(ConfigEnumKeyTest, TopologyAndTimingAreEnumeratedRows) {
   EXPECT_EQ(Row("interconnect.timing").kind, A2_KEY_ENUM);
   EXPECT_EQ(Joined(Names(Row("interconnect.topology"))),
             "full_mesh, ring, switch, two_level, torus");
-  EXPECT_EQ(Joined(Names(Row("interconnect.timing"))), "packet, reservation");
+  EXPECT_EQ(Joined(Names(Row("interconnect.timing"))), "packet, reservation, ordered");
 }
 
 TEST(ConfigEnumKeyTest, EveryEnumeratedRowIsConsistent) {
@@ -132,7 +132,7 @@ TEST(ConfigTimingTest, UnknownNameIsAnErrorAtTheValueListingTheNames) {
   a2_err_format(&e, out, sizeof out);
   EXPECT_EQ(std::string(out),
             "t.yaml:3:11: error: interconnect.timing: 'fast': unknown timing; expected one of "
-            "packet, reservation");
+            "packet, reservation, ordered");
   // Names are case-sensitive, and a number is not a name.
   ASSERT_EQ(a2_config_load_string("interconnect: {timing: Packet}\n", "t.yaml", &c, &e),
             A2_E_INPUT);
@@ -173,8 +173,9 @@ TEST(ConfigTimingTest, SetWorks) {
   a2_config before = c;
   EXPECT_EQ(a2_config_set(&c, "interconnect.timing", "fast", &e), A2_E_INPUT);
   EXPECT_STREQ(e.file, "--set");
-  EXPECT_EQ(std::string(e.msg),
-            "interconnect.timing=fast: unknown timing; expected one of packet, reservation");
+  EXPECT_EQ(
+      std::string(e.msg),
+      "interconnect.timing=fast: unknown timing; expected one of packet, reservation, ordered");
   EXPECT_EQ(c.timing, before.timing);
   // A typo of the key is suggested like any other.
   EXPECT_EQ(a2_config_set(&c, "interconnect.timimg", "packet", &e), A2_E_INPUT);
@@ -184,11 +185,12 @@ TEST(ConfigTimingTest, SetWorks) {
 TEST(ConfigTimingTest, ValidateRejectsAValueWithoutAName) {
   a2_config c;
   a2_config_default(&c);
-  c.timing = static_cast<a2_timing>(2);
+  c.timing = static_cast<a2_timing>(3);
   a2_err e{};
   EXPECT_EQ(a2_config_validate(&c, "cfg.yaml", &e), A2_E_INPUT);
-  EXPECT_EQ(std::string(e.msg),
-            "interconnect.timing: '2': unknown timing; expected one of packet, reservation");
+  EXPECT_EQ(
+      std::string(e.msg),
+      "interconnect.timing: '3': unknown timing; expected one of packet, reservation, ordered");
 }
 
 TEST(ConfigTimingTest, PrintNamesTheValueAndLoadsBack) {
@@ -224,7 +226,7 @@ TEST(ConfigTimingCliTest, BadNameIsAUsageErrorWithItsLocation) {
   a2test::CliResult r = a2test::RunCli({"config", "check", f});
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_CONTAINS(r.err, f + ":3:11: error: interconnect.timing: 'exact': unknown timing; "
-                             "expected one of packet, reservation");
+                             "expected one of packet, reservation, ordered");
   r = a2test::RunCli({"config", "check", std::string(A2_SOURCE_DIR) + "/configs/ring-8.yaml",
                       "--set", "interconnect.timing=exact"});
   EXPECT_EQ(r.exit_code, 2) << r;
