@@ -342,7 +342,7 @@ static bool start_pipes(a2_core *c, uint64_t now) {
        * reserved now) only up to the kernel's horizon, the earliest time another
        * process may run, so that transfers are reserved in order of their
        * starts across cores, as packet timing serves them
-       * (docs/timing-model.md, "Reservation order"); beyond it the core
+       * (docs/timing-model.md, "Starting ahead"); beyond it the core
        * sleeps until the start. */
       if (c->ordered && t > now && t > a2k_horizon_ps()) {
         a2_core_wake(c, t);
