@@ -20,8 +20,10 @@ void a2t_ast_free(a2t_ast *a) {
   free(a->st);
   free(a->dl);
   free(a->pg);
+  free(a->text);
   a->ex = NULL;
   a->st = NULL;
   a->dl = NULL;
   a->pg = NULL;
+  a->text = NULL;
 }

@@ -143,6 +143,9 @@ static a2_code decl(xp *x, const a2t_decl *d, a2_kernel *k) {
     k->golden.root = (uint32_t)w;
     return bytes_of(x, d->e[0], a2_dtype_size(a->bufs[d->index].dtype), A2T_MAX_BYTES,
                     "block size n", &k->golden.bytes);
+  case D_ASSERT:
+    if ((rc = val(x, d->e[0], &v))) return rc;
+    return v ? A2_OK : a2t_assert_failed(a, x->name, d->line, d->col, d->slot, x->err);
   case D_CARD:
     k->has_card = 1;
     if ((rc = ranged(x, d->e[0], 0, INT64_MAX, "remote_read", &v))) return rc;
@@ -287,11 +290,25 @@ static a2_code step(xp *x, int line, int col) {
 
 static a2_code block(xp *x, uint32_t i);
 
+/* `for v in from .. to [step d]`: from, from + d, ... while below `to`
+ * (d > 0) or above it (d < 0); d = 0 is an error at the step. */
 static a2_code loop(xp *x, const a2t_stmt *s) {
-  int64_t from, to;
+  int64_t from, to, d = 1;
   a2_code rc;
   if ((rc = val(x, s->e[0], &from)) || (rc = val(x, s->e[1], &to))) return rc;
-  uint64_t n = to > from ? (uint64_t)to - (uint64_t)from : 0, cost;
+  if (s->e[2] != A2T_NONE) {
+    if ((rc = val(x, s->e[2], &d))) return rc;
+    if (d == 0) {
+      const a2t_expr *n = &x->a->ex[s->e[2]];
+      return a2_err_set(x->err, A2_E_INPUT, x->name, n->sline, n->scol,
+                        "loop step 0: expected a positive or negative step");
+    }
+  }
+  /* the span and the step as magnitudes (no overflow for any int64 bounds) */
+  uint64_t span = d > 0 ? (to > from ? (uint64_t)to - (uint64_t)from : 0)
+                        : (from > to ? (uint64_t)from - (uint64_t)to : 0);
+  uint64_t ad = d > 0 ? (uint64_t)d : 0 - (uint64_t)d;
+  uint64_t n = span / ad + (span % ad != 0), cost;
   /* each iteration costs at least itself plus its body's statements */
   if (__builtin_mul_overflow(n, (uint64_t)s->nbody + 1, &cost) || cost > A2T_MAX_STEPS ||
       x->steps > A2T_MAX_STEPS - cost)
@@ -303,8 +320,9 @@ static a2_code loop(xp *x, const a2t_stmt *s) {
     return a2_err_set(x->err, A2_E_NOMEM, x->name, s->line, s->col,
                       "loop of %llu iterations makes more than 2^%d instructions",
                       (unsigned long long)n, A2T_MAX_INSTRS_LOG2);
-  for (int64_t v = from; v < to; v++) {
-    x->env[s->slot] = v;
+  for (uint64_t i = 0; i < n; i++) {
+    /* from + i*d lies between from and to: computed unsigned, it wraps back into range */
+    x->env[s->slot] = (int64_t)((uint64_t)from + i * (uint64_t)d);
     if ((rc = step(x, s->line, s->col)) || (rc = block(x, s->body))) return rc;
   }
   return A2_OK;
@@ -322,6 +340,10 @@ static a2_code block(xp *x, uint32_t i) {
       if (!(rc = val(x, s->e[0], &v))) rc = block(x, v ? s->body : s->other);
       break;
     case ST_FOR: rc = loop(x, s); break;
+    case ST_ASSERT:
+      if (!(rc = val(x, s->e[0], &v)) && !v)
+        rc = a2t_assert_failed(x->a, x->name, s->line, s->col, s->slot, x->err);
+      break;
     case ST_INSTR: {
       if (++x->ninstrs > A2T_MAX_INSTRS)
         return a2_err_set(x->err, A2_E_NOMEM, x->name, s->line, s->col,

@@ -14,7 +14,7 @@ typedef struct {
 static a2_code node(a2t_parser *p, a2t_expr n, uint32_t *out) {
   a2t_ast *a = p->ast;
   uint16_t da = n.kind >= EX_NEG ? a->ex[n.a].depth : 0;
-  uint16_t db = n.kind == EX_BIN ? a->ex[n.b].depth : 0;
+  uint16_t db = n.kind == EX_BIN ? a->ex[n.b].depth : 0; /* EX_LOG2 has only a */
   n.depth = (uint16_t)((da > db ? da : db) + 1);
   if (n.depth > A2T_MAX_EXPR_DEPTH)
     return a2t_fail(p, n.line, n.col, "expression has more than %d operators in a chain",
@@ -68,6 +68,42 @@ static a2_code parse_var(a2t_parser *p, uint32_t *out) {
                   rc_only ? " (only defined inside a program block)" : "");
 }
 
+/* min(A, B), max(A, B), log2(A): numbers in, a number out. */
+static a2_code parse_call(a2t_parser *p, uint32_t *out) {
+  a2t_tok t = p->cur;
+  int is_log2 = t.n == 4;
+  const char *fn = is_log2 ? "log2" : t.s[1] == 'i' ? "min" : "max";
+  char what[64];
+  uint32_t a, b = 0;
+  a2_code rc;
+  if (++p->parens > A2T_MAX_PARENS)
+    return a2t_fail(p, t.line, t.col, "expression nested more than %d levels deep", A2T_MAX_PARENS);
+  snprintf(what, sizeof what, "'(' after '%s'", fn);
+  if ((rc = a2t_next(p)) || (rc = a2t_expect(p, TK_LPAREN, what)) || (rc = parse_or(p, &a)) ||
+      (rc = want_type(p, a, 0, fn)))
+    return rc;
+  if (!is_log2) {
+    snprintf(what, sizeof what, "',' between the two arguments of '%s'", fn);
+    if ((rc = a2t_expect(p, TK_COMMA, what)) || (rc = parse_or(p, &b)) ||
+        (rc = want_type(p, b, 0, fn)))
+      return rc;
+  }
+  snprintf(what, sizeof what, "')' to close '%s(' at column %d", fn, t.col);
+  if ((rc = a2t_expect(p, TK_RPAREN, what))) return rc;
+  p->parens--;
+  a2t_expr n = {.kind = is_log2 ? EX_LOG2 : EX_BIN,
+                .op = (uint8_t)(is_log2         ? 0
+                                : t.s[1] == 'i' ? TK_MIN
+                                                : TK_MAX),
+                .line = t.line,
+                .col = t.col,
+                .sline = t.line,
+                .scol = t.col,
+                .a = a,
+                .b = b};
+  return node(p, n, out);
+}
+
 static a2_code parse_primary(a2t_parser *p, uint32_t *out) {
   a2t_tok t = p->cur;
   a2_code rc;
@@ -97,6 +133,9 @@ static a2_code parse_primary(a2t_parser *p, uint32_t *out) {
     p->ast->ex[*out].scol = t.col;
     return A2_OK;
   }
+  if (t.kind == TK_NAME &&
+      (a2t_tok_is(&t, "min") || a2t_tok_is(&t, "max") || a2t_tok_is(&t, "log2")))
+    return parse_call(p, out);
   if (t.kind == TK_NAME)
     return a2t_fail(p, t.line, t.col,
                     "expected a number, a $variable or '(', found '%.*s' (variables are "
@@ -133,12 +172,20 @@ static a2_code parse_unary(a2t_parser *p, uint32_t *out) {
   return parse_primary(p, out);
 }
 
+/* Binary levels, loosest first: 0 ||, 1 &&, 2 comparisons, 3 |, 4 ^, 5 &,
+ * 6 << >>, 7 + -, 8 * / % (the bitwise operators bind tighter than the
+ * comparisons, so `$a & 1 == 1` means `($a & 1) == 1`). */
+#define LEVEL_MUL 8
 static int is_op(a2t_tok_kind k, int level) {
   switch (level) {
   case 0: return k == TK_OR;
   case 1: return k == TK_AND;
   case 2: return k >= TK_EQ && k <= TK_GE;
-  case 3: return k == TK_PLUS || k == TK_MINUS;
+  case 3: return k == TK_PIPE;
+  case 4: return k == TK_CARET;
+  case 5: return k == TK_AMP;
+  case 6: return k == TK_SHL || k == TK_SHR;
+  case 7: return k == TK_PLUS || k == TK_MINUS;
   default: return k == TK_STAR || k == TK_SLASH || k == TK_PERCENT;
   }
 }
@@ -152,12 +199,12 @@ static a2_code parse_not(a2t_parser *p, uint32_t *out) {
 
 static a2_code parse_operand(a2t_parser *p, int level, uint32_t *out) {
   if (level == 1) return parse_not(p, out);
-  if (level == 4) return parse_unary(p, out);
+  if (level == LEVEL_MUL) return parse_unary(p, out);
   return parse_level(p, level + 1, out);
 }
 
-/* One binary precedence level: 0 ||, 1 &&, 2 comparisons (not chained),
- * 3 + -, 4 * / %; all left-associative. */
+/* One binary precedence level (is_op); comparisons do not chain; all
+ * left-associative. */
 static a2_code parse_level(a2t_parser *p, int level, uint32_t *out) {
   a2_code rc;
   uint32_t a;
@@ -264,6 +311,13 @@ static a2_code eval_rec(eval_ctx *c, uint32_t e, int64_t *out) {
     if ((rc = operand(c, x->a, &l))) return rc;
     *out = !l;
     return A2_OK;
+  case EX_LOG2:
+    if ((rc = operand(c, x->a, &l))) return rc;
+    if (l <= 0 || (l & (l - 1)))
+      return a2_err_set(c->err, A2_E_INPUT, c->name, x->line, x->col,
+                        "log2 of %lld: not a power of two", (long long)l);
+    *out = __builtin_ctzll((unsigned long long)l);
+    return A2_OK;
   case EX_BIN: break;
   }
   if ((rc = operand(c, x->a, &l))) return rc;
@@ -294,11 +348,27 @@ static a2_code eval_rec(eval_ctx *c, uint32_t e, int64_t *out) {
   case TK_GE: *out = l >= r; break;
   case TK_AND:
   case TK_OR: *out = r != 0; break;
+  case TK_AMP: *out = l & r; break;
+  case TK_PIPE: *out = l | r; break;
+  case TK_CARET: *out = l ^ r; break;
+  case TK_MIN: *out = l < r ? l : r; break;
+  case TK_MAX: *out = l > r ? l : r; break;
+  case TK_SHL:
+  case TK_SHR:
+    if (r < 0 || r > 63)
+      return a2_err_set(c->err, A2_E_INPUT, c->name, x->line, x->col,
+                        "shift by %lld: expected 0..63", (long long)r);
+    if (x->op == TK_SHR) {
+      *out = l < 0 ? ~(~l >> r) : l >> r; /* arithmetic: rounds toward minus infinity */
+    } else {
+      ovf = (r == 63 && l != 0) || (r < 63 && __builtin_mul_overflow(l, (int64_t)1 << r, out));
+    }
+    break;
   default: return a2_err_set(c->err, A2_E_INTERNAL, c->name, x->line, x->col, "bad operator");
   }
   if (ovf) {
     static const char *const names[] = {
-        [TK_PLUS] = "+", [TK_MINUS] = "-", [TK_STAR] = "*", [TK_SLASH] = "/"};
+        [TK_PLUS] = "+", [TK_MINUS] = "-", [TK_STAR] = "*", [TK_SLASH] = "/", [TK_SHL] = "<<"};
     return a2_err_set(c->err, A2_E_INPUT, c->name, x->line, x->col,
                       "integer overflow in '%s' (%lld and %lld)", names[x->op], (long long)l,
                       (long long)r);

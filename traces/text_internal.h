@@ -72,7 +72,15 @@ typedef enum {
   TK_OR,
   TK_NOT,
   TK_ARROW,
-  TK_DOTDOT
+  TK_DOTDOT,
+  TK_AMP,   /* & (bitwise and) */
+  TK_PIPE,  /* | (bitwise or) */
+  TK_CARET, /* ^ (bitwise xor) */
+  TK_SHL,   /* << */
+  TK_SHR,   /* >> */
+  TK_STR,   /* "text" (assert messages; s, n: the text between the quotes) */
+  TK_MIN,   /* min(a, b): not a token, the operator of its EX_BIN node */
+  TK_MAX    /* max(a, b): likewise */
 } a2t_tok_kind;
 
 typedef struct {
@@ -107,7 +115,8 @@ static inline int a2t_tok_is(const a2t_tok *t, const char *word) {
 
 /* ---- AST ---- */
 
-typedef enum { EX_NUM, EX_VAR, EX_NEG, EX_NOT, EX_BIN } a2t_ex_kind;
+/* EX_LOG2: log2 of operand a, a power of two (an error otherwise). */
+typedef enum { EX_NUM, EX_VAR, EX_NEG, EX_NOT, EX_BIN, EX_LOG2 } a2t_ex_kind;
 
 typedef struct {
   uint8_t kind;    /* a2t_ex_kind */
@@ -124,7 +133,7 @@ typedef struct {
   };
 } a2t_expr;
 
-typedef enum { ST_INSTR, ST_FOR, ST_IF, ST_LET } a2t_st_kind;
+typedef enum { ST_INSTR, ST_FOR, ST_IF, ST_LET, ST_ASSERT } a2t_st_kind;
 
 /* Expression slots of an instruction statement. */
 enum {
@@ -143,8 +152,9 @@ typedef struct {
   uint8_t has_chunk;
   int line, col;
   uint16_t tile, tile_a, tile_b, buf, buf2;
-  uint32_t e[E_SLOTS]; /* ST_INSTR: E_*; ST_FOR: from, to; ST_IF: cond; ST_LET: value */
-  uint32_t slot;       /* ST_FOR / ST_LET: the variable */
+  uint32_t e[E_SLOTS]; /* ST_INSTR: E_*; ST_FOR: from, to, step (A2T_NONE: 1); ST_IF and
+                          ST_ASSERT: cond; ST_LET: value */
+  uint32_t slot;       /* ST_FOR / ST_LET: the variable; ST_ASSERT: its message (a2t_ast.text) */
   uint32_t next;       /* next statement of the same block */
   uint32_t body;       /* ST_FOR / ST_IF: first statement of the body (then-branch) */
   uint32_t other;      /* ST_IF: first statement of the else branch */
@@ -162,7 +172,8 @@ typedef enum {
   D_TILE,
   D_GOLDEN,
   D_CARD,
-  D_PARAM
+  D_PARAM,
+  D_ASSERT
 } a2t_decl_kind;
 
 /* One top-level declaration; evaluated in file order. */
@@ -175,7 +186,8 @@ typedef struct {
   uint16_t index, index2; /* D_BUF / D_TILE: which; D_GOLDEN: in, out buffers */
   uint32_t e[3];          /* D_KERNEL: size, root; D_GOLDEN: n, root; D_CARD: read, write, rounds;
                              otherwise e[0] = the value / element count */
-  uint32_t slot;          /* D_LET, D_PARAM (index: which of a2t_ast.params) */
+  uint32_t slot;          /* D_LET, D_PARAM (index: which of a2t_ast.params); D_ASSERT: its
+                             message (offset in a2t_ast.text); e[0] its condition */
 } a2t_decl;
 
 typedef struct {
@@ -194,6 +206,8 @@ typedef struct {
   uint32_t ndl, capdl;
   a2t_block *pg;
   uint32_t npg, cappg;
+  char *text; /* assert messages, each NUL-terminated; referred to by offset */
+  uint32_t ntext, captext;
   uint32_t nslots;               /* environment size */
   uint32_t slot_rank, slot_core; /* where programs keep $rank and $core */
   uint32_t nbufs, ntiles;
@@ -279,6 +293,12 @@ uint32_t a2t_find_var(const a2t_parser *p, const char *s, size_t n);
 void a2t_end_scope(a2t_parser *p, uint32_t base);
 
 a2_code a2t_add_stmt(a2t_parser *p, const a2t_stmt *s, uint32_t *idx);
+/* `assert COND "message"` (current token: `assert`), text_assert.c: the
+ * condition's expression and the message's offset in ast->text. */
+a2_code a2t_parse_assert(a2t_parser *p, uint32_t *cond, uint32_t *msg);
+/* The run is refused: an assert's condition is false. */
+a2_code a2t_assert_failed(const a2t_ast *a, const char *name, int line, int col, uint32_t msg,
+                          a2_err *err);
 /* `let NAME = EXPR` or `param NAME = EXPR` (current token: the keyword, `word`);
  * defines the variable and copies its name to name_out when not NULL. */
 a2_code a2t_parse_let(a2t_parser *p, const char *word, uint32_t *slot, uint32_t *e, char *name_out);

@@ -79,6 +79,20 @@ static a2_code scan_number(a2t_lexer *lx, a2t_tok *t) {
   return A2_OK;
 }
 
+/* A string: the text up to the next '"' on the same line (no escapes). */
+static a2_code scan_string(a2t_lexer *lx, a2t_tok *t) {
+  size_t i = lx->pos + 1;
+  while (i < lx->len && lx->text[i] != '"' && lx->text[i] != '\n') i++;
+  if (i >= lx->len || lx->text[i] != '"')
+    return fail_at(lx, lx->pos, "unterminated string: expected '\"' before the end of the line",
+                   NULL);
+  t->kind = TK_STR;
+  t->s = lx->text + lx->pos + 1;
+  t->n = i - lx->pos - 1;
+  lx->pos = i + 1;
+  return A2_OK;
+}
+
 /* Punctuation: the token a character starts, and the two-character token it
  * starts when `second` follows (0: none). Looked up by the first character,
  * so a token costs the same whatever the operator. */
@@ -94,9 +108,10 @@ static int punct(unsigned char c, punct_row *r) {
   case '<': *r = (punct_row){TK_LT, TK_LE, '='}; return 1;
   case '>': *r = (punct_row){TK_GT, TK_GE, '='}; return 1;
   case '-': *r = (punct_row){TK_MINUS, TK_ARROW, '>'}; return 1;
-  case '&': *r = (punct_row){TK_EOF, TK_AND, '&'}; return 1; /* TK_EOF: '&' alone is an error */
-  case '|': *r = (punct_row){TK_EOF, TK_OR, '|'}; return 1;
-  case '.': *r = (punct_row){TK_EOF, TK_DOTDOT, '.'}; return 1;
+  case '&': *r = (punct_row){TK_AMP, TK_AND, '&'}; return 1;
+  case '|': *r = (punct_row){TK_PIPE, TK_OR, '|'}; return 1;
+  case '^': *r = (punct_row){TK_CARET, TK_EOF, 0}; return 1;
+  case '.': *r = (punct_row){TK_EOF, TK_DOTDOT, '.'}; return 1; /* TK_EOF: '.' alone is an error */
   case '[': *r = (punct_row){TK_LBRACK, TK_EOF, 0}; return 1;
   case ']': *r = (punct_row){TK_RBRACK, TK_EOF, 0}; return 1;
   case ':': *r = (punct_row){TK_COLON, TK_EOF, 0}; return 1;
@@ -176,6 +191,13 @@ static a2_code lex(a2t_lexer *lx, a2t_tok *t) {
     lx->pos = end;
     return A2_OK;
   }
+  if ((c == '<' || c == '>') && lx->pos + 1 < lx->len && s[lx->pos + 1] == (char)c) {
+    t->kind = c == '<' ? TK_SHL : TK_SHR; /* '<<' '>>': the second character repeats */
+    t->n = 2;
+    lx->pos += 2;
+    return A2_OK;
+  }
+  if (c == '"') return scan_string(lx, t);
   punct_row r;
   if (punct(c, &r)) {
     int two = r.second && lx->pos + 1 < lx->len && s[lx->pos + 1] == r.second;
@@ -187,8 +209,6 @@ static a2_code lex(a2t_lexer *lx, a2t_tok *t) {
     }
   }
   if (c == '.') return fail_at(lx, lx->pos, "unexpected '.' (a range is written 'A .. B')", NULL);
-  if (c == '&') return fail_at(lx, lx->pos, "unexpected '&' (did you mean '&&'?)", NULL);
-  if (c == '|') return fail_at(lx, lx->pos, "unexpected '|' (did you mean '||'?)", NULL);
   char what[32];
   if (c >= 0x20 && c < 0x7f)
     snprintf(what, sizeof what, "'%c'", c);
@@ -203,6 +223,7 @@ void a2t_tok_describe(const a2t_tok *t, char *out, size_t size) {
   case TK_EOL: snprintf(out, size, "end of line"); break;
   case TK_VAR: snprintf(out, size, "'$%.*s'", (int)t->n, t->s); break;
   case TK_NUM: snprintf(out, size, "number %.*s", (int)(t->n > 40 ? 40 : t->n), t->s); break;
+  case TK_STR: snprintf(out, size, "string \"%.*s\"", (int)(t->n > 40 ? 40 : t->n), t->s); break;
   default: snprintf(out, size, "'%.*s'", (int)t->n, t->s); break;
   }
 }

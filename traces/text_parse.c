@@ -241,7 +241,7 @@ static a2_code nest_in(a2t_parser *p, const a2t_tok *t) {
 
 static a2_code parse_for(a2t_parser *p, uint32_t *s) {
   a2t_tok t = p->cur, v;
-  a2t_stmt st = {.kind = ST_FOR, .line = t.line, .col = t.col};
+  a2t_stmt st = {.kind = ST_FOR, .line = t.line, .col = t.col, .e = {[2] = A2T_NONE}};
   char nm[A2_NAME_MAX];
   blk b;
   a2_code rc;
@@ -251,7 +251,12 @@ static a2_code parse_for(a2t_parser *p, uint32_t *s) {
   if (!a2t_tok_is(&p->cur, "in")) return a2t_expected(p, "'in' after the loop variable");
   if ((rc = a2t_next(p)) || (rc = a2t_parse_int(p, &st.e[0])) ||
       (rc = a2t_expect(p, TK_DOTDOT, "'..' between the loop bounds")) ||
-      (rc = a2t_parse_int(p, &st.e[1])) || (rc = a2t_expect_eol(p, "the loop bounds")))
+      (rc = a2t_parse_int(p, &st.e[1])))
+    return rc;
+  if (a2t_tok_is(&p->cur, "step") && ((rc = a2t_next(p)) || (rc = a2t_parse_int(p, &st.e[2]))))
+    return rc;
+  if ((rc = a2t_expect_eol(
+           p, st.e[2] == A2T_NONE ? "the loop bounds (or 'step EXPR')" : "the loop step")))
     return rc;
   uint32_t base = p->nvars;
   if ((rc = a2t_define_var(p, &v, nm, &st.slot)) || (rc = parse_block(p, BLK_FOR, &t, &b)))
@@ -294,7 +299,7 @@ static int decl_index(const a2t_tok *t) {
 }
 
 static a2_code parse_stmt(a2t_parser *p, uint32_t *s, uint32_t *min_instrs) {
-  static const char *const control[] = {"for", "if", "let", "end", "else"};
+  static const char *const control[] = {"for", "if", "let", "end", "else", "assert"};
   a2t_tok t = p->cur;
   *min_instrs = 0;
   if (t.kind != TK_NAME) return a2t_expected(p, "an instruction or 'end'");
@@ -303,6 +308,11 @@ static a2_code parse_stmt(a2t_parser *p, uint32_t *s, uint32_t *min_instrs) {
   if (a2t_tok_is(&t, "let")) {
     a2t_stmt st = {.kind = ST_LET, .line = t.line, .col = t.col};
     a2_code rc = a2t_parse_let(p, "let", &st.slot, &st.e[0], NULL);
+    return rc ? rc : a2t_add_stmt(p, &st, s);
+  }
+  if (a2t_tok_is(&t, "assert")) {
+    a2t_stmt st = {.kind = ST_ASSERT, .line = t.line, .col = t.col};
+    a2_code rc = a2t_parse_assert(p, &st.e[0], &st.slot);
     return rc ? rc : a2t_add_stmt(p, &st, s);
   }
   if (a2t_tok_is(&t, "program"))
@@ -366,6 +376,13 @@ static a2_code parse_program(a2t_parser *p) {
   return A2_OK;
 }
 
+static a2_code add_decl(a2t_parser *p, const a2t_decl *d) {
+  a2t_ast *a = p->ast;
+  a2_code rc = a2t_grow((void **)&a->dl, &a->capdl, a->ndl, sizeof *a->dl, p->err);
+  if (!rc) a->dl[a->ndl++] = *d;
+  return rc;
+}
+
 static a2_code parse_top(a2t_parser *p) {
   static const char *const others[] = {"program"};
   a2_code rc;
@@ -379,6 +396,9 @@ static a2_code parse_top(a2t_parser *p) {
     int kw = decl_index(&t);
     if (a2t_tok_is(&t, "program")) {
       rc = parse_program(p);
+    } else if (a2t_tok_is(&t, "assert")) { /* at the top level, or in a program block */
+      a2t_decl d = {.kind = D_ASSERT, .line = t.line, .col = t.col};
+      if (!(rc = a2t_parse_assert(p, &d.e[0], &d.slot))) rc = add_decl(p, &d);
     } else if (kw >= 0) {
       if (p->ast->npg)
         return a2t_fail(p, t.line, t.col,

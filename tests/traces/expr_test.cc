@@ -150,7 +150,7 @@ TEST(TraceExprTest, MalformedExpressionsNameWhatWasExpected) {
   EXPECT_TRUE(FailsAt("program\n  compute (1 + 2\nend\n", 2, 2, 17, "expected ')'"));
   EXPECT_TRUE(FailsAt("program\n  compute 1 +\nend\n", 2, 2, 14, "expected a number"));
   EXPECT_TRUE(FailsAt("program\n  compute rank\nend\n", 2, 2, 11, "written $rank"));
-  EXPECT_TRUE(FailsAt("program\n  compute 1 & 2\nend\n", 2, 2, 13, "'&&'"));
+  EXPECT_TRUE(FailsAt("program\n  compute 1 & & 2\nend\n", 2, 2, 15, "expected a number"));
   EXPECT_TRUE(FailsAt("program\n  compute $\nend\n", 2, 2, 11, "variable name after '$'"));
 }
 
