@@ -24,6 +24,9 @@ void a2_card_broadcast(const a2_coll_params *p, a2_card *c);
 void a2_card_allreduce_mesh(const a2_coll_params *p, a2_card *c);
 void a2_card_allgather(const a2_coll_params *p, a2_card *c);
 
+/* 2^floor(log2 P), 0 for P = 0 (allreduce_rhd.c). */
+uint32_t a2_rhd_pow2_below(uint32_t P);
+
 /* Closed-form times, ps (closed_form.c; 0 where they do not apply). */
 uint64_t a2_time_allreduce_mesh(const a2_coll_params *p, const a2_config *cfg);
 uint64_t a2_time_allreduce_two_phase(const a2_coll_params *p, const a2_config *cfg);

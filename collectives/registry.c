@@ -56,6 +56,23 @@ static a2_code ring_check(const a2_coll_params *p, a2_err *err) {
   return p_chunks_check(p, err);
 }
 
+/* RHD: halving rounds split the slice into P' = 2^floor(log2 P) equal parts. */
+static a2_code rhd_check(const a2_coll_params *p, a2_err *err) {
+  a2_code rc = a2_coll_check_single_core(p, err);
+  if (rc) return rc;
+  if (p->nranks < 2)
+    return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0,
+                      "recursive halving-doubling needs at least 2 ranks");
+  uint64_t unit = (uint64_t)a2_dtype_size(p->dtype) * a2_rhd_pow2_below(p->nranks);
+  if (p->size_bytes == 0 || p->size_bytes % unit)
+    return a2_err_set(err, A2_E_INPUT, "--size", 0, 0,
+                      "%llu bytes: recursive halving-doubling at P=%u halves the slice into %u "
+                      "parts of whole elements; expected a positive multiple of %llu bytes",
+                      (unsigned long long)p->size_bytes, p->nranks, a2_rhd_pow2_below(p->nranks),
+                      (unsigned long long)unit);
+  return A2_OK;
+}
+
 static a2_code elems_check(const a2_coll_params *p, a2_err *err) {
   a2_code rc = a2_coll_check_single_core(p, err);
   return rc ? rc : a2_coll_check_elems(p, err);
@@ -93,6 +110,11 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
   ROW(allreduce_ring, one, allreduce_bus, ring_check, no_closed_form,                            \
       "all-reduce, ring: P-1 reduce-scatter and P-1 all-gather steps, neighbour-only signals",   \
       "remote read 2*(P-1)/P*N per rank; 2*(P-1) barrier rounds; N a multiple of P elements")    \
+  ROW(allreduce_rhd, one, allreduce_bus, rhd_check, no_closed_form,                              \
+      "all-reduce, HCCL's recursive halving-doubling: fold to P' = 2^floor(log2 P) ranks, "      \
+      "log2 P' halving and doubling rounds with partner rank ^ 2^j, unfold",                     \
+      "remote read 2*(P'-1)/P'*N per rank, + N when P is not a power of two; 2*log2(P') "        \
+      "barrier rounds (+1 when not); N a multiple of P' elements")                               \
   ROW(broadcast, one, one, rooted_check, no_closed_form,                                         \
       "broadcast from --root: non-roots read the root's staged window (step 12)",                \
       "remote read N per non-root rank (0 at the root); 1 signal round")                         \

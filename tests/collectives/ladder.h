@@ -21,6 +21,8 @@ struct Ladder {
   bool reduces;                    // honours --op
   bool rooted;                     // honours --root
   bool sum_only = false;           // refuses --op other than sum
+  // N must be a multiple of unit(P) bytes (overrides multiple_per_rank)
+  uint64_t (*unit)(uint32_t P) = nullptr;
 };
 
 inline uint64_t Zero(uint32_t, uint64_t, uint32_t, uint32_t) {
@@ -43,6 +45,25 @@ inline uint64_t Composed(uint32_t P, uint64_t N, uint32_t r, uint32_t root) {
 inline uint64_t TwoSlices(uint32_t P, uint64_t N, uint32_t, uint32_t) {
   return 2 * (P - 1) * (N / P);
 }
+// recursive halving-doubling: P' = 2^floor(log2 P)
+inline uint64_t Pow2Below(uint32_t P) {
+  uint64_t q = 1;
+  while (q * 2 <= P) q *= 2;
+  return q;
+}
+inline uint64_t RhdRead(uint32_t P, uint64_t N, uint32_t r, uint32_t) {
+  uint64_t q = Pow2Below(P), rest = P - q;
+  if (r < 2 * rest && r % 2) return N;  // folded out: reads the result
+  return (r < 2 * rest ? N : 0) + 2 * (q - 1) * (N / q);
+}
+inline uint64_t RhdRounds(uint32_t P) {
+  uint64_t q = Pow2Below(P), k = 0;
+  while ((1ull << k) < q) k++;
+  return 2 * k + (q != P);
+}
+inline uint64_t RhdUnit(uint32_t P) {
+  return 4 * Pow2Below(P);
+}
 inline uint64_t OneRound(uint32_t) {
   return 1;
 }
@@ -62,6 +83,7 @@ inline const std::vector<Ladder> &AllCollectives() {
       {"allreduce_two_phase", TwoChunks, Zero, TwoRounds, 4, true, false},
       {"allreduce_sdma_mesh", Zero, TwoSlices, ThreeRounds, 4, false, false, true},
       {"allreduce_ring", TwoChunks, Zero, RingRounds, 4, true, false},
+      {"allreduce_rhd", RhdRead, Zero, RhdRounds, 0, true, false, false, RhdUnit},
       {"broadcast", FromRoot, Zero, OneRound, 0, false, true},
       {"allgather", PeersTimesN, Zero, OneRound, 0, false, false},
       {"reduce_scatter", PeersTimesN, Zero, OneRound, 0, true, false},
@@ -80,6 +102,7 @@ inline const Ladder &Find(const std::string &algo) {
 }
 
 inline bool Divisible(const Ladder &l, uint32_t P, uint64_t N) {
+  if (l.unit) return N % l.unit(P) == 0;
   return l.multiple_per_rank == 0 ? N % 4 == 0 : N % (l.multiple_per_rank * P) == 0;
 }
 

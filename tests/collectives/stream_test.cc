@@ -230,7 +230,10 @@ std::vector<Case> Cases() {
     bool rooted = name == "broadcast" || name == "compose_bcast_allreduce_allgather";
     for (uint32_t P : {2u, 3u, 4u, 8u, 16u})
       for (a2_dtype dt : dts) {
-        uint64_t es = a2_dtype_size(dt);
+        // recursive halving-doubling halves the slice into 2^floor(log2 P) parts
+        uint64_t q = 1;
+        while (name == "allreduce_rhd" && q * 2 <= P) q *= 2;
+        uint64_t es = a2_dtype_size(dt) * (P % q ? q : 1);
         // one element per chunk of P; several chunks per (ring) step with the
         // 1 KiB UB (256-byte tiles); big payloads with the default UB
         struct {
