@@ -55,6 +55,13 @@ static void add_from(a2_tiles *t, const a2_coll_ctx *c, uint32_t peer, uint64_t 
   }
 }
 
+/* A copy whose pieces take receive tiles 0, 1, 0, ... from its start (every
+ * copy here: a hand-written trace need not count the pieces before it). */
+static void copy(a2_tiles *t, a2_at src, a2_at dst, uint64_t len, uint64_t T) {
+  t->turn = 0;
+  a2_coll_copy(t, src, &dst, 1, len, T);
+}
+
 static void signal_pair(a2_tb *tb, uint32_t peer, uint64_t cell) {
   A2_STEPS(tb, s, 2) {
     if (s == 0)
@@ -70,8 +77,8 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   uint32_t P = c->P, P2 = a2_rhd_pow2_below(P), r = P - P2, K = (uint32_t)__builtin_ctz(P2);
   uint64_t N = c->N, T = c->T;
   a2_tiles t = a2_tiles_on(tb, &c->tiles);
-  a2_at staged = a2_at_local(DATA, 0), out = a2_at_local(Y, 0);
-  a2_coll_copy(&t, a2_at_local(X, 0), &staged, 1, N, T);
+  a2_at out = a2_at_local(Y, 0);
+  copy(&t, a2_at_local(X, 0), a2_at_local(DATA, 0), N, T);
   if (me < 2 * r && (me & 1)) { /* folded out: hand over, then take the result */
     A2_STEPS(tb, s, 2) {
       if (s == 0)
@@ -79,7 +86,7 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
       else
         a2_tb_wait(tb, SIG, 2ull * K + 1, A2_MODE_GE, 1);
     }
-    a2_coll_copy(&t, a2_at_peer(DATA, me - 1, 0), &out, 1, N, T);
+    copy(&t, a2_at_peer(DATA, me - 1, 0), out, N, T);
     return;
   }
   if (me < 2 * r) {
@@ -99,12 +106,11 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
       add_from(&t, c, partner, lo + bit * half, half);
     } else { /* doubling: the partner's half, reduced, into the own window */
       uint64_t sib = lo + (1 - bit) * half;
-      a2_at to = a2_at_local(DATA, sib);
-      a2_coll_copy(&t, a2_at_peer(DATA, partner, sib), &to, 1, half, T);
+      copy(&t, a2_at_peer(DATA, partner, sib), a2_at_local(DATA, sib), half, T);
     }
   }
   if (me < 2 * r) A2_STEPS(tb, s, 1) a2_tb_notify(tb, SIG, me + 1, 2ull * K + 1, A2_MODE_SET, 1);
-  a2_coll_copy(&t, a2_at_local(DATA, 0), &out, 1, N, T);
+  copy(&t, a2_at_local(DATA, 0), out, N, T);
 }
 
 A2_DEFINE_GENERATOR(allreduce_rhd, shape, body)
