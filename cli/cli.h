@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "collectives/collective.h"
+#include "collectives/hccl_cost.h"
 #include "common/cmd_err.h"
 #include "configs/config.h"
 #include "model/check.h"
@@ -70,7 +71,10 @@ typedef struct {
   double busbw_factor;
   a2_card card;
   bool has_card;
-  uint64_t closed_form_ps;      /* 0: none */
+  uint64_t closed_form_ps;  /* 0: none */
+  double hccl_ps;           /* HCCL's alpha-beta-gamma cost (collectives/hccl_cost.h); < 0: none */
+  const char *hccl_formula; /* its formula (static), NULL: none */
+  a2_abg abg;               /* the alpha, beta, gamma it used */
   const a2_trace_param *params; /* the trace file's --param values (owned by the opts) */
   size_t nparams;
 } a2_run_desc;

@@ -34,6 +34,8 @@ static void describe_builtin(const a2_collective *c, const a2_coll_params *p, co
   c->card(p, &d->card);
   d->has_card = true;
   d->closed_form_ps = c->closed_form_ps(p, cfg);
+  a2_abg_of(cfg, p->nranks, &d->abg);
+  d->hccl_ps = a2_hccl_cost_ps(c->name, p->nranks, p->size_bytes, &d->abg, &d->hccl_formula);
 }
 
 static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
@@ -88,6 +90,7 @@ static int from_trace(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, 
   d->has_card = k->has_card;
   d->card = (a2_card){(double)k->card_read_bytes, (double)k->card_write_bytes, k->card_rounds};
   d->closed_form_ps = 0;
+  d->hccl_ps = -1;
   return 0;
 }
 

@@ -139,6 +139,16 @@ void a2_report_text(const a2_run_result *r, FILE *out) {
   if (r->desc.closed_form_ps)
     fprintf(out, "  time (ns)          %14.3f  %14.3f   %s   (closed form, uncontended)\n",
             (double)r->time_ps / 1e3, (double)r->desc.closed_form_ps / 1e3, ta);
+  if (r->desc.hccl_ps >= 0) {
+    const a2_abg *a = &r->desc.abg;
+    char ha[32];
+    ratio_cell(ha, sizeof ha, (double)r->time_ps, r->desc.hccl_ps);
+    fprintf(out, "  time (ns)          %14.3f  %14.3f   %s   (HCCL alpha-beta-gamma)\n",
+            (double)r->time_ps / 1e3, r->desc.hccl_ps / 1e3, ha);
+    fprintf(out, "    %s\n    alpha %.1f ns, beta %.2f ps/B, gamma %.3f ps/B%s\n",
+            r->desc.hccl_formula, a->alpha_ps / 1e3, a->beta_ps, a->gamma_ps,
+            a->inter ? " (across servers: the NIC path)" : "");
+  }
   print_utilisation(r, out);
   fprintf(out, "per rank: rank  time_ns  remote_read  remote_write  remote_ops  notifies  waits\n");
   for (uint32_t q = 0; q < r->nranks; q++) {
@@ -310,6 +320,19 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   kratio(g, "barrier_rounds", (double)m.rounds, (double)r->desc.card.barrier_rounds);
   kratio(g, "time", (double)r->time_ps, (double)r->desc.closed_form_ps);
   yajl_gen_map_close(g);
+  key(g, "hccl_cost");
+  if (r->desc.hccl_ps >= 0) {
+    yajl_gen_map_open(g);
+    kfix(g, "time_ps", r->desc.hccl_ps, 0);
+    kfix(g, "alpha_ps", r->desc.abg.alpha_ps, 3);
+    kfix(g, "beta_ps_per_byte", r->desc.abg.beta_ps, 6);
+    kfix(g, "gamma_ps_per_byte", r->desc.abg.gamma_ps, 6);
+    kbool(g, "across_servers", r->desc.abg.inter);
+    kratio(g, "ratio", (double)r->time_ps, r->desc.hccl_ps);
+    yajl_gen_map_close(g);
+  } else {
+    yajl_gen_null(g);
+  }
   json_stages(g, r);
   kint(g, "kernel_activations", a2_sim_activations(r->sim));
   yajl_gen_map_close(g);
