@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "collectives/collective.h"
+#include "collectives/hccl_choose.h"
 #include "collectives/hccl_cost.h"
 #include "common/cmd_err.h"
 #include "configs/config.h"
@@ -49,6 +50,9 @@ typedef struct {
   uint32_t seeds;           /* --seeds K: K runs, seeds seed..seed+K-1; 0: one run */
   const char *jobs[A2_MAX_JOBS]; /* --job SPEC (cli/jobs.c) */
   int njobs;
+  bool explain;          /* --explain: why the chooser chose, and the candidates measured */
+  const char *hccl_algo; /* --hccl-algo NAME: force the chooser's pick (HCCL_ALGO) */
+  int hccl_device;       /* --hccl-device a2|a3 (a2_hccl_device) */
 } a2_run_opts;
 
 typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;
@@ -119,6 +123,10 @@ int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps);
 int a2_run_jobs(a2_run_opts *o);
 /* --seeds K (cli/seeds.c): K runs, one process each, and their spread. */
 int a2_run_seeds(a2_run_opts *o, double t0);
+/* --algo allreduce: replace o->algo with the built-in HCCL would choose;
+ * with --explain print why, and run every candidate, to `out`. 0 or an exit
+ * code (error printed). */
+int a2_cli_choose(a2_run_opts *o, const a2_config *cfg, FILE *out);
 
 int a2_cli_run(int argc, char **argv);
 int a2_cli_list(int argc, char **argv);

@@ -16,10 +16,17 @@ static const char run_usage[] =
     "                   [--no-race-check] [--no-data] [--timeline FILE] [--json] [--profile]\n"
     "                   [--slow-rank NPU=F]... [--slow-link A-B=F]... [--link-down A-B]...\n"
     "                   [--jitter T] [--seeds K]\n"
+    "                   [--explain] [--hccl-algo NAME] [--hccl-device a2|a3]\n"
     "   or: a2a3sim run --job algo=NAME,ranks=A-B[,size=S][,start=T][,cores=C]...\n"
     "                   [the flags above but --algo, --trace-file, -d, --ranks, --seeds]\n"
     "\n"
-    "  --algo NAME        built-in collective (a2a3sim list)\n"
+    "  --algo NAME        built-in collective (a2a3sim list), or allreduce: the one HCCL\n"
+    "                     would choose for this topology, P and size (docs/collectives.md)\n"
+    "  --explain          with --algo allreduce: print the choice and its rule, run every\n"
+    "                     all-reduce built-in and show the measured best and HCCL's miss\n"
+    "  --hccl-algo NAME   with --algo allreduce: force this built-in (as HCCL_ALGO does)\n"
+    "  --hccl-device D    the device whose rules the chooser applies: a2 (910B, default)\n"
+    "                     or a3 (910_93)\n"
     "  --trace-file FILE  a kernel written in the trace format (docs/trace-format.md)\n"
     "  --param NAME=VALUE set a `param` of the trace file (a count or a size: 16KiB);\n"
     "                     repeatable, only with --trace-file\n"
@@ -201,7 +208,10 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     O_LINKDOWN,
     O_JITTER,
     O_SEEDS,
-    O_JOB
+    O_JOB,
+    O_EXPLAIN,
+    O_HCCL_ALGO,
+    O_HCCL_DEVICE
   };
   static const struct option longs[] = {{"algo", required_argument, 0, O_ALGO},
                                         {"devices", required_argument, 0, 'd'},
@@ -234,6 +244,9 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
                                         {"jitter", required_argument, 0, O_JITTER},
                                         {"seeds", required_argument, 0, O_SEEDS},
                                         {"job", required_argument, 0, O_JOB},
+                                        {"explain", no_argument, 0, O_EXPLAIN},
+                                        {"hccl-algo", required_argument, 0, O_HCCL_ALGO},
+                                        {"hccl-device", required_argument, 0, O_HCCL_DEVICE},
                                         {0, 0, 0, 0}};
   const char *ops[A2_REDUCE_OPS];
   for (int i = 0; i < A2_REDUCE_OPS; i++) ops[i] = a2_reduce_name((a2_reduce_op)i);
@@ -380,6 +393,20 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
         return a2_cmd_usage_error("--max-sim-time", "expected a time such as 10ms, got '%s'",
                                   optarg);
       break;
+    case O_EXPLAIN:
+      o->explain = true;
+      run_only = "--explain";
+      break;
+    case O_HCCL_ALGO:
+      o->hccl_algo = optarg;
+      run_only = "--hccl-algo";
+      break;
+    case O_HCCL_DEVICE: {
+      static const char *const devs[] = {"a2", "a3"};
+      run_only = "--hccl-device";
+      rc = parse_choice("--hccl-device", optarg, devs, 2, &o->hccl_device);
+      break;
+    }
     case 'h':
     case O_HELP: fputs(cmd == A2_CMD_RUN ? run_usage : gen_usage, stdout); return -1;
     case ':': return a2_cmd_usage_error(argv[optind - 1], "missing value");
@@ -408,6 +435,9 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   if (!o->algo && !o->trace_file)
     return a2_cmd_usage_error("--algo", cmd == A2_CMD_RUN ? "required (or --trace-file FILE)"
                                                           : "required (see a2a3sim list)");
+  if ((o->explain || o->hccl_algo) && !a2_hccl_is_op(o->algo))
+    return a2_cmd_usage_error(o->explain ? "--explain" : "--hccl-algo",
+                              "only with --algo allreduce (the chooser)");
   if (o->nparams && !o->trace_file)
     return a2_cmd_usage_error("--param", "only with --trace-file (a trace's `param` values)");
   if (o->trace_file && (have_size || have_coll_flag))

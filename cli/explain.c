@@ -1,0 +1,137 @@
+/* `run --algo allreduce`: the built-in HCCL would choose
+ * (collectives/hccl_choose.h), and with --explain the rule that chose it,
+ * every candidate measured on the same config and how far HCCL's choice is
+ * from the measured best. */
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static a2_coll_params params_of(const a2_run_opts *o, const a2_config *cfg) {
+  return (a2_coll_params){.nranks = o->nranks,
+                          .size_bytes = o->size_bytes,
+                          .cores = o->cores,
+                          .op = o->op,
+                          .dtype = o->dtype,
+                          .ub_bytes = cfg->ub_bytes,
+                          .seed = o->seed,
+                          .root = o->root,
+                          .max_cores = cfg->vector_cores,
+                          .dma_queues = cfg->sdma_queues};
+}
+
+/* One candidate, run quietly: its time and whether it was OK. */
+static int measure_here(const a2_run_opts *o, const a2_config *cfg, const char *algo,
+                        uint64_t *t_ps, bool *ok, double *hccl_ps) {
+  a2_run_opts c = *o;
+  c.algo = algo;
+  c.timeline_out = NULL;
+  a2_kernel k = {0};
+  a2_run_desc d;
+  a2_sim *sim = NULL;
+  a2_err e = {0};
+  a2_run_status st;
+  *ok = false;
+  const a2_collective *coll = a2_collective_find(algo);
+  a2_coll_params p = params_of(o, cfg);
+  if (!coll || (coll->check && coll->check(&p, &e))) return 1; /* cannot run here */
+  int rc = a2_build_kernel(&c, cfg, &k, &d);
+  if (!rc && a2_sim_create_mode(cfg, &k, o->devices, algo, o->no_data, o->mem_limit, &sim, &e))
+    rc = 1;
+  if (!rc && o->no_race_check && a2_sim_set_race_check(sim, 0, &e)) rc = 1;
+  if (!rc && a2_sim_run(sim, o->max_sim_ps, &st, &e)) rc = 1;
+  if (!rc) {
+    a2_check_result chk = {0};
+    *t_ps = a2_sim_end_ps(sim);
+    if (st == A2_RUN_DONE && !o->no_data) a2_check(&k, sim, &chk);
+    *ok = st == A2_RUN_DONE && (o->no_data || chk.ok) && !a2_sim_races(sim);
+    *hccl_ps = d.hccl_ps;
+  }
+  a2_sim_free(sim);
+  a2_kernel_free(&k);
+  return rc;
+}
+
+typedef struct {
+  int rc;
+  bool ok;
+  uint64_t t_ps;
+  double hccl_ps;
+} outcome;
+
+/* measure_here in a child process: a simulation's time and state belong to
+ * the process (the SystemC kernel), so each candidate gets a fresh one and
+ * the chosen run after them starts from zero too. */
+static int measure(const a2_run_opts *o, const a2_config *cfg, const char *algo, uint64_t *t_ps,
+                   bool *ok, double *hccl_ps) {
+  int fd[2];
+  outcome r = {1, false, 0, -1};
+  fflush(stdout);
+  fflush(stderr);
+  if (pipe(fd)) return 1;
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return 1;
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    r.rc = measure_here(o, cfg, algo, &r.t_ps, &r.ok, &r.hccl_ps);
+    ssize_t w = write(fd[1], &r, sizeof r);
+    _exit(w == (ssize_t)sizeof r ? 0 : 1);
+  }
+  close(fd[1]);
+  ssize_t n = read(fd[0], &r, sizeof r);
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (n != (ssize_t)sizeof r || !WIFEXITED(status) || WEXITSTATUS(status)) return 1;
+  *t_ps = r.t_ps;
+  *ok = r.ok;
+  *hccl_ps = r.hccl_ps;
+  return r.rc;
+}
+
+int a2_cli_choose(a2_run_opts *o, const a2_config *cfg, FILE *out) {
+  a2_coll_params p = params_of(o, cfg);
+  a2_hccl_choice ch;
+  a2_err e = {0};
+  const char *op = o->algo;
+  if (a2_hccl_choose(op, cfg, (a2_hccl_device)o->hccl_device, &p, o->hccl_algo, &ch, &e)) {
+    a2_cmd_error(&e);
+    return a2_err_exit_code(e.code);
+  }
+  o->algo = ch.algo;
+  if (!o->explain) return 0;
+  fprintf(out, "HCCL picks %s: %s [%s] (%s)\n", ch.algo, ch.hccl, ch.source, ch.why);
+  fprintf(out, "candidates (P=%u, N=%llu B, --hccl-device %s):\n", o->nranks,
+          (unsigned long long)o->size_bytes, o->hccl_device ? "a3" : "a2");
+  fprintf(out, "  %-22s %14s %14s  %s\n", "built-in", "measured_us", "hccl_abg_us", "status");
+  const char *best = NULL;
+  uint64_t best_t = 0, chosen_t = 0;
+  for (const char *const *n = a2_hccl_candidates(op); *n; n++) {
+    uint64_t t = 0;
+    bool ok = false;
+    double h = -1;
+    if (measure(o, cfg, *n, &t, &ok, &h)) {
+      fprintf(out, "  %-22s %14s %14s  cannot run this P or size\n", *n, "-", "-");
+      continue;
+    }
+    fprintf(out, "  %-22s %14.3f %14.3f  %s%s\n", *n, (double)t / 1e6, h >= 0 ? h / 1e6 : 0.0,
+            ok ? "OK" : "not OK", !strcmp(*n, ch.algo) ? "  <- HCCL's choice" : "");
+    if (!ok) continue;
+    if (!best || t < best_t) best = *n, best_t = t;
+    if (!strcmp(*n, ch.algo)) chosen_t = t;
+  }
+  if (best && chosen_t) {
+    if (!strcmp(best, ch.algo))
+      fprintf(out, "measured best %s: HCCL's choice is the fastest built-in\n", best);
+    else
+      fprintf(out, "measured best %s, %.3f us: HCCL's choice %s is %+.1f %% slower\n", best,
+              (double)best_t / 1e6, ch.algo, 100.0 * ((double)chosen_t / (double)best_t - 1));
+  }
+  fputc('\n', out);
+  return 0;
+}
