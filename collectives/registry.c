@@ -60,11 +60,8 @@ static a2_code ring_check(const a2_coll_params *p, a2_err *err) {
 static a2_code rhd_check(const a2_coll_params *p, a2_err *err) {
   a2_code rc = a2_coll_check_single_core(p, err);
   if (rc) return rc;
-  if (p->nranks < 2)
-    return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0,
-                      "recursive halving-doubling needs at least 2 ranks");
   uint64_t unit = (uint64_t)a2_dtype_size(p->dtype) * a2_rhd_pow2_below(p->nranks);
-  if (p->size_bytes == 0 || p->size_bytes % unit)
+  if (unit == 0 || p->size_bytes == 0 || p->size_bytes % unit)
     return a2_err_set(err, A2_E_INPUT, "--size", 0, 0,
                       "%llu bytes: recursive halving-doubling at P=%u halves the slice into %u "
                       "parts of whole elements; expected a positive multiple of %llu bytes",
