@@ -1,6 +1,6 @@
 /* The alpha-beta-gamma formulas of HCCL's algorithm guide (hicann/hccl
- * docs/en/user_guide/coll_algo_intro: Mesh.md, Ring.md, RHD.md), one per
- * built-in that implements the algorithm. */
+ * docs/en/user_guide/coll_algo_intro: Mesh.md, Ring.md, RHD.md; Pairwise priced as its P-1 steps of
+ * one block), one per built-in that implements the algorithm. */
 #include "collectives/hccl_cost.h"
 
 #include <math.h>
@@ -49,6 +49,11 @@ static double one_shot(double P, double N, const a2_abg *m) {
   return m->alpha_ps + N * m->beta_ps + (P - 1) * N * m->gamma_ps;
 }
 
+/* N is the block: one block each way a step */
+static double pairwise(double P, double N, const a2_abg *m) {
+  return (P - 1) * (m->alpha_ps + N * m->beta_ps);
+}
+
 static const struct {
   const char *algo, *formula;
   double (*f)(double P, double N, const a2_abg *m);
@@ -63,6 +68,8 @@ static const struct {
      "2 log2(P) a + 2(P-1)/P N b + (P-1)/P N g; P not 2^k: (2 floor(log2 P) + 2) a + "
      "(2(P'-1)/P' + 2) N b + ((P'-1)/P' + 1) N g (HCCL RHD)",
      rhd},
+    {"all_to_all_pairwise",
+     "(P-1) (a + N b), N = block: P-1 steps of one block each way (Pairwise)", pairwise},
 };
 
 double a2_hccl_cost_ps(const char *algo, uint32_t P, uint64_t N, const a2_abg *m,

@@ -124,6 +124,10 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
   ROW(all_to_all, ranks, gather_bus, elems_check, no_closed_form,                                \
       "all-to-all: put each block into its rank's window, set-notify (step 15)",                 \
       "remote write (P-1)*N per rank, no remote read (N = block); 1 signal round")               \
+  ROW(all_to_all_pairwise, ranks, gather_bus, elems_check, no_closed_form,                       \
+      "all-to-all, HCCL's Pairwise: P-1 steps, in step k send to rank+k and receive from "       \
+      "rank-k, one peer each way a step",                                                        \
+      "remote write (P-1)*N per rank, no remote read (N = block); P-1 barrier rounds")           \
   ROW(barrier, zero, one, a2_coll_check_single_core, no_closed_form,                             \
       "the built-in barrier: self-clearing credit counter, no data",                             \
       "no remote data; 1 barrier round; S = 0")                                                  \

@@ -15,7 +15,7 @@
 namespace a2test {
 namespace {
 
-const char *const kCatalogue[] = {"allreduce_rhd"};
+const char *const kCatalogue[] = {"allreduce_rhd", "all_to_all_pairwise"};
 const uint32_t kRanks[] = {2, 3, 4, 5, 6, 7, 8, 9, 16};
 
 struct Point {

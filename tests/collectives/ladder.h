@@ -64,6 +64,9 @@ inline uint64_t RhdRounds(uint32_t P) {
 inline uint64_t RhdUnit(uint32_t P) {
   return 4 * Pow2Below(P);
 }
+inline uint64_t PeerRounds(uint32_t P) {
+  return P - 1;
+}
 inline uint64_t OneRound(uint32_t) {
   return 1;
 }
@@ -88,6 +91,7 @@ inline const std::vector<Ladder> &AllCollectives() {
       {"allgather", PeersTimesN, Zero, OneRound, 0, false, false},
       {"reduce_scatter", PeersTimesN, Zero, OneRound, 0, true, false},
       {"all_to_all", Zero, PeersTimesN, OneRound, 0, false, false},
+      {"all_to_all_pairwise", Zero, PeersTimesN, PeerRounds, 0, false, false},
       {"barrier", Zero, Zero, OneRound, 0, false, false},
       {"compose_bcast_allreduce_allgather", Composed, Zero, ThreeRounds, 0, true, true},
   };
