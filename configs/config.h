@@ -50,6 +50,19 @@ typedef struct a2_config {
                                    have requested and not yet received */
   uint64_t wr_window_bytes;     /* chip.mte.remote_write_window: remote-store bytes a core may
                                    have sent and not yet had acknowledged */
+  uint32_t cube_cores;          /* chip.cube_cores: AIC cores per rank */
+  uint64_t l1_bytes;            /* chip.cube.l1_size: L1 buffer per cube core */
+  uint64_t l0a_bytes;           /* chip.cube.l0a_size: the cube's left-operand buffer */
+  uint64_t l0b_bytes;           /* chip.cube.l0b_size: the cube's right-operand buffer */
+  uint64_t l0c_bytes;           /* chip.cube.l0c_size: the cube's fp32 accumulator buffer */
+  uint32_t cube_fp16_macs;      /* chip.cube.fp16_macs_per_cycle: fp16 multiply-adds per cycle */
+  uint32_t cube_startup_cycles; /* chip.cube.startup_cycles: fixed cost per tmatmul */
+  uint64_t gm_to_l1_bw;         /* chip.cube.gm_to_l1: MTE2 per cube core, bytes/s */
+  uint64_t l1_to_l0a_bw;        /* chip.cube.l1_to_l0a: MTE1 per cube core, bytes/s */
+  uint64_t l1_to_l0b_bw;        /* chip.cube.l1_to_l0b: MTE1 per cube core, bytes/s */
+  uint64_t l0c_to_gm_bw;        /* chip.cube.l0c_to_gm: FixPipe per cube core, bytes/s */
+  uint64_t l2_bw;               /* chip.l2.bandwidth: per rank, bytes/s, what the cube
+                                   cores' loads share (they read through L2) */
   uint64_t hbm_bw;              /* chip.hbm.bandwidth: per rank, bytes/s */
   uint64_t hbm_lat_ps;          /* chip.hbm.latency */
   uint64_t window_bytes;        /* chip.window_size: max symmetric window bytes per rank */

@@ -45,6 +45,20 @@ const a2_config_key a2_config_keys[] = {
     /* Multiples of 32 B: the cross-field check in a2_config_validate. */
     KEY("chip.mte.remote_read_window", A2_UNIT_BYTES, 32, ANY, rd_window_bytes, "192KiB"),
     KEY("chip.mte.remote_write_window", A2_UNIT_BYTES, 32, ANY, wr_window_bytes, "1856B"),
+    /* cube (AIC) cores: buffers, the cube's rate, its pipes' rates
+     * (docs/timing-model.md, "Cube cores") */
+    KEY("chip.cube_cores", A2_UNIT_COUNT, 0, 1024, cube_cores, "24"),
+    KEY("chip.cube.l1_size", A2_UNIT_BYTES, KIB, ANY, l1_bytes, "512KiB"),
+    KEY("chip.cube.l0a_size", A2_UNIT_BYTES, KIB, ANY, l0a_bytes, "64KiB"),
+    KEY("chip.cube.l0b_size", A2_UNIT_BYTES, KIB, ANY, l0b_bytes, "64KiB"),
+    KEY("chip.cube.l0c_size", A2_UNIT_BYTES, KIB, ANY, l0c_bytes, "128KiB"),
+    KEY("chip.cube.fp16_macs_per_cycle", A2_UNIT_COUNT, 1, U32, cube_fp16_macs, "4096"),
+    KEY("chip.cube.startup_cycles", A2_UNIT_COUNT, 0, U32, cube_startup_cycles, "0"),
+    KEY("chip.cube.gm_to_l1", A2_UNIT_BANDWIDTH, 1, ANY, gm_to_l1_bw, "135GiB/s"),
+    KEY("chip.cube.l1_to_l0a", A2_UNIT_BANDWIDTH, 1, ANY, l1_to_l0a_bw, "441GiB/s"),
+    KEY("chip.cube.l1_to_l0b", A2_UNIT_BANDWIDTH, 1, ANY, l1_to_l0b_bw, "220.5GiB/s"),
+    KEY("chip.cube.l0c_to_gm", A2_UNIT_BANDWIDTH, 1, ANY, l0c_to_gm_bw, "70GiB/s"),
+    KEY("chip.l2.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, l2_bw, "4TB/s"),
     KEY("chip.hbm.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, hbm_bw, "1.6TB/s"),
     KEY("chip.hbm.latency", A2_UNIT_TIME, 0, ONE_S, hbm_lat_ps, "115ns"),
     KEY("chip.window_size", A2_UNIT_BYTES, 4 * KIB, ANY, window_bytes, "256MiB"),

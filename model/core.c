@@ -65,9 +65,13 @@ const a2_instr *a2_core_next(a2_core *c) {
 static inline int pipe_of(uint8_t op) {
   switch (op) {
   case A2_OP_LOAD:
+  case A2_OP_TLOAD:
   case A2_OP_RLOAD: return PIPE_MTE_IN;
   case A2_OP_STORE:
+  case A2_OP_TFIXPIPE:
   case A2_OP_RSTORE: return PIPE_MTE_OUT;
+  case A2_OP_TEXTRACT: return PIPE_MTE1;
+  case A2_OP_TMATMUL: return PIPE_CUBE;
   case A2_OP_NOTIFY: return PIPE_SCALAR;
   case A2_OP_PUT:
   case A2_OP_GET: return PIPE_DMA;
@@ -103,9 +107,20 @@ static void track_tiles(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t se
   uint16_t rd[2];
   switch (in->op) {
   case A2_OP_LOAD:
+  case A2_OP_TLOAD:
   case A2_OP_RLOAD: wr = in->tile; break;
   case A2_OP_STORE:
+  case A2_OP_TFIXPIPE:
   case A2_OP_RSTORE: rd[nr++] = in->tile; break;
+  case A2_OP_TEXTRACT:
+    rd[nr++] = in->tile_a;
+    wr = in->tile;
+    break;
+  case A2_OP_TMATMUL:
+    rd[nr++] = in->tile_a;
+    rd[nr++] = in->tile_b;
+    wr = in->tile;
+    break;
   case A2_OP_VADD:
   case A2_OP_VMAX:
   case A2_OP_VMIN:
@@ -126,8 +141,10 @@ static void track_tiles(a2_core *c, const a2_instr *in, a2_slot *sl, uint64_t se
    * to it (PyPTO inserts that pipe sync; ordering between cores and ranks is
    * the program's job: notify/wait). Local writes share one path (MTE-out,
    * HBM), so they land in program order without a dependency. */
-  bool local = in->op <= A2_OP_RSTORE && (in->op <= A2_OP_STORE || (uint32_t)in->peer == c->rank);
-  bool mem_write = in->op == A2_OP_STORE || in->op == A2_OP_RSTORE;
+  bool local =
+      (in->op <= A2_OP_RSTORE && (in->op <= A2_OP_STORE || (uint32_t)in->peer == c->rank)) ||
+      in->op == A2_OP_TLOAD || in->op == A2_OP_TFIXPIPE;
+  bool mem_write = in->op == A2_OP_STORE || in->op == A2_OP_RSTORE || in->op == A2_OP_TFIXPIPE;
   if (local && !mem_write) add_dep(c, sl, seq, c->buf_w[in->buf]);
   if (local && mem_write) c->buf_w[in->buf] = seq + 1;
   if (in->op == A2_OP_PUT) add_dep(c, sl, seq, c->buf_w[in->buf2]); /* reads a local buffer */
@@ -153,8 +170,12 @@ static void race_accesses(a2_core *c, const a2_instr *in, uint64_t now) {
   a2_race *r = c->sim->race;
   uint32_t gid = c->rank * c->sim->k->ncores + c->idx, peer = (uint32_t)in->peer;
   switch (in->op) {
-  case A2_OP_LOAD: a2_race_access(r, gid, c->rank, in->buf, in->off, in->len, 0, in, now); break;
-  case A2_OP_STORE: a2_race_access(r, gid, c->rank, in->buf, in->off, in->len, 1, in, now); break;
+  case A2_OP_LOAD:
+  case A2_OP_TLOAD: a2_race_access(r, gid, c->rank, in->buf, in->off, in->len, 0, in, now); break;
+  case A2_OP_STORE:
+  case A2_OP_TFIXPIPE:
+    a2_race_access(r, gid, c->rank, in->buf, in->off, in->len, 1, in, now);
+    break;
   case A2_OP_RLOAD: a2_race_access(r, gid, peer, in->buf, in->off, in->len, 0, in, now); break;
   case A2_OP_RSTORE:
     a2_race_access(r, gid, peer, in->buf, in->off, in->len,
@@ -358,8 +379,12 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       }
       const a2_instr *in = &sl->in;
       switch (in->op) {
-      case A2_OP_LOAD: a2_issue_load(c, in, seq, t); break;
-      case A2_OP_STORE: a2_issue_store(c, in, seq, t); break;
+      case A2_OP_LOAD:
+      case A2_OP_TLOAD: a2_issue_load(c, in, seq, t); break;
+      case A2_OP_STORE:
+      case A2_OP_TFIXPIPE: a2_issue_store(c, in, seq, t); break;
+      case A2_OP_TEXTRACT:
+      case A2_OP_TMATMUL: a2_cube_start(c, in, slot, t); break;
       case A2_OP_RLOAD: a2_issue_rload(c, in, seq, t); break;
       case A2_OP_RSTORE: a2_issue_rstore(c, in, seq, t); break;
       case A2_OP_NOTIFY: a2_issue_notify(c, in, seq, t); break;

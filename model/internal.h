@@ -80,6 +80,7 @@ typedef struct a2_core {
   uint64_t end_ps;
   uint64_t wait_since; /* when the current wait blocked (timeline) */
   uint64_t vec_free_ps;
+  uint64_t mte1_free_ps, cube_free_ps; /* a cube core's MTE1 and cube pipes (cube.c) */
   uint64_t rounds;
   uint32_t rank, idx;
   uint32_t ahead_n; /* retired ahead in this activation */
@@ -151,6 +152,7 @@ struct a2_sim {
   size_t *buf_stride; /* [buf]: bytes between two ranks' copies in buf_mem[buf] */
   uint64_t *ub_off;   /* byte offset of each tile in a core's UB */
   uint32_t *hbm;      /* HBM stage per rank */
+  uint32_t *l2;       /* L2 stage per rank, the cube cores' loads (NULL: no cube cores) */
   a2_core *cores;     /* [rank * ncores + core] */
   /* every core's tile scoreboard, last local writes and tile bytes (UB), in
    * one block each; a core has its slice (core_ub NULL when timing-only) */
@@ -336,6 +338,14 @@ void a2_core_prefetch(const void *c, int level);
 /* What the landing of notify `in` is handed to later in this activation
  * (its peer's core, a2_notify_runner). */
 void a2_prefetch_notify_target(const a2_core *c, const a2_instr *in);
+
+/* cube.c: a cube core's MTE1 (textract) and cube (tmatmul) instructions,
+ * started at t_ps on their pipes, serialised there (docs/timing-model.md,
+ * "Cube cores"); the data when not timing-only. */
+void a2_cube_start(a2_core *c, const a2_instr *in, uint32_t slot, uint64_t t_ps);
+/* FixPipe's data: len bytes of `dt` elements at dst from the fp32
+ * accumulator elements at src (rounded to fp16 when dt is fp16). */
+void a2_fixpipe_cast(uint8_t *dst, const uint8_t *src, uint64_t len, a2_dtype dt);
 
 /* vector.c: element-wise op on tiles (data only; timing is in core.c). */
 void a2_vector_apply(a2_core *c, const a2_instr *in);

@@ -14,7 +14,8 @@
 #define TID_WAIT(core) (1000u + (core)*1000u + 900u)
 #define TID_STAGE(id) (1000000u + (id))
 
-static const char *const pipe_names[NPIPES] = {"mte_in", "mte_out", "vector", "scalar", "dma"};
+static const char *const pipe_names[NPIPES] = {"mte_in", "mte_out", "vector", "scalar",
+                                               "dma",    "mte1",    "cube"};
 
 typedef struct {
   uint64_t window; /* index of the window being accumulated */
@@ -62,10 +63,10 @@ static void name_stage(a2_observer *o, uint32_t id) {
     snprintf(to, sizeof to, b < 0 ? "switch" : "npu%d", b);
     snprintf(so->track, sizeof so->track, "link %s->%s", from, to);
     snprintf(so->name, sizeof so->name, "util %s->%s", from, to);
-  } else if (kind == A2_STAGE_HBM) {
+  } else if (kind == A2_STAGE_HBM || kind == A2_STAGE_L2) {
     owner = (uint32_t)a;
-    snprintf(so->track, sizeof so->track, "hbm");
-    snprintf(so->name, sizeof so->name, "util hbm");
+    snprintf(so->track, sizeof so->track, "%s", a2_stage_kind_name(kind));
+    snprintf(so->name, sizeof so->name, "util %s", a2_stage_kind_name(kind));
   } else { /* a core's MTE engine, or a DMA queue's engine */
     owner = (uint32_t)a;
     int dma = kind == A2_STAGE_SDMA_WRITE || kind == A2_STAGE_SDMA_READ || kind == A2_STAGE_RDMA;

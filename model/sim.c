@@ -89,6 +89,10 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
                            a2_err *err) {
   a2_code rc = a2_kernel_validate(k, cfg->ub_bytes, cfg->vector_cores, name, err);
   if (rc) return rc;
+  a2_cube_caps caps = {
+      {cfg->ub_bytes, cfg->l1_bytes, cfg->l0a_bytes, cfg->l0b_bytes, cfg->l0c_bytes},
+      cfg->cube_cores};
+  if ((rc = a2_kernel_validate_cube(k, &caps, name, err))) return rc;
   if ((rc = check_devices(cfg, k, devices, err))) return rc;
   uint64_t win = 0;
   for (uint32_t b = 0; b < k->nbufs; b++)
@@ -119,6 +123,7 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
   s->dev = calloc(P, sizeof *s->dev);
   s->ub_off = calloc(k->ntiles ? k->ntiles : 1, sizeof *s->ub_off);
   s->hbm = calloc(P, sizeof *s->hbm);
+  s->l2 = k->ncube ? calloc(P, sizeof *s->l2) : NULL;
   /* cache-line aligned (a window slot is one line), on huge pages */
   s->cores = a2_huge_alloc(per_core(k, sizeof(a2_core)));
   s->stats = calloc(P, sizeof *s->stats);
@@ -128,8 +133,9 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
   s->core_buf_w = a2_huge_alloc(per_core(k, NBUFS(k) * sizeof(uint64_t)));
   s->ub_stride = ub_stride(k);
   if (!s->no_data) s->core_ub = a2_huge_alloc(per_core(k, s->ub_stride));
-  if (!s->dev || !s->ub_off || !s->hbm || !s->cores || !s->stats || !s->buf_mem || !s->buf_stride ||
-      !s->core_tiles || !s->core_buf_w || (!s->no_data && !s->core_ub))
+  if (!s->dev || !s->ub_off || !s->hbm || (k->ncube && !s->l2) || !s->cores || !s->stats ||
+      !s->buf_mem || !s->buf_stride || !s->core_tiles || !s->core_buf_w ||
+      (!s->no_data && !s->core_ub))
     return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for %u ranks", P);
   for (uint32_t r = 0; r < P; r++) s->dev[r] = devices ? devices[r] : r;
   for (uint32_t i = 1; i < k->ntiles; i++) s->ub_off[i] = s->ub_off[i - 1] + k->tiles[i - 1].bytes;
@@ -155,23 +161,31 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
     if ((rc = a2_net_add_stage(s->net, A2_STAGE_HBM, cfg->hbm_bw, cfg->hbm_lat_ps, (int32_t)r, -1,
                                &s->hbm[r], err)))
       return rc;
+  /* with cube cores, an L2 stage per rank their loads share (docs/timing-model.md) */
+  for (uint32_t r = 0; r < P && k->ncube; r++)
+    if ((rc = a2_net_add_stage(s->net, A2_STAGE_L2, cfg->l2_bw, 0, (int32_t)r, -1, &s->l2[r], err)))
+      return rc;
   for (uint32_t r = 0; r < P; r++)
     for (uint32_t c = 0; c < C; c++) {
+      /* a cube core's MTE2 (GM -> L1) and FixPipe (L0C -> GM) in place of MTE-in/out */
+      int cube = c >= C - k->ncube;
       size_t i = (size_t)r * C + c;
       a2_core *co = &s->cores[i];
       /* its slices of the per-core blocks (no UB when timing-only) */
       co->tiles = s->core_tiles + i * NTILES(k);
       co->buf_w = s->core_buf_w + i * NBUFS(k);
       co->ub = s->no_data ? NULL : s->core_ub + i * s->ub_stride;
-      if ((rc = a2_net_add_stage(s->net, A2_STAGE_MTE_IN,
-                                 a2_fault_rank_scale(s, r, cfg->mte_in_bw, 0),
-                                 a2_fault_rank_scale(s, r, cfg->mte_lat_ps, 1), (int32_t)r,
-                                 (int32_t)c, &co->stages[ST_MTE_IN], err)))
+      if ((rc = a2_net_add_stage(
+               s->net, cube ? A2_STAGE_MTE2 : A2_STAGE_MTE_IN,
+               a2_fault_rank_scale(s, r, cube ? cfg->gm_to_l1_bw : cfg->mte_in_bw, 0),
+               a2_fault_rank_scale(s, r, cfg->mte_lat_ps, 1), (int32_t)r, (int32_t)c,
+               &co->stages[ST_MTE_IN], err)))
         return rc;
-      if ((rc = a2_net_add_stage(s->net, A2_STAGE_MTE_OUT,
-                                 a2_fault_rank_scale(s, r, cfg->mte_out_bw, 0),
-                                 a2_fault_rank_scale(s, r, cfg->mte_lat_ps, 1), (int32_t)r,
-                                 (int32_t)c, &co->stages[ST_MTE_OUT], err)))
+      if ((rc = a2_net_add_stage(
+               s->net, cube ? A2_STAGE_FIXPIPE : A2_STAGE_MTE_OUT,
+               a2_fault_rank_scale(s, r, cube ? cfg->l0c_to_gm_bw : cfg->mte_out_bw, 0),
+               a2_fault_rank_scale(s, r, cfg->mte_lat_ps, 1), (int32_t)r, (int32_t)c,
+               &co->stages[ST_MTE_OUT], err)))
         return rc;
       if ((rc = a2_core_init(s, co, r, c, err))) return rc;
     }
@@ -200,6 +214,7 @@ void a2_sim_free(a2_sim *s) {
   a2_huge_free(s->cores, per_core(k, sizeof(a2_core)));
   free(s->ub_off);
   free(s->hbm);
+  free(s->l2);
   free(s->stats);
   free(s->dev);
   a2_dma_free(s);

@@ -117,7 +117,10 @@ static void apply_write(a2_xfer *x, uint64_t off, uint32_t len) {
   off += m->chunk.off;
   uint8_t *dst = a2_mem(c->sim, m->rank, in->buf) + in->off + off;
   const uint8_t *src = tile_ptr(c, in->tile) + off;
-  if (in->op == A2_OP_RSTORE && in->mode == A2_MODE_ATOMIC_ADD)
+  if (in->op == A2_OP_TFIXPIPE) { /* from the fp32 accumulator: off is at the buffer */
+    a2_dtype dt = c->sim->k->bufs[in->buf].dtype;
+    a2_fixpipe_cast(dst, tile_ptr(c, in->tile) + off / a2_dtype_size(dt) * 4, len, dt);
+  } else if (in->op == A2_OP_RSTORE && in->mode == A2_MODE_ATOMIC_ADD)
     atomic_add(dst, src, len, c->sim->k->bufs[in->buf].dtype);
   else
     memcpy(dst, src, len);
@@ -148,7 +151,9 @@ static uint32_t hbm_of(a2_core *c, uint32_t rank) {
 static void local_read(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   a2_xfer *x = xfer_new(c, in, seq, in->len, A2_XFER_MEM);
   uint32_t *p = a2_xfer_path(x, 2);
-  p[0] = c->sim->hbm[c->rank];
+  /* a cube core's tload reads through its rank's L2 (the stage its cube
+   * cores share), then its MTE2 */
+  p[0] = in->op == A2_OP_TLOAD ? c->sim->l2[c->rank] : c->sim->hbm[c->rank];
   p[1] = c->stages[ST_MTE_IN];
   x->apply_hop = 0;
   x->on_apply = apply_read;

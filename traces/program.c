@@ -10,14 +10,29 @@ const char *const a2_dtype_names[A2_DTYPE_COUNT] = {
 };
 
 const char *const a2_op_names[A2_OP_COUNT_] = {
-    [A2_OP_LOAD] = "load",         [A2_OP_STORE] = "store",
-    [A2_OP_RLOAD] = "remote_load", [A2_OP_RSTORE] = "remote_store",
-    [A2_OP_NOTIFY] = "notify",     [A2_OP_WAIT] = "wait",
-    [A2_OP_VADD] = "vadd",         [A2_OP_VMAX] = "vmax",
-    [A2_OP_VMIN] = "vmin",         [A2_OP_VMUL] = "vmul",
-    [A2_OP_COMPUTE] = "compute",   [A2_OP_PUT] = "put",
+    [A2_OP_LOAD] = "load",
+    [A2_OP_STORE] = "store",
+    [A2_OP_RLOAD] = "remote_load",
+    [A2_OP_RSTORE] = "remote_store",
+    [A2_OP_NOTIFY] = "notify",
+    [A2_OP_WAIT] = "wait",
+    [A2_OP_VADD] = "vadd",
+    [A2_OP_VMAX] = "vmax",
+    [A2_OP_VMIN] = "vmin",
+    [A2_OP_VMUL] = "vmul",
+    [A2_OP_COMPUTE] = "compute",
+    [A2_OP_PUT] = "put",
     [A2_OP_GET] = "get",
+    [A2_OP_TLOAD] = "tload",
+    [A2_OP_TEXTRACT] = "textract",
+    [A2_OP_TMATMUL] = "tmatmul",
+    [A2_OP_TFIXPIPE] = "tstore_fixpipe",
 };
+
+static const char *const space_names[A2_SPACES] = {"ub", "l1", "l0a", "l0b", "l0c"};
+const char *a2_space_name(a2_space s) {
+  return (unsigned)s < A2_SPACES ? space_names[s] : "?";
+}
 
 const char *a2_dtype_name(a2_dtype t) {
   return (unsigned)t < A2_DTYPE_COUNT ? a2_dtype_names[t] : "?";
@@ -31,6 +46,8 @@ static const char *const golden_names[A2_GOLDEN_KINDS] = {
     "reduce_scatter",
     "all_to_all",
     "bcast_allreduce_allgather",
+    "gemm",
+    "gemm_allreduce",
 };
 static const char *const reduce_names[A2_REDUCE_OPS] = {"sum", "max", "min", "prod"};
 

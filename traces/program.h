@@ -41,12 +41,22 @@ typedef struct {
   uint64_t bytes;
 } a2_buf_decl;
 
-/* A tile: a region of a core's unified buffer (UB). Every core of every rank
- * has the same tile set. */
+/* Where a tile lives: a vector core's unified buffer, or one of a cube
+ * core's buffers (L1; L0A / L0B, the cube's operands; L0C, its fp32
+ * accumulator). */
+typedef enum { A2_SPACE_UB = 0, A2_SPACE_L1, A2_SPACE_L0A, A2_SPACE_L0B, A2_SPACE_L0C } a2_space;
+#define A2_SPACES 5
+/* Its name in the trace format and messages ("ub", "l1", "l0a", ...). */
+const char *a2_space_name(a2_space s);
+
+/* A tile: a region of a core's unified buffer (UB) or, in space L1/L0*, of
+ * a cube core's buffers. Every core of every rank has the same tile set
+ * (storage for all of them; the capacity check is per space). */
 typedef struct {
   char name[A2_NAME_MAX];
   a2_dtype dtype;
   uint64_t bytes;
+  uint8_t space; /* a2_space */
 } a2_tile_decl;
 
 typedef enum {
@@ -63,6 +73,13 @@ typedef enum {
   A2_OP_COMPUTE, /* opaque delay of value cycles on the vector pipe */
   A2_OP_PUT,     /* window@peer[off:off+len] <- (or +=) buf2[off2:off2+len] (DMA engine) */
   A2_OP_GET,     /* buf[off:off+len] <- window@peer[off2:off2+len] (DMA engine) */
+  /* cube (AIC) cores only (model/cube.c; docs/trace-format.md, "Cube cores"): */
+  A2_OP_TLOAD,    /* L1 tile[0:len] <- buf[off:off+len] (local tensor/window; MTE2) */
+  A2_OP_TEXTRACT, /* L0A/L0B tile[0:len] <- L1 tile_a[off2:off2+len] (MTE1) */
+  A2_OP_TMATMUL,  /* L0C tile (fp32, m x n) = (mode 1: +=) tile_a (L0A, m x k fp16) x
+                     tile_b (L0B, k x n fp16), row-major; m = value, k = chunk, n = off */
+  A2_OP_TFIXPIPE, /* buf[off:off+len] <- L0C tile, cast fp32 -> the buffer's type (FixPipe);
+                     len is bytes at the buffer */
   A2_OP_COUNT_
 } a2_opcode;
 /* Its name ("remote_load"; "?" when out of range). */
@@ -127,12 +144,15 @@ typedef enum {
   A2_GOLDEN_ALLGATHER = 3,      /* out[r][q*n + i] = in[q][i]                             (i < n) */
   A2_GOLDEN_REDUCE_SCATTER = 4, /* out[r][i] = op over q of in[q][r*n + i]                (i < n) */
   A2_GOLDEN_ALLTOALL = 5,       /* out[r][q*n + i] = in[q][r*n + i]                       (i < n) */
-  A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER = 6 /* out[r][q*n + i] = op over s of in[root][i]
+  A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER = 6, /* out[r][q*n + i] = op over s of in[root][i]
                                              (broadcast, then all-reduce, then all-gather) */
+  A2_GOLDEN_GEMM = 7,          /* out[r] = in[r] x B (a2_kernel.gemm: M x K by K x N, fp16,
+                                  tile-blocked: model/check.c), within fp16 tolerance */
+  A2_GOLDEN_GEMM_ALLREDUCE = 8 /* out[r] = sum over q of in[q] x B, the same layout */
 } a2_golden_kind;
 
 typedef enum { A2_RED_SUM = 0, A2_RED_MAX, A2_RED_MIN, A2_RED_PROD } a2_reduce_op;
-#define A2_GOLDEN_KINDS 7
+#define A2_GOLDEN_KINDS 9
 #define A2_REDUCE_OPS 4
 /* Names used by the trace format, the CLI and reports ("allreduce", "sum"). */
 const char *a2_golden_name(a2_golden_kind k);
@@ -173,7 +193,8 @@ struct a2_source {
 
 typedef struct a2_kernel {
   uint32_t nranks;
-  uint32_t ncores; /* vector cores used per rank */
+  uint32_t ncores; /* cores used per rank: vector cores, then ncube cube cores */
+  uint32_t ncube;  /* of them, the last ncube are cube (AIC) cores */
   uint32_t nbufs, ntiles;
   a2_buf_decl bufs[A2_MAX_BUFS];
   a2_init_kind init[A2_MAX_BUFS];
@@ -198,6 +219,12 @@ typedef struct a2_kernel {
    * engines (docs/timing-model.md, "DMA engines"). A kernel produced on
    * demand (source) must say so; the model scans whole programs itself. */
   int uses_dma;
+  /* gemm goldens: B's buffer (the same on every rank), the shape and the
+   * blocking of the tile-blocked layout (model/check.c) */
+  struct {
+    uint16_t b_buf;
+    uint32_t m, k, n, bm, bk, bn;
+  } gemm;
   int has_card;
   uint64_t card_read_bytes, card_write_bytes, card_rounds;
 } a2_kernel;

@@ -36,7 +36,11 @@ static inline __attribute__((always_inline)) a2_code check_instr(const a2_kernel
                                              [A2_OP_VMUL] = TILE,
                                              [A2_OP_COMPUTE] = 0,
                                              [A2_OP_PUT] = BUF | PEER,
-                                             [A2_OP_GET] = BUF | PEER};
+                                             [A2_OP_GET] = BUF | PEER,
+                                             [A2_OP_TLOAD] = BUF | TILE,
+                                             [A2_OP_TEXTRACT] = TILE,
+                                             [A2_OP_TMATMUL] = 0,
+                                             [A2_OP_TFIXPIPE] = BUF};
   int uses_buf = uses[in->op] & BUF, uses_tile = uses[in->op] & TILE;
   int uses_peer = uses[in->op] & PEER;
   const a2_buf_decl *b = NULL;
@@ -134,6 +138,14 @@ static inline __attribute__((always_inline)) a2_code check_instr(const a2_kernel
   case A2_OP_COMPUTE:
     if (in->value < 0) FAIL("compute: cycles must be >= 0");
     break;
+  case A2_OP_TLOAD:
+  case A2_OP_TEXTRACT:
+  case A2_OP_TMATMUL:
+  case A2_OP_TFIXPIPE: {
+    a2_code rc = a2_validate_cube_instr(k, in, name, err);
+    if (rc) return rc;
+    break;
+  }
   default: break;
   }
   (void)rank;
@@ -169,11 +181,16 @@ static a2_code check_golden(const a2_kernel *k, const char *name, a2_err *err) {
 a2_code a2_kernel_validate(const a2_kernel *k, uint64_t ub_bytes, uint32_t max_cores,
                            const char *name, a2_err *err) {
   if (k->nranks == 0) return a2_err_set(err, A2_E_INPUT, name, 0, 0, "no ranks");
-  if (k->ncores == 0 || k->ncores > max_cores)
-    return a2_err_set(err, A2_E_INPUT, name, 0, 0, "%u cores per rank requested; the chip has %u",
-                      k->ncores, max_cores);
+  if (k->ncube > k->ncores)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0, "%u cube cores of %u cores", k->ncube,
+                      k->ncores);
+  if (k->ncores == 0 || k->ncores - k->ncube > max_cores)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0,
+                      "%u vector cores per rank requested; the chip has %u", k->ncores - k->ncube,
+                      max_cores);
   uint64_t ub = 0;
-  for (uint32_t i = 0; i < k->ntiles; i++) ub += k->tiles[i].bytes;
+  for (uint32_t i = 0; i < k->ntiles; i++)
+    if (k->tiles[i].space == A2_SPACE_UB) ub += k->tiles[i].bytes;
   if (ub > ub_bytes)
     return a2_err_set(err, A2_E_INPUT, name, 0, 0,
                       "tiles need %llu bytes of unified buffer per core; the chip has %llu",
@@ -196,9 +213,11 @@ a2_code a2_kernel_validate(const a2_kernel *k, uint64_t ub_bytes, uint32_t max_c
 
 a2_code a2_validate_batch(const a2_kernel *k, uint32_t rank, uint32_t core, const a2_instr *v,
                           uint32_t n, const char *name, a2_err *err) {
-  (void)core;
+  int cube = core >= k->ncores - k->ncube;
   for (uint32_t i = 0; i < n; i++) {
     a2_code rc = check_instr(k, &v[i], rank, name, err);
+    if (!rc && (k->ncube || v[i].op >= A2_OP_TLOAD))
+      rc = a2_validate_core_kind(k, &v[i], cube, name, err);
     if (rc) return rc;
   }
   return A2_OK;

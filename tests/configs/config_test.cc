@@ -213,7 +213,7 @@ TEST(ConfigTest, UnknownKeyNamesLineAndColumn) {
   std::string m = LoadFails("chip:\n  clok: 1GHz\n", 2, 3);
   EXPECT_EQ(m,
             "unknown key 'clok' in chip (did you mean 'clock'?); valid keys: clock, "
-            "vector_cores, ub_size, vector, mte, hbm, window_size, sdma");
+            "vector_cores, ub_size, vector, mte, cube_cores, cube, l2, hbm, window_size, sdma");
 }
 
 TEST(ConfigTest, UnknownNestedKeyListsThatSectionsKeys) {
@@ -471,7 +471,7 @@ TEST(ConfigSetTest, UnknownKeySuggestsCloseMatches) {
             "'interconnect.link.bandwidth'?");
   a2_config_set(&c, "bandwidth", "1GB/s", &e);
   EXPECT_EQ(Message(e),
-            "unknown key 'bandwidth'; did you mean 'chip.hbm.bandwidth', "
+            "unknown key 'bandwidth'; did you mean 'chip.l2.bandwidth', 'chip.hbm.bandwidth', "
             "'interconnect.link.bandwidth', 'interconnect.nic.bandwidth'?");
   a2_config_set(&c, "link.latency", "1ns", &e);
   EXPECT_EQ(Message(e), "unknown key 'link.latency'; did you mean 'interconnect.link.latency'?");
@@ -542,6 +542,20 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
             "    latency: 0 ps\n"
             "    remote_read_window: 192 KiB\n"
             "    remote_write_window: 1.856 KB\n"
+            "  cube_cores: 24\n"
+            "  cube:\n"
+            "    l1_size: 512 KiB\n"
+            "    l0a_size: 64 KiB\n"
+            "    l0b_size: 64 KiB\n"
+            "    l0c_size: 128 KiB\n"
+            "    fp16_macs_per_cycle: 4096\n"
+            "    startup_cycles: 0\n"
+            "    gm_to_l1: 135 GiB/s\n"
+            "    l1_to_l0a: 441 GiB/s\n"
+            "    l1_to_l0b: 220.5 GiB/s\n"
+            "    l0c_to_gm: 70 GiB/s\n"
+            "  l2:\n"
+            "    bandwidth: 4 TB/s\n"
             "  hbm:\n"
             "    bandwidth: 1.6 TB/s\n"
             "    latency: 115 ns\n"
