@@ -1,6 +1,7 @@
 #include "model/check.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "traces/fp16.h"
@@ -66,6 +67,73 @@ static double want_of(const a2_kernel *k, const a2_buf_decl *in, uint32_t r, uin
   }
 }
 
+/* The tile-blocked layouts of the gemm goldens (traces/program.h): the
+ * element index of A (r, c), B (r, c) and C (r, c). */
+static uint64_t a_at(const a2_kernel *k, uint64_t r, uint64_t c) {
+  uint64_t bm = k->gemm.bm, bk = k->gemm.bk, nk = k->gemm.k / bk;
+  return ((r / bm) * nk + c / bk) * bm * bk + (r % bm) * bk + c % bk;
+}
+static uint64_t b_at(const a2_kernel *k, uint64_t r, uint64_t c) {
+  uint64_t bk = k->gemm.bk, bn = k->gemm.bn, nk = k->gemm.k / bk;
+  return ((c / bn) * nk + r / bk) * bk * bn + (r % bk) * bn + c % bn;
+}
+static uint64_t c_at(const a2_kernel *k, uint64_t r, uint64_t c) {
+  uint64_t bm = k->gemm.bm, bn = k->gemm.bn, nn = k->gemm.n / bn;
+  return ((r / bm) * nn + c / bn) * bm * bn + (r % bm) * bn + c % bn;
+}
+
+/* gemm: out[r] = A[r] x B[r]; gemm_allreduce: out[r] = sum over q of
+ * A[q] x B[q] (every rank's own operands, the inputs' pattern). fp16
+ * results pass within 1 % of the sum of the partial products' magnitudes
+ * (at least 1): fp32 accumulation, then one fp16 rounding per rank's
+ * partial and per atomic add. */
+static void check_gemm(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
+  const a2_golden *g = &k->golden;
+  const a2_buf_decl *A = &k->bufs[g->in_buf], *B = &k->bufs[k->gemm.b_buf],
+                    *C = &k->bufs[g->out_buf];
+  uint64_t M = k->gemm.m, K = k->gemm.k, N = k->gemm.n;
+  uint32_t P = k->nranks, all = g->kind == A2_GOLDEN_GEMM_ALLREDUCE;
+  /* per rank q: A[q] row-major, B[q] transposed (rows of K), then the
+   * partials; the sum and the magnitudes over q (gemm_allreduce) */
+  float *a = malloc(M * K * sizeof *a), *bt = malloc(K * N * sizeof *bt);
+  double *want = calloc(M * N, sizeof *want), *mag = calloc(M * N, sizeof *mag);
+  if (!a || !bt || !want || !mag) {
+    free(a), free(bt), free(want), free(mag);
+    res->mismatches = 1; /* cannot check: not OK */
+    return;
+  }
+  for (uint32_t q = 0; q < P; q++) {
+    for (uint64_t i = 0; i < M; i++)
+      for (uint64_t p = 0; p < K; p++) a[i * K + p] = (float)input_value(k, A, q, a_at(k, i, p));
+    for (uint64_t p = 0; p < K; p++)
+      for (uint64_t j = 0; j < N; j++) bt[j * K + p] = (float)input_value(k, B, q, b_at(k, p, j));
+    if (!all) memset(want, 0, M * N * sizeof *want), memset(mag, 0, M * N * sizeof *mag);
+    for (uint64_t i = 0; i < M; i++)
+      for (uint64_t j = 0; j < N; j++) {
+        double part = 0;
+        for (uint64_t p = 0; p < K; p++) part += (double)a[i * K + p] * bt[j * K + p];
+        want[i * N + j] += part;
+        mag[i * N + j] += fabs(part);
+      }
+    if (all && q + 1 < P) continue;
+    for (uint32_t r = all ? 0 : q; r < (all ? P : q + 1); r++)
+      for (uint64_t i = 0; i < M; i++)
+        for (uint64_t j = 0; j < N; j++) {
+          uint64_t at = c_at(k, i, j);
+          double w = want[i * N + j], m = mag[i * N + j];
+          double got = element(a2_sim_buffer(s, r, g->out_buf), C->dtype, at);
+          res->elements++;
+          double tol = (C->dtype == A2_FP16 ? 1e-2 : 1e-5) * (m > 1.0 ? m : 1.0);
+          if (!(fabs(got - w) <= tol)) {
+            if (res->nshow < A2_CHECK_SHOW) res->show[res->nshow++] = (a2_mismatch){r, at, got, w};
+            res->mismatches++;
+          }
+        }
+  }
+  free(a), free(bt), free(want), free(mag);
+  res->ok = res->mismatches == 0;
+}
+
 void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
   memset(res, 0, sizeof *res);
   const a2_golden *g = &k->golden;
@@ -74,6 +142,10 @@ void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
     return;
   }
   res->checked = true;
+  if (g->kind == A2_GOLDEN_GEMM || g->kind == A2_GOLDEN_GEMM_ALLREDUCE) {
+    check_gemm(k, s, res);
+    return;
+  }
   const a2_buf_decl *in = &k->bufs[g->in_buf], *out = &k->bufs[g->out_buf];
   double rtol = out->dtype == A2_FP16 ? 1e-2 : 1e-5;
   uint64_t n = g->bytes / a2_dtype_size(out->dtype);

@@ -20,7 +20,8 @@ enum {
   KW_TILE,
   KW_GOLDEN,
   KW_CARD,
-  KW_PARAM
+  KW_PARAM,
+  KW_CUBE_CORES
 };
 
 static a2_code word(a2t_parser *p, const char *w, const char *what) {
@@ -84,6 +85,16 @@ static a2_code parse_storage(a2t_parser *p, int kw, a2t_decl *d) {
       (rc = a2t_expect(p, TK_RBRACK, "']' after the element count")))
     return rc;
   a2_init_kind init = A2_INIT_ZERO;
+  uint8_t space = A2_SPACE_UB;
+  if (is_tile && a2t_tok_is(&p->cur, "in")) { /* tile NAME T[N] in l1 | l0a | l0b | l0c | ub */
+    if ((rc = a2t_next(p))) return rc;
+    int sp = 0;
+    while (sp < A2_SPACES && !a2t_tok_is(&p->cur, a2_space_name((a2_space)sp))) sp++;
+    if (sp == A2_SPACES)
+      return a2t_expected(p, "a tile space after 'in' (ub, l1, l0a, l0b or l0c)");
+    space = (uint8_t)sp;
+    if ((rc = a2t_next(p))) return rc;
+  }
   if (p->cur.kind == TK_ASSIGN) {
     if (kw != KW_TENSOR)
       return a2t_fail(p, p->cur.line, p->cur.col,
@@ -101,6 +112,7 @@ static a2_code parse_storage(a2t_parser *p, int kw, a2t_decl *d) {
     d->kind = D_TILE;
     snprintf(a->tiles[n].name, A2_NAME_MAX, "%s", nm);
     a->tiles[n].dtype = dt;
+    a->tiles[n].space = space;
     p->tile_line[a->ntiles++] = t.line;
   } else {
     d->kind = D_BUF;
@@ -124,10 +136,23 @@ static a2_code parse_golden(a2t_parser *p, a2t_decl *d) {
   if (k == nk)
     return a2t_expected(p,
                         "a golden kind (allreduce, broadcast, allgather, reduce_scatter, "
-                        "all_to_all, bcast_allreduce_allgather or none)");
+                        "all_to_all, bcast_allreduce_allgather, gemm, gemm_allreduce or none)");
   d->kind = D_GOLDEN;
   d->golden = (uint8_t)k;
   if ((rc = a2t_next(p)) || k == A2_GOLDEN_NONE) return rc;
+  if (k == A2_GOLDEN_GEMM || k == A2_GOLDEN_GEMM_ALLREDUCE) {
+    /* golden gemm A B -> C M K N block BM BK BN */
+    if ((rc = a2t_buf_ref(p, &d->index)) || (rc = a2t_buf_ref(p, &d->index3)) ||
+        (rc = a2t_expect(p, TK_ARROW, "'->' between the operands and the output buffer")) ||
+        (rc = a2t_buf_ref(p, &d->index2)))
+      return rc;
+    for (int i = 0; i < 3; i++)
+      if ((rc = a2t_parse_int(p, &d->e[i]))) return rc;
+    if ((rc = word(p, "block", "'block' and the tile blocking BM BK BN after M K N"))) return rc;
+    for (int i = 3; i < 6; i++)
+      if ((rc = a2t_parse_int(p, &d->e[i]))) return rc;
+    return A2_OK;
+  }
   if (k == A2_GOLDEN_ALLREDUCE || k == A2_GOLDEN_REDUCE_SCATTER ||
       k == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER) {
     a2_reduce_op op;
@@ -185,8 +210,12 @@ a2_code a2t_parse_decl(a2t_parser *p, int kw) {
     case KW_KERNEL: rc = parse_kernel(p, &d); break;
     case KW_RANKS:
     case KW_CORES:
+    case KW_CUBE_CORES:
     case KW_SEED:
-      d.kind = kw == KW_RANKS ? D_RANKS : kw == KW_CORES ? D_CORES : D_SEED;
+      d.kind = kw == KW_RANKS        ? D_RANKS
+               : kw == KW_CORES      ? D_CORES
+               : kw == KW_CUBE_CORES ? D_CUBE_CORES
+                                     : D_SEED;
       rc = a2t_parse_int(p, &d.e[0]);
       if (kw == KW_CORES) p->cores_seen = 1; /* after its value: `cores $ncores` is undefined */
       break;

@@ -109,6 +109,10 @@ static a2_code decl(xp *x, const a2t_decl *d, a2_kernel *k) {
     k->ncores = (uint32_t)v;
     x->env[A2T_SLOT_NCORES] = v;
     return A2_OK;
+  case D_CUBE_CORES: /* the cube cores follow the vector cores (expand adds them) */
+    if ((rc = ranged(x, d->e[0], 0, A2T_MAX_CORES, "cube_cores", &v))) return rc;
+    k->ncube = (uint32_t)v;
+    return A2_OK;
   case D_SEED:
     if ((rc = ranged(x, d->e[0], 0, UINT32_MAX, "seed", &v))) return rc;
     k->seed = (uint32_t)v;
@@ -136,6 +140,20 @@ static a2_code decl(xp *x, const a2t_decl *d, a2_kernel *k) {
   case D_GOLDEN:
     k->golden.kind = (a2_golden_kind)d->golden;
     if (d->golden == A2_GOLDEN_NONE) return A2_OK;
+    if (d->golden == A2_GOLDEN_GEMM || d->golden == A2_GOLDEN_GEMM_ALLREDUCE) {
+      static const char *const what[6] = {"M", "K", "N", "BM", "BK", "BN"};
+      uint32_t *dims[6] = {&k->gemm.m,  &k->gemm.k,  &k->gemm.n,
+                           &k->gemm.bm, &k->gemm.bk, &k->gemm.bn};
+      for (int i = 0; i < 6; i++) {
+        if ((rc = ranged(x, d->e[i], 1, 1 << 20, what[i], &v))) return rc;
+        *dims[i] = (uint32_t)v;
+      }
+      k->golden.in_buf = d->index;
+      k->golden.out_buf = d->index2;
+      k->gemm.b_buf = d->index3;
+      k->golden.bytes = (uint64_t)k->gemm.m * k->gemm.n * a2_dtype_size(a->bufs[d->index2].dtype);
+      return A2_OK;
+    }
     k->golden.op = (a2_reduce_op)d->op;
     k->golden.in_buf = d->index;
     k->golden.out_buf = d->index2;
@@ -199,6 +217,22 @@ static a2_code instr(xp *x, const a2t_stmt *s, a2_instr *in) {
     return bytes_of(x, e[E_LEN], a2_dtype_size(x->a->tiles[s->tile].dtype), UINT64_MAX, "length",
                     &in->len);
   case A2_OP_COMPUTE: return int32_of(x, e[E_AUX], "cycles", &in->value);
+  case A2_OP_TEXTRACT: {
+    uint32_t es = a2_dtype_size(x->a->tiles[s->tile_a].dtype);
+    return (rc = bytes_of(x, e[E_OFF2], es, UINT64_MAX, "offset", &in->off2))
+               ? rc
+               : bytes_of(x, e[E_LEN], es, UINT64_MAX, "length", &in->len);
+  }
+  case A2_OP_TMATMUL: { /* M, K, N: element counts (value, chunk, off) */
+    int64_t kk, n;
+    if ((rc = int32_of(x, e[E_AUX], "M", &in->value)) ||
+        (rc = ranged(x, e[E_OFF2], 0, UINT32_MAX, "K", &kk)) ||
+        (rc = ranged(x, e[E_OFF], 0, UINT32_MAX, "N", &n)))
+      return rc;
+    in->chunk = (uint32_t)kk;
+    in->off = (uint64_t)n;
+    return A2_OK;
+  }
   default:
     if ((rc = bytes_of(x, e[E_OFF], esz_buf(x, s->buf), UINT64_MAX, "offset", &in->off)) ||
         (rc = bytes_of(x, e[E_LEN], esz_buf(x, s->buf), UINT64_MAX, "length", &in->len)))
@@ -390,15 +424,21 @@ static a2_code programs(xp *x) {
       if ((rc = ranged(x, pb->rank_e, 0, (int64_t)k->nranks - 1, "program rank", &r0))) return rc;
       r1 = r0 + 1;
     }
+    /* a `cube` block's cores are the last k->ncube; $core counts from 0 there */
+    int64_t nk = pb->cube ? k->ncube : k->ncores - k->ncube,
+            base = pb->cube ? k->ncores - k->ncube : 0;
+    if (pb->cube && !k->ncube)
+      return a2_err_set(x->err, A2_E_INPUT, x->name, pb->line, 1,
+                        "a 'program cube' block needs cube cores: declare 'cube_cores N'");
     if (pb->core_e != A2T_NONE &&
-        (rc = ranged(x, pb->core_e, 0, (int64_t)k->ncores - 1, "program core", &c0)))
+        (rc = ranged(x, pb->core_e, 0, nk - 1, pb->cube ? "program cube" : "program core", &c0)))
       return rc;
-    c1 = pb->core_all ? (int64_t)k->ncores : c0 + 1;
+    c1 = pb->core_all ? nk : c0 + 1;
     for (int64_t r = r0; r < r1; r++)
       for (int64_t c = c0; c < c1; c++) {
         x->env[a->slot_rank] = r;
         x->env[a->slot_core] = c;
-        x->prog = a2_kernel_prog(k, (uint32_t)r, (uint32_t)c);
+        x->prog = a2_kernel_prog(k, (uint32_t)r, (uint32_t)(base + c));
         if ((rc = step(x, pb->line, 1)) || (rc = block(x, pb->body)))
           return in_program(x, rc, r, c);
       }
@@ -438,11 +478,14 @@ static a2_code expand(xp *x, uint32_t nranks) {
   x->env[A2T_SLOT_NCORES] = 1;
   rc = A2_OK;
   for (uint32_t i = 0; i < a->ndl && !rc; i++) rc = decl(x, &a->dl[i], d);
-  if (!rc) rc = a2_kernel_init(k, nranks, d->ncores, x->err);
+  if (!rc && (uint64_t)(d->ncores + d->ncube) * nranks > A2T_MAX_PROGS)
+    rc = a2_err_set(x->err, A2_E_NOMEM, x->name, 0, 0, "more than %u programs", A2T_MAX_PROGS);
+  if (!rc) rc = a2_kernel_init(k, nranks, d->ncores + d->ncube, x->err);
   if (!rc) {
     a2_program *progs = k->progs;
     *k = *d;
     k->progs = progs;
+    k->ncores = d->ncores + d->ncube; /* the vector cores, then the cube cores */
   }
   free(d);
   if (rc) return rc;

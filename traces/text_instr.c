@@ -163,6 +163,31 @@ static a2_code operands(a2t_parser *p, a2t_stmt *st, const char *op) {
       return rc;
     return a2t_parse_int(p, &e[E_LEN]);
   case A2_OP_COMPUTE: return a2t_parse_int(p, &e[E_AUX]);
+  case A2_OP_TLOAD:    /* tload L1TILE, BUF[OFF:LEN] */
+  case A2_OP_TFIXPIPE: /* tstore_fixpipe L0CTILE, BUF[OFF:LEN] */
+    if ((rc = tile(p, &st->tile, "tile name"))) return rc;
+    return region(p, op, LOCAL, OFF_LEN, &st->buf, NULL, &e[E_OFF], &e[E_LEN]);
+  case A2_OP_TEXTRACT: /* textract L0TILE, L1TILE[OFF:LEN] */
+    if ((rc = tile(p, &st->tile, "the destination tile")) || (rc = a2t_tile_ref(p, &st->tile_a)) ||
+        (rc = a2t_expect(p, TK_LBRACK, "'[' and an offset after the source tile")) ||
+        (rc = a2t_parse_int(p, &e[E_OFF2])) ||
+        (rc = a2t_expect(p, TK_COLON, "':' and a length after the offset")) ||
+        (rc = a2t_parse_int(p, &e[E_LEN])))
+      return rc;
+    return a2t_expect(p, TK_RBRACK, "']' to close the region");
+  case A2_OP_TMATMUL: /* tmatmul L0C, L0A, L0B, M, K, N [acc] */
+    if ((rc = tile(p, &st->tile, "the accumulator tile")) ||
+        (rc = tile(p, &st->tile_a, "the left operand tile")) ||
+        (rc = tile(p, &st->tile_b, "the right operand tile")) ||
+        (rc = a2t_parse_int(p, &e[E_AUX])) || (rc = a2t_expect(p, TK_COMMA, "',' after M")) ||
+        (rc = a2t_parse_int(p, &e[E_OFF2])) || (rc = a2t_expect(p, TK_COMMA, "',' after K")) ||
+        (rc = a2t_parse_int(p, &e[E_OFF])))
+      return rc;
+    if (a2t_tok_is(&p->cur, "acc")) {
+      st->mode = 1;
+      return a2t_next(p);
+    }
+    return A2_OK;
   default: break;
   }
   return a2t_fail(p, st->line, st->col, "internal error: opcode %u", st->op);
@@ -178,6 +203,7 @@ a2_code a2t_parse_instr(a2t_parser *p, a2_opcode op, uint32_t *s) {
   if (p->cur.kind != TK_EOL && p->cur.kind != TK_EOF) {
     char what[128], more[64] = "";
     if (op == A2_OP_RSTORE && !st.mode) snprintf(more, sizeof more, "'atomic_add' or ");
+    if (op == A2_OP_TMATMUL && !st.mode) snprintf(more, sizeof more, "'acc' or ");
     if (op == A2_OP_PUT || op == A2_OP_GET) dma_more(&st, more, sizeof more);
     snprintf(what, sizeof what, "%send of line after the '%s' instruction", more, name);
     return a2t_expected(p, what);

@@ -166,6 +166,7 @@ typedef enum {
   D_KERNEL,
   D_RANKS,
   D_CORES,
+  D_CUBE_CORES,
   D_SEED,
   D_LET,
   D_BUF,
@@ -184,8 +185,9 @@ typedef struct {
   uint8_t dtype;  /* D_KERNEL */
   int line, col;
   uint16_t index, index2; /* D_BUF / D_TILE: which; D_GOLDEN: in, out buffers */
-  uint32_t e[3];          /* D_KERNEL: size, root; D_GOLDEN: n, root; D_CARD: read, write, rounds;
-                             otherwise e[0] = the value / element count */
+  uint16_t index3;        /* D_GOLDEN gemm: B's buffer */
+  uint32_t e[6];          /* D_KERNEL: size, root; D_GOLDEN: n, root (gemm: M K N BM BK BN);
+                             D_CARD: read, write, rounds; otherwise e[0] = the value / count */
   uint32_t slot;          /* D_LET, D_PARAM (index: which of a2t_ast.params); D_ASSERT: its
                              message (offset in a2t_ast.text); e[0] its condition */
 } a2t_decl;
@@ -194,6 +196,7 @@ typedef struct {
   int line;
   uint32_t rank_e, core_e; /* A2T_NONE when absent */
   int core_all;            /* `core all`: every core (core_e is A2T_NONE) */
+  int cube;                /* `cube ...` in place of `core ...`: the cube cores */
   uint32_t body;
 } a2t_block;
 

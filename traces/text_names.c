@@ -5,9 +5,9 @@
 
 #include "traces/text_internal.h"
 
-const char *const a2t_decl_words[] = {"kernel", "ranks",  "cores",  "seed", "let",
-                                      "tensor", "window", "signal", "tile", "golden",
-                                      "card",   "param",  NULL};
+const char *const a2t_decl_words[] = {"kernel", "ranks",  "cores",      "seed", "let",
+                                      "tensor", "window", "signal",     "tile", "golden",
+                                      "card",   "param",  "cube_cores", NULL};
 
 /* Optimal string alignment distance (edits incl. one transposition); names
  * are at most A2_NAME_MAX - 1 characters, longer inputs are never close. */

@@ -343,11 +343,19 @@ static a2_code parse_program(a2t_parser *p) {
   p->in_program = 1;
   if ((rc = a2t_next(p))) return rc;
   while (p->cur.kind == TK_NAME) {
-    int is_rank = a2t_tok_is(&p->cur, "rank");
-    if (!is_rank && !a2t_tok_is(&p->cur, "core")) break;
+    int is_rank = a2t_tok_is(&p->cur, "rank"), is_cube = a2t_tok_is(&p->cur, "cube");
+    if (!is_rank && !is_cube && !a2t_tok_is(&p->cur, "core")) break;
     uint32_t *e = is_rank ? &pb.rank_e : &pb.core_e;
+    if (!is_rank && (*e != A2T_NONE || pb.core_all) && pb.cube != is_cube)
+      return a2t_fail(p, p->cur.line, p->cur.col,
+                      "'core' and 'cube' both given: a block is for vector cores or for cube "
+                      "cores");
     if (*e != A2T_NONE || (!is_rank && pb.core_all))
-      return a2t_fail(p, p->cur.line, p->cur.col, "'%s' given twice", is_rank ? "rank" : "core");
+      return a2t_fail(p, p->cur.line, p->cur.col, "'%s' given twice",
+                      is_rank   ? "rank"
+                      : is_cube ? "cube"
+                                : "core");
+    if (is_cube) pb.cube = 1;
     if ((rc = a2t_next(p))) return rc;
     if (!is_rank && p->cur.kind == TK_NAME && a2t_tok_is(&p->cur, "all")) { /* every core */
       pb.core_all = 1;
@@ -357,7 +365,9 @@ static a2_code parse_program(a2t_parser *p) {
     if ((rc = a2t_parse_int(p, e))) return rc;
   }
   if (p->cur.kind != TK_EOL && p->cur.kind != TK_EOF)
-    return a2t_expected(p, "'rank EXPR', 'core EXPR', 'core all' or end of line after 'program'");
+    return a2t_expected(p,
+                        "'rank EXPR', 'core EXPR', 'core all', 'cube EXPR', 'cube all' or end of "
+                        "line after 'program'");
   if ((rc = a2t_expect_eol(p, "the program header"))) return rc;
   uint32_t base = p->nvars;
   /* predefined (line 0); `rank` and `core` cannot be taken at the top level */

@@ -96,20 +96,33 @@ static void decls(wr *w, const a2_kernel *k) {
       if (!strcmp(t->name, k->tiles[j].name)) bad(w, "two tiles are named '%s'", t->name);
     if (t->dtype > A2_INT32) bad(w, "tile '%s': bad element type", t->name);
     if (w->rc) return;
-    line(w, "tile %s %s[%llu]", t->name, a2_dtype_name(t->dtype),
-         el(w, t->bytes, a2_dtype_size(t->dtype), t->name));
+    if (t->space >= A2_SPACES) bad(w, "tile '%s': bad space", t->name);
+    char sp[16] = "";
+    if (t->space != A2_SPACE_UB)
+      snprintf(sp, sizeof sp, " in %s", a2_space_name((a2_space)t->space));
+    line(w, "tile %s %s[%llu]%s", t->name, a2_dtype_name(t->dtype),
+         el(w, t->bytes, a2_dtype_size(t->dtype), t->name), sp);
   }
 }
 
 static void golden(wr *w, const a2_kernel *k) {
   const a2_golden *g = &k->golden;
-  if (g->kind > A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER || g->op > A2_RED_PROD)
+  if (g->kind > A2_GOLDEN_GEMM_ALLREDUCE || g->op > A2_RED_PROD)
     bad(w, "golden: unknown kind or reduction");
+  else if ((g->kind == A2_GOLDEN_GEMM || g->kind == A2_GOLDEN_GEMM_ALLREDUCE) &&
+           k->gemm.b_buf >= k->nbufs)
+    bad(w, "golden: unknown buffer");
   else if (g->kind != A2_GOLDEN_NONE && (g->in_buf >= k->nbufs || g->out_buf >= k->nbufs))
     bad(w, "golden: unknown buffer");
   if (w->rc) return;
   if (g->kind == A2_GOLDEN_NONE) {
     line(w, "golden none");
+    return;
+  }
+  if (g->kind == A2_GOLDEN_GEMM || g->kind == A2_GOLDEN_GEMM_ALLREDUCE) {
+    line(w, "golden %s %s %s -> %s %u %u %u block %u %u %u", a2_golden_name(g->kind),
+         k->bufs[g->in_buf].name, k->bufs[k->gemm.b_buf].name, k->bufs[g->out_buf].name, k->gemm.m,
+         k->gemm.k, k->gemm.n, k->gemm.bm, k->gemm.bk, k->gemm.bn);
     return;
   }
   char pre[48] = "";
@@ -123,8 +136,39 @@ static void golden(wr *w, const a2_kernel *k) {
        el(w, g->bytes, a2_dtype_size(in->dtype), "golden block"));
 }
 
+/* tload, textract, tmatmul, tstore_fixpipe */
+static void cube_instr(wr *w, const a2_kernel *k, const a2_instr *in) {
+  const char *op = a2_op_name((a2_opcode)in->op);
+  int bufs = in->op == A2_OP_TLOAD || in->op == A2_OP_TFIXPIPE;
+  if (in->tile >= k->ntiles || (!bufs && in->tile_a >= k->ntiles) ||
+      (in->op == A2_OP_TMATMUL && in->tile_b >= k->ntiles) || (bufs && in->buf >= k->nbufs)) {
+    bad(w, "%s: unknown tile or buffer", op);
+    return;
+  }
+  const char *t = k->tiles[in->tile].name;
+  if (bufs) {
+    const a2_buf_decl *b = &k->bufs[in->buf];
+    uint32_t es = a2_dtype_size(b->dtype);
+    unsigned long long o = el(w, in->off, es, "offset"), l = el(w, in->len, es, "length");
+    line(w, "  %s %s, %s[%llu:%llu]", op, t, b->name, o, l);
+  } else if (in->op == A2_OP_TEXTRACT) {
+    uint32_t es = a2_dtype_size(k->tiles[in->tile_a].dtype);
+    unsigned long long o = el(w, in->off2, es, "offset"), l = el(w, in->len, es, "length");
+    line(w, "  %s %s, %s[%llu:%llu]", op, t, k->tiles[in->tile_a].name, o, l);
+  } else {
+    if (in->mode > 1) bad(w, "%s: mode %u", op, in->mode);
+    line(w, "  %s %s, %s, %s, %d, %u, %llu%s", op, t, k->tiles[in->tile_a].name,
+         k->tiles[in->tile_b].name, in->value, in->chunk, (unsigned long long)in->off,
+         in->mode ? " acc" : "");
+  }
+}
+
 static void instr(wr *w, const a2_kernel *k, const a2_instr *in) {
   const char *op = a2_op_name((a2_opcode)in->op);
+  if (in->op >= A2_OP_TLOAD && in->op < A2_OP_COUNT_) {
+    cube_instr(w, k, in);
+    return;
+  }
   int vop = in->op >= A2_OP_VADD && in->op <= A2_OP_VMUL;
   int uses_tile = in->op <= A2_OP_RSTORE || vop;
   int uses_buf = in->op <= A2_OP_WAIT || in->op >= A2_OP_PUT;
@@ -201,7 +245,10 @@ static void kernel(wr *w, const a2_kernel *k) {
   }
   if (k->nranks && k->ncores && !k->progs) bad(w, "the kernel has no programs");
   line(w, "ranks %u", k->nranks);
-  line(w, "cores %u", k->ncores);
+  if (k->ncube > k->ncores || (k->ncube && k->ncube == k->ncores))
+    bad(w, "%u cube cores of %u cores", k->ncube, k->ncores);
+  line(w, "cores %u", k->ncores - k->ncube);
+  if (k->ncube) line(w, "cube_cores %u", k->ncube);
   line(w, "seed %u", k->seed);
   decls(w, k);
   golden(w, k);
@@ -214,7 +261,10 @@ static void kernel(wr *w, const a2_kernel *k) {
       const a2_program *p = &k->progs[(size_t)r * k->ncores + c];
       if (!p->n) continue;
       line(w, "%s", "");
-      line(w, "program rank %u core %u", r, c);
+      if (c >= k->ncores - k->ncube)
+        line(w, "program rank %u cube %u", r, c - (k->ncores - k->ncube));
+      else
+        line(w, "program rank %u core %u", r, c);
       for (uint32_t i = 0; i < p->n && !w->rc; i++) {
         snprintf(w->where, sizeof w->where, "rank %u core %u instruction %u", r, c, i);
         instr(w, k, &p->v[i]);

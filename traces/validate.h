@@ -35,6 +35,9 @@ a2_code a2_kernel_validate_cube(const a2_kernel *k, const a2_cube_caps *caps, co
  * (tile spaces, element types, shapes), for check_instr. */
 a2_code a2_validate_cube_instr(const a2_kernel *k, const a2_instr *in, const char *name,
                                a2_err *err);
+/* The gemm goldens: A, B and C hold M x K, K x N and M x N fp16 elements
+ * and the blocking divides the shape. */
+a2_code a2_validate_gemm_golden(const a2_kernel *k, const char *name, a2_err *err);
 /* Whether instruction `in` may run on a core of its kind (cube: an AIC):
  * the cube instructions only on cube cores; vector ops, load/store, remote
  * access and put/get only on vector cores. */

@@ -161,3 +161,30 @@ a2_code a2_validate_core_kind(const a2_kernel *k, const a2_instr *in, int cube, 
         op);
   return A2_OK;
 }
+
+a2_code a2_validate_gemm_golden(const a2_kernel *k, const char *name, a2_err *err) {
+  const a2_golden *g = &k->golden;
+  uint64_t M = k->gemm.m, K = k->gemm.k, N = k->gemm.n;
+  if (k->gemm.b_buf >= k->nbufs)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0, "golden: unknown buffer");
+  const a2_buf_decl *A = &k->bufs[g->in_buf], *B = &k->bufs[k->gemm.b_buf],
+                    *C = &k->bufs[g->out_buf];
+  if (A->dtype != A2_FP16 || B->dtype != A2_FP16 || C->dtype == A2_INT32)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0,
+                      "golden %s: operands '%s' and '%s' must be fp16, the output fp16 or fp32",
+                      a2_golden_name(g->kind), A->name, B->name);
+  if (!M || !K || !N || !k->gemm.bm || !k->gemm.bk || !k->gemm.bn || M % k->gemm.bm ||
+      K % k->gemm.bk || N % k->gemm.bn)
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0,
+                      "golden %s: blocks %u x %u x %u do not divide %llu x %llu x %llu",
+                      a2_golden_name(g->kind), k->gemm.bm, k->gemm.bk, k->gemm.bn,
+                      (unsigned long long)M, (unsigned long long)K, (unsigned long long)N);
+  if (A->bytes < M * K * 2 || B->bytes < K * N * 2 || C->bytes < M * N * a2_dtype_size(C->dtype))
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0,
+                      "golden %s: '%s', '%s' or '%s' is smaller than %llu x %llu, %llu x %llu or "
+                      "%llu x %llu elements",
+                      a2_golden_name(g->kind), A->name, B->name, C->name, (unsigned long long)M,
+                      (unsigned long long)K, (unsigned long long)K, (unsigned long long)N,
+                      (unsigned long long)M, (unsigned long long)N);
+  return A2_OK;
+}
