@@ -87,6 +87,12 @@ for t in packet reservation; do
     --set interconnect.timing=$t
 done
 
+header "Fused GEMM + all-reduce (pto-isa gemm_ar, 8 ranks x (24 cube + 24 vector cores), timing-only)"
+for m in 1 0; do
+  row "gemm_ar fused, overlap=$m" --trace-file traces/fidelity/gemm_ar_fused.a2t --ranks 8 \
+    --no-data --param overlap=$m
+done
+
 header "Ring all-reduce 16 MiB, timing-only, configs/a2-cluster.yaml"
 for p in 64 256 1024 4096; do
   for t in reservation packet; do
