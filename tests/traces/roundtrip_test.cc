@@ -68,7 +68,16 @@ void ExpectSameKernel(const a2_kernel &a, const a2_kernel &b) {
     EXPECT_STREQ(a.tiles[i].name, b.tiles[i].name);
     EXPECT_EQ(a.tiles[i].dtype, b.tiles[i].dtype) << a.tiles[i].name;
     EXPECT_EQ(a.tiles[i].bytes, b.tiles[i].bytes) << a.tiles[i].name;
+    EXPECT_EQ(a.tiles[i].space, b.tiles[i].space) << a.tiles[i].name;
   }
+  EXPECT_EQ(a.ncube, b.ncube);
+  EXPECT_EQ(a.gemm.b_buf, b.gemm.b_buf);
+  EXPECT_EQ(a.gemm.m, b.gemm.m);
+  EXPECT_EQ(a.gemm.k, b.gemm.k);
+  EXPECT_EQ(a.gemm.n, b.gemm.n);
+  EXPECT_EQ(a.gemm.bm, b.gemm.bm);
+  EXPECT_EQ(a.gemm.bk, b.gemm.bk);
+  EXPECT_EQ(a.gemm.bn, b.gemm.bn);
   EXPECT_EQ(a.seed, b.seed);
   EXPECT_EQ(a.golden.kind, b.golden.kind);
   EXPECT_EQ(a.golden.op, b.golden.op);
@@ -261,6 +270,29 @@ TEST(TraceRoundTripTest, EveryInstructionGoldenKindAndDeclarationSurvives) {
     a2_kernel k{};
     BuildEverything(&k, (a2_golden_kind)g);
     RoundTrip(k);
+    a2_kernel_free(&k);
+  }
+}
+
+// Cube cores: their count, tile spaces, `program cube` blocks, the four
+// cube instructions and golden gemm_allreduce survive a write and a load.
+TEST(TraceRoundTripTest, CubeCoresTheirTilesInstructionsAndGoldenSurvive) {
+  std::string path = std::string(A2_SOURCE_DIR) + "/traces/examples/gemm_allreduce_fused.a2t";
+  for (uint32_t P : {1u, 2u}) {
+    a2_kernel k;
+    a2_err e{};
+    ASSERT_EQ(a2_trace_load(path.c_str(), P, &k, &e), A2_OK) << e.msg;
+    EXPECT_EQ(k.ncube, 2u);
+    EXPECT_EQ(k.ncores, 4u);
+    EXPECT_EQ(k.golden.kind, A2_GOLDEN_GEMM_ALLREDUCE);
+    std::string text = Write(k);
+    EXPECT_NE(text.find("cube_cores 2\n"), std::string::npos);
+    EXPECT_NE(text.find(" in l0c\n"), std::string::npos);
+    EXPECT_NE(text.find("program rank 0 cube 1\n"), std::string::npos);
+    EXPECT_NE(text.find("  tmatmul acc, a0q, b0q, 128, 64, 256 acc\n"), std::string::npos);
+    Trace back(text, P);
+    ASSERT_TRUE(back.ok()) << back.Message();
+    ExpectSameKernel(k, back.k());
     a2_kernel_free(&k);
   }
 }
