@@ -98,10 +98,11 @@ a2_code a2_validate_cube_instr(const a2_kernel *k, const a2_instr *in, const cha
           op, c->name, a2_dtype_name(c->dtype), a->name, a2_dtype_name(a->dtype), b->name,
           a2_dtype_name(b->dtype));
     uint64_t m = (uint64_t)in->value, kk = in->chunk, n = in->off;
-    if (in->value <= 0 || kk == 0 || n == 0 || m % 16 || kk % 16 || n % 16)
+    if (in->value <= 0 || kk == 0 || n == 0 || m % 16 || kk % 16 || n % 16 || m > 1u << 20 ||
+        kk > 1u << 20 || n > 1u << 20)
       FAIL(
           "%s: shape %lld x %llu x %llu: M, K and N must be positive multiples of 16 (the "
-          "cube's 16 x 16 fractal)",
+          "cube's 16 x 16 fractal), at most 2^20",
           op, (long long)in->value, (unsigned long long)kk, (unsigned long long)n);
     if (m * kk * 2 > a->bytes || kk * n * 2 > b->bytes || m * n * 4 > c->bytes)
       FAIL(
