@@ -63,6 +63,7 @@ typedef struct a2_config {
   uint64_t l0c_to_gm_bw;        /* chip.cube.l0c_to_gm: FixPipe per cube core, bytes/s */
   uint64_t l2_bw;               /* chip.l2.bandwidth: per rank, bytes/s, what the cube
                                    cores' loads share (they read through L2) */
+  uint64_t l2_lat_ps;           /* chip.l2.latency: per cube-core load */
   uint64_t hbm_bw;              /* chip.hbm.bandwidth: per rank, bytes/s */
   uint64_t hbm_lat_ps;          /* chip.hbm.latency */
   uint64_t window_bytes;        /* chip.window_size: max symmetric window bytes per rank */

@@ -59,6 +59,7 @@ const a2_config_key a2_config_keys[] = {
     KEY("chip.cube.l1_to_l0b", A2_UNIT_BANDWIDTH, 1, ANY, l1_to_l0b_bw, "220.5GiB/s"),
     KEY("chip.cube.l0c_to_gm", A2_UNIT_BANDWIDTH, 1, ANY, l0c_to_gm_bw, "70GiB/s"),
     KEY("chip.l2.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, l2_bw, "4TB/s"),
+    KEY("chip.l2.latency", A2_UNIT_TIME, 0, ONE_S, l2_lat_ps, "0ns"),
     KEY("chip.hbm.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, hbm_bw, "1.6TB/s"),
     KEY("chip.hbm.latency", A2_UNIT_TIME, 0, ONE_S, hbm_lat_ps, "115ns"),
     KEY("chip.window_size", A2_UNIT_BYTES, 4 * KIB, ANY, window_bytes, "256MiB"),

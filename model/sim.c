@@ -163,7 +163,8 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
       return rc;
   /* with cube cores, an L2 stage per rank their loads share (docs/timing-model.md) */
   for (uint32_t r = 0; r < P && k->ncube; r++)
-    if ((rc = a2_net_add_stage(s->net, A2_STAGE_L2, cfg->l2_bw, 0, (int32_t)r, -1, &s->l2[r], err)))
+    if ((rc = a2_net_add_stage(s->net, A2_STAGE_L2, cfg->l2_bw, cfg->l2_lat_ps, (int32_t)r, -1,
+                               &s->l2[r], err)))
       return rc;
   for (uint32_t r = 0; r < P; r++)
     for (uint32_t c = 0; c < C; c++) {

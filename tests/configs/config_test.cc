@@ -556,6 +556,7 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
             "    l0c_to_gm: 70 GiB/s\n"
             "  l2:\n"
             "    bandwidth: 4 TB/s\n"
+            "    latency: 0 ps\n"
             "  hbm:\n"
             "    bandwidth: 1.6 TB/s\n"
             "    latency: 115 ns\n"
