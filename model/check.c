@@ -82,55 +82,76 @@ static uint64_t c_at(const a2_kernel *k, uint64_t r, uint64_t c) {
   return ((r / bm) * nn + c / bn) * bm * bn + (r % bm) * bn + c % bn;
 }
 
+/* Scratch of the gemm check: one A (row-major) and one B (transposed), the
+ * wanted sums and the magnitudes of their partials. */
+typedef struct {
+  float *a, *bt;
+  double *want, *mag;
+} gemm_scratch;
+
+/* want (+)= A[qa] x B[qb], mag (+)= its magnitude. */
+static void gemm_partial(const a2_kernel *k, gemm_scratch *w, uint32_t qa, uint32_t qb) {
+  const a2_buf_decl *A = &k->bufs[k->golden.in_buf], *B = &k->bufs[k->gemm.b_buf];
+  uint64_t M = k->gemm.m, K = k->gemm.k, N = k->gemm.n;
+  for (uint64_t i = 0; i < M; i++)
+    for (uint64_t p = 0; p < K; p++) w->a[i * K + p] = (float)input_value(k, A, qa, a_at(k, i, p));
+  for (uint64_t p = 0; p < K; p++)
+    for (uint64_t j = 0; j < N; j++) w->bt[j * K + p] = (float)input_value(k, B, qb, b_at(k, p, j));
+  for (uint64_t i = 0; i < M; i++)
+    for (uint64_t j = 0; j < N; j++) {
+      double part = 0;
+      for (uint64_t p = 0; p < K; p++) part += (double)w->a[i * K + p] * w->bt[j * K + p];
+      w->want[i * N + j] += part;
+      w->mag[i * N + j] += fabs(part);
+    }
+}
+
+/* Compare rows row0 .. row0 + M - 1 of rank r's output with want. */
+static void gemm_compare(const a2_kernel *k, const a2_sim *s, const gemm_scratch *w, uint32_t r,
+                         uint64_t row0, a2_check_result *res) {
+  const a2_buf_decl *C = &k->bufs[k->golden.out_buf];
+  uint64_t M = k->gemm.m, N = k->gemm.n;
+  for (uint64_t i = 0; i < M; i++)
+    for (uint64_t j = 0; j < N; j++) {
+      uint64_t at = c_at(k, row0 + i, j);
+      double want = w->want[i * N + j], m = w->mag[i * N + j];
+      double got = element(a2_sim_buffer(s, r, k->golden.out_buf), C->dtype, at);
+      res->elements++;
+      double tol = (C->dtype == A2_FP16 ? 1e-2 : 1e-5) * (m > 1.0 ? m : 1.0);
+      if (!(fabs(got - want) <= tol)) {
+        if (res->nshow < A2_CHECK_SHOW) res->show[res->nshow++] = (a2_mismatch){r, at, got, want};
+        res->mismatches++;
+      }
+    }
+}
+
 /* gemm: out[r] = A[r] x B[r]; gemm_allreduce: out[r] = sum over q of
- * A[q] x B[q] (every rank's own operands, the inputs' pattern). fp16
+ * A[q] x B[q]; allgather_gemm: rows q M .. q M + M - 1 of out[r] =
+ * A[q] x B[r] (every rank's own operands, the inputs' pattern). fp16
  * results pass within 1 % of the sum of the partial products' magnitudes
  * (at least 1): fp32 accumulation, then one fp16 rounding per rank's
  * partial and per atomic add. */
 static void check_gemm(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
-  const a2_golden *g = &k->golden;
-  const a2_buf_decl *A = &k->bufs[g->in_buf], *B = &k->bufs[k->gemm.b_buf],
-                    *C = &k->bufs[g->out_buf];
   uint64_t M = k->gemm.m, K = k->gemm.k, N = k->gemm.n;
-  uint32_t P = k->nranks, all = g->kind == A2_GOLDEN_GEMM_ALLREDUCE;
-  /* per rank q: A[q] row-major, B[q] transposed (rows of K), then the
-   * partials; the sum and the magnitudes over q (gemm_allreduce) */
-  float *a = malloc(M * K * sizeof *a), *bt = malloc(K * N * sizeof *bt);
-  double *want = calloc(M * N, sizeof *want), *mag = calloc(M * N, sizeof *mag);
-  if (!a || !bt || !want || !mag) {
-    free(a), free(bt), free(want), free(mag);
+  uint32_t P = k->nranks;
+  gemm_scratch w = {malloc(M * K * sizeof(float)), malloc(K * N * sizeof(float)),
+                    malloc(M * N * sizeof(double)), malloc(M * N * sizeof(double))};
+  if (!w.a || !w.bt || !w.want || !w.mag) {
     res->mismatches = 1; /* cannot check: not OK */
-    return;
-  }
-  for (uint32_t q = 0; q < P; q++) {
-    for (uint64_t i = 0; i < M; i++)
-      for (uint64_t p = 0; p < K; p++) a[i * K + p] = (float)input_value(k, A, q, a_at(k, i, p));
-    for (uint64_t p = 0; p < K; p++)
-      for (uint64_t j = 0; j < N; j++) bt[j * K + p] = (float)input_value(k, B, q, b_at(k, p, j));
-    if (!all) memset(want, 0, M * N * sizeof *want), memset(mag, 0, M * N * sizeof *mag);
-    for (uint64_t i = 0; i < M; i++)
-      for (uint64_t j = 0; j < N; j++) {
-        double part = 0;
-        for (uint64_t p = 0; p < K; p++) part += (double)a[i * K + p] * bt[j * K + p];
-        want[i * N + j] += part;
-        mag[i * N + j] += fabs(part);
+  } else if (k->golden.kind == A2_GOLDEN_GEMM_ALLREDUCE) {
+    memset(w.want, 0, M * N * sizeof *w.want), memset(w.mag, 0, M * N * sizeof *w.mag);
+    for (uint32_t q = 0; q < P; q++) gemm_partial(k, &w, q, q);
+    for (uint32_t r = 0; r < P; r++) gemm_compare(k, s, &w, r, 0, res);
+  } else {
+    int gather = k->golden.kind == A2_GOLDEN_ALLGATHER_GEMM;
+    for (uint32_t r = 0; r < P; r++)
+      for (uint32_t q = 0; q < (gather ? P : 1); q++) {
+        memset(w.want, 0, M * N * sizeof *w.want), memset(w.mag, 0, M * N * sizeof *w.mag);
+        gemm_partial(k, &w, gather ? q : r, r);
+        gemm_compare(k, s, &w, r, gather ? q * M : 0, res);
       }
-    if (all && q + 1 < P) continue;
-    for (uint32_t r = all ? 0 : q; r < (all ? P : q + 1); r++)
-      for (uint64_t i = 0; i < M; i++)
-        for (uint64_t j = 0; j < N; j++) {
-          uint64_t at = c_at(k, i, j);
-          double w = want[i * N + j], m = mag[i * N + j];
-          double got = element(a2_sim_buffer(s, r, g->out_buf), C->dtype, at);
-          res->elements++;
-          double tol = (C->dtype == A2_FP16 ? 1e-2 : 1e-5) * (m > 1.0 ? m : 1.0);
-          if (!(fabs(got - w) <= tol)) {
-            if (res->nshow < A2_CHECK_SHOW) res->show[res->nshow++] = (a2_mismatch){r, at, got, w};
-            res->mismatches++;
-          }
-        }
   }
-  free(a), free(bt), free(want), free(mag);
+  free(w.a), free(w.bt), free(w.want), free(w.mag);
   res->ok = res->mismatches == 0;
 }
 
@@ -142,7 +163,7 @@ void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
     return;
   }
   res->checked = true;
-  if (g->kind == A2_GOLDEN_GEMM || g->kind == A2_GOLDEN_GEMM_ALLREDUCE) {
+  if (a2_golden_is_gemm(g->kind)) {
     check_gemm(k, s, res);
     return;
   }

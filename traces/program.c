@@ -48,6 +48,7 @@ static const char *const golden_names[A2_GOLDEN_KINDS] = {
     "bcast_allreduce_allgather",
     "gemm",
     "gemm_allreduce",
+    "allgather_gemm",
 };
 static const char *const reduce_names[A2_REDUCE_OPS] = {"sum", "max", "min", "prod"};
 

@@ -146,13 +146,19 @@ typedef enum {
   A2_GOLDEN_ALLTOALL = 5,       /* out[r][q*n + i] = in[q][r*n + i]                       (i < n) */
   A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER = 6, /* out[r][q*n + i] = op over s of in[root][i]
                                              (broadcast, then all-reduce, then all-gather) */
-  A2_GOLDEN_GEMM = 7,          /* out[r] = in[r] x B (a2_kernel.gemm: M x K by K x N, fp16,
-                                  tile-blocked: model/check.c), within fp16 tolerance */
-  A2_GOLDEN_GEMM_ALLREDUCE = 8 /* out[r] = sum over q of in[q] x B, the same layout */
+  A2_GOLDEN_GEMM = 7,           /* out[r] = in[r] x B (a2_kernel.gemm: M x K by K x N, fp16,
+                                   tile-blocked: model/check.c), within fp16 tolerance */
+  A2_GOLDEN_GEMM_ALLREDUCE = 8, /* out[r] = sum over q of in[q] x B, the same layout */
+  A2_GOLDEN_ALLGATHER_GEMM = 9  /* out[r] rows q*M .. q*M+M-1 = in[q] x B[r] (all-gather of the
+                                   M-row slices of A, then the GEMM), the same layout */
 } a2_golden_kind;
+/* The gemm kinds: their operands and shape are in a2_kernel.gemm. */
+static inline int a2_golden_is_gemm(int kind) {
+  return kind >= A2_GOLDEN_GEMM && kind <= A2_GOLDEN_ALLGATHER_GEMM;
+}
 
 typedef enum { A2_RED_SUM = 0, A2_RED_MAX, A2_RED_MIN, A2_RED_PROD } a2_reduce_op;
-#define A2_GOLDEN_KINDS 9
+#define A2_GOLDEN_KINDS 10
 #define A2_REDUCE_OPS 4
 /* Names used by the trace format, the CLI and reports ("allreduce", "sum"). */
 const char *a2_golden_name(a2_golden_kind k);

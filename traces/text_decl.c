@@ -134,13 +134,15 @@ static a2_code parse_golden(a2t_parser *p, a2t_decl *d) {
   a2_code rc;
   while (k < nk && !a2t_tok_is(&p->cur, a2_golden_name((a2_golden_kind)k))) k++;
   if (k == nk)
-    return a2t_expected(p,
-                        "a golden kind (allreduce, broadcast, allgather, reduce_scatter, "
-                        "all_to_all, bcast_allreduce_allgather, gemm, gemm_allreduce or none)");
+    return a2t_expected(
+        p,
+        "a golden kind (allreduce, broadcast, allgather, reduce_scatter, "
+        "all_to_all, bcast_allreduce_allgather, gemm, gemm_allreduce, allgather_gemm or "
+        "none)");
   d->kind = D_GOLDEN;
   d->golden = (uint8_t)k;
   if ((rc = a2t_next(p)) || k == A2_GOLDEN_NONE) return rc;
-  if (k == A2_GOLDEN_GEMM || k == A2_GOLDEN_GEMM_ALLREDUCE) {
+  if (a2_golden_is_gemm(k)) {
     /* golden gemm A B -> C M K N block BM BK BN */
     if ((rc = a2t_buf_ref(p, &d->index)) || (rc = a2t_buf_ref(p, &d->index3)) ||
         (rc = a2t_expect(p, TK_ARROW, "'->' between the operands and the output buffer")) ||

@@ -140,7 +140,7 @@ static a2_code decl(xp *x, const a2t_decl *d, a2_kernel *k) {
   case D_GOLDEN:
     k->golden.kind = (a2_golden_kind)d->golden;
     if (d->golden == A2_GOLDEN_NONE) return A2_OK;
-    if (d->golden == A2_GOLDEN_GEMM || d->golden == A2_GOLDEN_GEMM_ALLREDUCE) {
+    if (a2_golden_is_gemm(d->golden)) {
       static const char *const what[6] = {"M", "K", "N", "BM", "BK", "BN"};
       uint32_t *dims[6] = {&k->gemm.m,  &k->gemm.k,  &k->gemm.n,
                            &k->gemm.bm, &k->gemm.bk, &k->gemm.bn};

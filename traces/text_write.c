@@ -107,10 +107,9 @@ static void decls(wr *w, const a2_kernel *k) {
 
 static void golden(wr *w, const a2_kernel *k) {
   const a2_golden *g = &k->golden;
-  if (g->kind > A2_GOLDEN_GEMM_ALLREDUCE || g->op > A2_RED_PROD)
+  if (g->kind > A2_GOLDEN_ALLGATHER_GEMM || g->op > A2_RED_PROD)
     bad(w, "golden: unknown kind or reduction");
-  else if ((g->kind == A2_GOLDEN_GEMM || g->kind == A2_GOLDEN_GEMM_ALLREDUCE) &&
-           k->gemm.b_buf >= k->nbufs)
+  else if (a2_golden_is_gemm(g->kind) && k->gemm.b_buf >= k->nbufs)
     bad(w, "golden: unknown buffer");
   else if (g->kind != A2_GOLDEN_NONE && (g->in_buf >= k->nbufs || g->out_buf >= k->nbufs))
     bad(w, "golden: unknown buffer");
@@ -119,7 +118,7 @@ static void golden(wr *w, const a2_kernel *k) {
     line(w, "golden none");
     return;
   }
-  if (g->kind == A2_GOLDEN_GEMM || g->kind == A2_GOLDEN_GEMM_ALLREDUCE) {
+  if (a2_golden_is_gemm(g->kind)) {
     line(w, "golden %s %s %s -> %s %u %u %u block %u %u %u", a2_golden_name(g->kind),
          k->bufs[g->in_buf].name, k->bufs[k->gemm.b_buf].name, k->bufs[g->out_buf].name, k->gemm.m,
          k->gemm.k, k->gemm.n, k->gemm.bm, k->gemm.bk, k->gemm.bn);

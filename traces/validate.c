@@ -159,8 +159,7 @@ static a2_code check_golden(const a2_kernel *k, const char *name, a2_err *err) {
   if (g->kind == A2_GOLDEN_NONE) return A2_OK;
   if (g->in_buf >= k->nbufs || g->out_buf >= k->nbufs)
     return a2_err_set(err, A2_E_INPUT, name, 0, 0, "golden: unknown buffer");
-  if (g->kind == A2_GOLDEN_GEMM || g->kind == A2_GOLDEN_GEMM_ALLREDUCE)
-    return a2_validate_gemm_golden(k, name, err);
+  if (a2_golden_is_gemm(g->kind)) return a2_validate_gemm_golden(k, name, err);
   uint64_t P = k->nranks;
   int in_wide = g->kind == A2_GOLDEN_REDUCE_SCATTER || g->kind == A2_GOLDEN_ALLTOALL;
   int out_wide = g->kind == A2_GOLDEN_ALLGATHER || g->kind == A2_GOLDEN_ALLTOALL ||

@@ -180,12 +180,13 @@ a2_code a2_validate_gemm_golden(const a2_kernel *k, const char *name, a2_err *er
                       "golden %s: blocks %u x %u x %u do not divide %llu x %llu x %llu",
                       a2_golden_name(g->kind), k->gemm.bm, k->gemm.bk, k->gemm.bn,
                       (unsigned long long)M, (unsigned long long)K, (unsigned long long)N);
-  if (A->bytes < M * K * 2 || B->bytes < K * N * 2 || C->bytes < M * N * a2_dtype_size(C->dtype))
+  uint64_t rows = g->kind == A2_GOLDEN_ALLGATHER_GEMM ? M * k->nranks : M; /* of C */
+  if (A->bytes < M * K * 2 || B->bytes < K * N * 2 || C->bytes < rows * N * a2_dtype_size(C->dtype))
     return a2_err_set(err, A2_E_INPUT, name, 0, 0,
                       "golden %s: '%s', '%s' or '%s' is smaller than %llu x %llu, %llu x %llu or "
                       "%llu x %llu elements",
                       a2_golden_name(g->kind), A->name, B->name, C->name, (unsigned long long)M,
                       (unsigned long long)K, (unsigned long long)K, (unsigned long long)N,
-                      (unsigned long long)M, (unsigned long long)N);
+                      (unsigned long long)rows, (unsigned long long)N);
   return A2_OK;
 }

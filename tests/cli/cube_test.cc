@@ -90,6 +90,29 @@ TEST(CubeCores, WithoutTheReadyQueueWaitTheFusedKernelIsARace) {
   EXPECT_NE(r.err.find("(tstore_fixpipe)"), std::string::npos) << r;
 }
 
+TEST(CubeCores, AllGatherGemmExampleRunsChecksAndIsRaceFree) {
+  for (const char *ranks : {"1", "2", "4"}) {
+    CliResult r = RunCli(
+        {"run", "--trace-file", Src("traces/examples/allgather_gemm.a2t"), "--ranks", ranks});
+    ASSERT_EQ(r.exit_code, 0) << r;
+    EXPECT_NE(r.out.find(" 0 mismatches)"), std::string::npos) << r;
+    EXPECT_EQ(r.err.find("race"), std::string::npos) << r;
+  }
+}
+
+TEST(CubeCores, WithoutItsWaitTheAllGatherGemmReadsUnorderedPuts) {
+  std::string text = ReadFileOrFail(Src("traces/examples/allgather_gemm.a2t"));
+  const std::string wait = "            wait got[$q] ge $cb + 1\n";
+  size_t at = text.find(wait);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, wait.size(), "            compute 1\n");
+  TempDir d;
+  CliResult r = RunCli({"run", "--trace-file", d.Write("g.a2t", text), "--ranks", "2"});
+  EXPECT_NE(r.exit_code, 0) << r;
+  EXPECT_NE(r.err.find("data race"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("(put)"), std::string::npos) << r;
+}
+
 // Runs kDecls + program and expects exit 2 with every needle on stderr.
 void Refused(const std::string &program, const std::vector<std::string> &needles) {
   TempDir d;

@@ -295,6 +295,15 @@ TEST(TraceRoundTripTest, CubeCoresTheirTilesInstructionsAndGoldenSurvive) {
     ExpectSameKernel(k, back.k());
     a2_kernel_free(&k);
   }
+  a2_kernel k;
+  a2_err e{};
+  std::string ag = std::string(A2_SOURCE_DIR) + "/traces/examples/allgather_gemm.a2t";
+  ASSERT_EQ(a2_trace_load(ag.c_str(), 4, &k, &e), A2_OK) << e.msg;
+  EXPECT_EQ(k.golden.kind, A2_GOLDEN_ALLGATHER_GEMM);
+  Trace back(Write(k), 4);
+  ASSERT_TRUE(back.ok()) << back.Message();
+  ExpectSameKernel(k, back.k());
+  a2_kernel_free(&k);
 }
 
 TEST(TraceRoundTripTest, WrittenFileHasTheDocumentedHeader) {
