@@ -217,7 +217,7 @@ static a2_code parse_level(a2t_parser *p, int level, uint32_t *out) {
     if (level == 2 && ex(p, a)->is_bool)
       return a2t_fail(p, t.line, t.col, "comparisons cannot be chained (use '&&')");
     if ((rc = want_type(p, a, logical, opname))) return rc;
-    uint32_t b;
+    uint32_t b = 0;
     if ((rc = a2t_next(p)) || (rc = parse_operand(p, level, &b))) return rc;
     if ((rc = want_type(p, b, logical, opname))) return rc;
     const a2t_expr *x = ex(p, a);
