@@ -124,18 +124,20 @@ void a2_report_text(const a2_run_result *r, FILE *out) {
   else
     fprintf(out, "time %.3f us when stopped (no bandwidth: the run did not finish)\n",
             (double)r->time_ps / 1e6);
-  char ra[32], wa[32], ba[32], ta[32];
+  char ra[32], wa[32], ba[32], ta[32], ar[32], aw[32], ab[32];
   ratio_cell(ra, sizeof ra, (double)m.read, r->desc.card.remote_read_bytes);
   ratio_cell(wa, sizeof wa, (double)m.write, r->desc.card.remote_write_bytes);
   ratio_cell(ba, sizeof ba, (double)m.rounds, (double)r->desc.card.barrier_rounds);
   ratio_cell(ta, sizeof ta, (double)r->time_ps, (double)r->desc.closed_form_ps);
+  snprintf(ar, sizeof ar, "%.0f", r->desc.card.remote_read_bytes);
+  snprintf(aw, sizeof aw, "%.0f", r->desc.card.remote_write_bytes);
+  snprintf(ab, sizeof ab, "%llu", (unsigned long long)r->desc.card.barrier_rounds);
+  if (!r->desc.has_card) /* no analytic card (a trace without a `kernel` or `card` line) */
+    for (char *cell[] = {ra, wa, ba, ar, aw, ab}, **c = cell; c < cell + 6; c++) strcpy(*c, "-");
   fprintf(out, "cost card (per rank)     measured        analytic   measured/analytic\n");
-  fprintf(out, "  remote read bytes  %14llu  %14.0f   %s\n", (unsigned long long)m.read,
-          r->desc.card.remote_read_bytes, ra);
-  fprintf(out, "  remote write bytes %14llu  %14.0f   %s\n", (unsigned long long)m.write,
-          r->desc.card.remote_write_bytes, wa);
-  fprintf(out, "  barrier rounds     %14llu  %14llu   %s\n", (unsigned long long)m.rounds,
-          (unsigned long long)r->desc.card.barrier_rounds, ba);
+  fprintf(out, "  remote read bytes  %14llu  %14s   %s\n", (unsigned long long)m.read, ar, ra);
+  fprintf(out, "  remote write bytes %14llu  %14s   %s\n", (unsigned long long)m.write, aw, wa);
+  fprintf(out, "  barrier rounds     %14llu  %14s   %s\n", (unsigned long long)m.rounds, ab, ba);
   if (r->desc.closed_form_ps)
     fprintf(out, "  time (ns)          %14.3f  %14.3f   %s   (closed form, uncontended)\n",
             (double)r->time_ps / 1e3, (double)r->desc.closed_form_ps / 1e3, ta);
@@ -302,11 +304,15 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   kint(g, "remote_write_bytes_per_rank", m.write);
   kint(g, "barrier_rounds", m.rounds);
   yajl_gen_map_close(g);
+  /* without a card the card's keys are left out, not claimed as 0 */
+  bool card = r->desc.has_card;
   key(g, "analytic");
   yajl_gen_map_open(g);
-  kfix(g, "remote_read_bytes_per_rank", r->desc.card.remote_read_bytes, 3);
-  kfix(g, "remote_write_bytes_per_rank", r->desc.card.remote_write_bytes, 3);
-  kint(g, "barrier_rounds", r->desc.card.barrier_rounds);
+  if (card) {
+    kfix(g, "remote_read_bytes_per_rank", r->desc.card.remote_read_bytes, 3);
+    kfix(g, "remote_write_bytes_per_rank", r->desc.card.remote_write_bytes, 3);
+    kint(g, "barrier_rounds", r->desc.card.barrier_rounds);
+  }
   key(g, "time_ps");
   if (r->desc.closed_form_ps)
     yajl_gen_integer(g, (long long)r->desc.closed_form_ps);
@@ -315,9 +321,11 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   yajl_gen_map_close(g);
   key(g, "ratio");
   yajl_gen_map_open(g);
-  kratio(g, "remote_read_bytes_per_rank", (double)m.read, r->desc.card.remote_read_bytes);
-  kratio(g, "remote_write_bytes_per_rank", (double)m.write, r->desc.card.remote_write_bytes);
-  kratio(g, "barrier_rounds", (double)m.rounds, (double)r->desc.card.barrier_rounds);
+  if (card) {
+    kratio(g, "remote_read_bytes_per_rank", (double)m.read, r->desc.card.remote_read_bytes);
+    kratio(g, "remote_write_bytes_per_rank", (double)m.write, r->desc.card.remote_write_bytes);
+    kratio(g, "barrier_rounds", (double)m.rounds, (double)r->desc.card.barrier_rounds);
+  }
   kratio(g, "time", (double)r->time_ps, (double)r->desc.closed_form_ps);
   yajl_gen_map_close(g);
   key(g, "hccl_cost");

@@ -81,7 +81,8 @@ int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps) {
   }
   r.sim = sim;
   r.k = &k;
-  r.time_ps = a2_sim_end_ps(sim);
+  /* a run that did not finish is reported at the time it stopped */
+  r.time_ps = r.status == A2_RUN_DONE ? a2_sim_end_ps(sim) : a2_sim_stop_ps(sim);
   *time_ps = r.time_ps;
   r.unrouted = a2_sim_unrouted(sim);
   r.races = a2_sim_races(sim);

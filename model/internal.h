@@ -168,6 +168,7 @@ struct a2_sim {
   struct a2_dma_queue *dmaq; /* [rank * chip.sdma.queues + queue] (dma.c); NULL: no put/get */
   bool no_data;              /* timing-only: payload buffers and tiles are not allocated */
   a2_code run_rc;            /* first error raised during the run (a program source) */
+  uint64_t stop_ps;          /* simulated time when a2_sim_run returned */
   a2_err run_err;
   /* where a core's streamed batch is refilled (only one core runs at a
    * time); what the core has not dispatched when its activation ends moves

@@ -287,6 +287,8 @@ a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *er
     a2_core_wake(&s->cores[i], s->start_ps ? s->start_ps[i / s->k->ncores] : 0);
   a2k_stop why;
   a2_code rc = a2k_run(max_ps, &why, err);
+  /* the bound is where a time-limited run stopped, whatever its last event */
+  s->stop_ps = !rc && why == A2K_TIME_LIMIT && max_ps > a2k_now_ps() ? max_ps : a2k_now_ps();
   if (!rc && s->run_rc) { /* a program source failed: the run is not a result */
     *err = s->run_err;
     rc = s->run_rc;
@@ -334,6 +336,11 @@ uint64_t a2_sim_end_ps(const a2_sim *s) {
   for (uint32_t r = 0; r < s->k->nranks; r++)
     if (s->stats[r].end_ps > t) t = s->stats[r].end_ps;
   return t;
+}
+
+uint64_t a2_sim_stop_ps(const a2_sim *s) {
+  uint64_t end = a2_sim_end_ps(s);
+  return s->stop_ps > end ? s->stop_ps : end;
 }
 
 const uint8_t *a2_sim_buffer(const a2_sim *s, uint32_t rank, uint32_t buf) {

@@ -95,6 +95,12 @@ a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *er
 const a2_rank_stats *a2_sim_rank_stats(const a2_sim *s, uint32_t rank);
 /* max over ranks of end_ps */
 uint64_t a2_sim_end_ps(const a2_sim *s);
+/* When the run stopped: the time of its last event (a notify landing, a
+ * packet leaving a link) after a DEADLOCK or EVENT_LIMIT, max_ps after a
+ * TIME_LIMIT; never before a2_sim_end_ps. A finished run's may be later
+ * than its end (a last acknowledgement in flight): reports of finished runs
+ * use a2_sim_end_ps, of unfinished ones this. */
+uint64_t a2_sim_stop_ps(const a2_sim *s);
 /* Contents of buffer buf on rank (bytes as declared). */
 const uint8_t *a2_sim_buffer(const a2_sim *s, uint32_t rank, uint32_t buf);
 

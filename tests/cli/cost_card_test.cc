@@ -4,6 +4,7 @@
 // two-phase algorithm refuses a slice it cannot cut into P whole chunks.
 #include <cstdint>
 #include <ostream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,46 @@ TEST(CliCostCardShapes, TwoPhaseCoversDivisibleAndIndivisibleSizes) {
   EXPECT_EQ(Shapes(TwoPhaseDivisible).size(), 9u);
   EXPECT_EQ(Shapes(TwoPhaseIndivisible).size(), 3u);
   for (const Shape &s : Shapes(TwoPhaseIndivisible)) EXPECT_EQ(s.P, 3u);
+}
+
+// ---- a trace without a card: no analytic figure is claimed ----
+
+// The copy of traces/examples/remote_copy.a2t without its `card` line (and no
+// `kernel` line): the card's cells are '-' in text, its keys absent in JSON,
+// while the measured figures are still there.
+const char kNoCardTrace[] =
+    "ranks 2\nwindow src fp32[1024]\nwindow dst fp32[1024]\ntile t fp32[1024]\n"
+    "program rank 0\n  remote_load t, src@1[0:1024]\n  store t, dst[0:1024]\nend\n";
+
+TEST(CliNoCard, TextPrintsADashForEveryAnalyticFigureAndRatio) {
+  TempDir dir;
+  CliResult r =
+      RunCli({"run", "--trace-file", dir.Write("copy.a2t", kNoCardTrace), "--ranks", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const std::regex row(R"(\n  remote read bytes +4096 +- +-\n  remote write bytes +0 +- +-\n)"
+                       R"(  barrier rounds +0 +- +-\n)");
+  EXPECT_TRUE(std::regex_search(r.out, row))
+      << "expected '-' in the analytic and ratio columns" << r;
+  EXPECT_EQ(r.out.find("inf"), std::string::npos) << r;
+}
+
+TEST(CliNoCard, JsonLeavesTheCardKeysOut) {
+  TempDir dir;
+  JsonDoc d;
+  ASSERT_TRUE(
+      RunJson({"run", "--trace-file", dir.Write("copy.a2t", kNoCardTrace), "--ranks", "2"}, &d));
+  EXPECT_EQ(d["measured"]["remote_read_bytes_per_rank"].Int(), 4096);
+  for (const char *group : {"analytic", "ratio"}) {
+    yajl_val o = d[group].raw();
+    ASSERT_TRUE(o && YAJL_IS_OBJECT(o)) << group;
+    std::string keys;
+    for (size_t i = 0; i < o->u.object.len; i++)
+      keys += std::string(i ? "," : "") + o->u.object.keys[i];
+    EXPECT_EQ(keys, group == std::string("analytic") ? "time_ps" : "time")
+        << group << ": only the closed-form time (null: none applies)";
+  }
+  EXPECT_TRUE(d["analytic"]["time_ps"].is_null());
+  EXPECT_TRUE(d["ratio"]["time"].is_null());
 }
 
 }  // namespace

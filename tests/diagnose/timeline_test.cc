@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -128,7 +129,9 @@ class Timeline : public ::testing::TestWithParam<const char *> {
 
   std::vector<yajl_val> Events() const {
     yajl_val ev = Key(timeline_->root().raw(), "traceEvents");
-    return std::vector<yajl_val>(ev->u.array.values, ev->u.array.values + ev->u.array.len);
+    std::vector<yajl_val> v;
+    for (size_t i = 0; i < ev->u.array.len; i++) v.push_back(ev->u.array.values[i]);
+    return v;
   }
   std::vector<yajl_val> Events(const char *ph) const {
     std::vector<yajl_val> v;
@@ -457,6 +460,46 @@ TEST_P(TimelineOutput, DeadlockedRunStillWritesACompleteTimeline) {
   for (size_t i = 0; i < ev->u.array.len; i++)
     slices += Str(Key(ev->u.array.values[i], "ph")) == "X";
   EXPECT_GT(slices, 0) << "the work done before the hang is on the timeline";
+}
+
+// A deadlocked run is reported at the time it stopped: its last event, here
+// the notifies landing on the peers (their slices end when they land), which
+// may be after the last instruction a core completed.
+TEST_P(TimelineOutput, DeadlockedRunReportsTheTimeItStopped) {
+  TempDir dir;
+  const std::string path = dir.path() + "/deadlock.json";
+  CliResult r = RunCli(Args({"run", "--trace-file", diag::Pitfall("wait_ge1_on_notify_0"),
+                             "--ranks", "2", "--timeline", path, "--json"},
+                            TimingFlags(GetParam())));
+  EXPECT_EQ(r.exit_code, 1) << r;
+  JsonDoc json = JsonDoc::Parse(r.out);
+  ASSERT_TRUE(json.ok()) << json.error() << r;
+  ASSERT_EQ(json["status"].Str(), "DEADLOCK") << r;
+  const long long stopped = json["time_ps"].Int();
+  JsonDoc doc = JsonDoc::Parse(diag::ReadFileOrFail(path));
+  ASSERT_TRUE(doc.ok()) << doc.error();
+  yajl_val ev = Key(doc.root().raw(), "traceEvents");
+  ASSERT_TRUE(YAJL_IS_ARRAY(ev));
+  int notifies = 0;
+  long long landed = 0;
+  for (size_t i = 0; i < ev->u.array.len; i++) {
+    yajl_val e = ev->u.array.values[i], a = Key(e, "args");
+    if (Str(Key(e, "ph")) != "X" || Str(Key(e, "name")) != "notify") continue;
+    notifies++;
+    landed = std::max(landed, (long long)(YAJL_GET_INTEGER(Key(a, "ts_ps")) +
+                                          YAJL_GET_INTEGER(Key(a, "dur_ps"))));
+  }
+  EXPECT_EQ(notifies, 2) << "one notify per rank";
+  EXPECT_GE(stopped, landed) << "the notifies landed at " << landed << " ps";
+  long long last_done = 0;
+  for (int q = 0; q < 2; q++) last_done = std::max(last_done, json["per_rank"][q]["time_ps"].Int());
+  EXPECT_GE(stopped, last_done) << r;
+  CliResult text =
+      RunCli(Args({"run", "--trace-file", diag::Pitfall("wait_ge1_on_notify_0"), "--ranks", "2"},
+                  TimingFlags(GetParam())));
+  char want[64];
+  std::snprintf(want, sizeof want, "time %.3f us when stopped", (double)stopped / 1e6);
+  EXPECT_NE(text.out.find(want), std::string::npos) << "expected '" << want << "'" << text;
 }
 
 // --trace FILE is an alias: the same file, and one note on stderr saying so
