@@ -36,7 +36,8 @@ int a2_err_exit_code(a2_code code) {
   case A2_OK: return A2_EXIT_OK;
   case A2_E_INPUT:
   case A2_E_IO:
-  case A2_E_NOMEM: return A2_EXIT_USAGE;
+  case A2_E_LIMIT: return A2_EXIT_USAGE;
+  case A2_E_NOMEM:
   default: return A2_EXIT_INTERNAL;
   }
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/oom.h"
+
 static bool before(const a2_tq_item *x, const a2_tq_item *y) {
   return x->t_ps < y->t_ps || (x->t_ps == y->t_ps && x->seq < y->seq);
 }
@@ -17,7 +19,7 @@ void a2_tq_push(a2_tq *q, uint64_t t_ps, uint64_t a, uint64_t b) {
   if (q->n == q->cap) {
     uint32_t cap = q->cap < 16 ? 16 : q->cap * 2;
     a2_tq_item *v = q->v == q->inl ? malloc(cap * sizeof *v) : realloc(q->v, cap * sizeof *v);
-    if (!v) abort();
+    if (!v) a2_out_of_memory("a core's timed queue");
     if (q->v == q->inl) memcpy(v, q->inl, q->n * sizeof *v);
     q->v = v;
     q->cap = cap;

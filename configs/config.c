@@ -371,7 +371,7 @@ static a2_code check_directives(const char *text, size_t len, const char *name, 
   int line = 1;
   for (size_t i = 0; i < len; i++) {
     if ((i == 0 || text[i - 1] == '\n') && text[i] == '%' && ++n > MAX_DIRECTIVES)
-      return a2_err_set(err, A2_E_INPUT, name, line, 1,
+      return a2_err_set(err, A2_E_LIMIT, name, line, 1,
                         "more than %u lines start with '%%' (YAML directives such as %%TAG; a "
                         "config needs none)",
                         MAX_DIRECTIVES);
@@ -407,7 +407,7 @@ static a2_code check_shape(const char *text, size_t len, const char *name, a2_er
       anchor = ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
                                                     : ev.data.mapping_start.anchor;
       if (++depth > MAX_DEPTH)
-        rc = a2_err_set(err, A2_E_INPUT, name, line, col,
+        rc = a2_err_set(err, A2_E_LIMIT, name, line, col,
                         "YAML nested more than %u levels deep (a config has 3: a section, a "
                         "subsection and a key, as in chip.mte.latency)",
                         MAX_DEPTH);
@@ -416,12 +416,12 @@ static a2_code check_shape(const char *text, size_t len, const char *name, a2_er
     case YAML_ALIAS_EVENT:
       if (ev.type == YAML_SCALAR_EVENT) anchor = ev.data.scalar.anchor;
       if (!rc && ++nodes > MAX_NODES)
-        rc = a2_err_set(err, A2_E_INPUT, name, line, col,
+        rc = a2_err_set(err, A2_E_LIMIT, name, line, col,
                         "more than %u YAML nodes (keys, values, sequences, mappings and aliases; "
                         "a config has about 60)",
                         MAX_NODES);
       if (!rc && anchor && ++anchors > MAX_ANCHORS)
-        rc = a2_err_set(err, A2_E_INPUT, name, line, col, "more than %u YAML anchors ('&name')",
+        rc = a2_err_set(err, A2_E_LIMIT, name, line, col, "more than %u YAML anchors ('&name')",
                         MAX_ANCHORS);
       break;
     default: break;
@@ -457,7 +457,7 @@ static a2_code load_text(const char *text, size_t len, const char *name, a2_conf
   yaml_parser_t parser;
   yaml_document_t doc;
   if (len >= MAX_FILE_BYTES)
-    return a2_err_set(err, A2_E_INPUT, name, 0, 0, "file too large for a config (%u MiB or more)",
+    return a2_err_set(err, A2_E_LIMIT, name, 0, 0, "file too large for a config (%u MiB or more)",
                       MAX_FILE_BYTES >> 20);
   a2_code rc = check_shape(text, len, name, err);
   if (rc) return rc;

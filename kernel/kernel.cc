@@ -43,6 +43,7 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
+#include "common/oom.h"
 #include "common/prefetch.h"
 
 namespace {
@@ -137,7 +138,7 @@ inline void heap_insert(Entry e) {
   if (q.n + 1 >= q.cap) {
     size_t cap = q.cap ? q.cap * 2 : 1024;
     Entry *h = static_cast<Entry *>(std::realloc(q.h, cap * sizeof *h));
-    if (!h) std::abort();  // as SystemC's own new would, from C callers
+    if (!h) a2_out_of_memory("the event kernel's wake-ups");
     q.h = h;
     q.cap = cap;
   }

@@ -23,6 +23,7 @@
  * reports completions in order. */
 #include <stdlib.h>
 
+#include "common/oom.h"
 #include "model/internal.h"
 
 enum { ENG_SDMA_WRITE = 0, ENG_SDMA_READ, ENG_RDMA, ENG_KINDS };
@@ -150,7 +151,7 @@ void a2_dma_begin(a2_core *c, const a2_instr *in, uint64_t seq) {
   if (dq->n == dq->cap) { /* grow the ring, its entries from v[0] on */
     uint32_t cap = dq->cap ? 2 * dq->cap : 16;
     pending *v = malloc(cap * sizeof *v);
-    if (!v) abort(); /* bounded by the instructions in flight */
+    if (!v) a2_out_of_memory("a DMA queue"); /* bounded by the instructions in flight */
     for (uint32_t i = 0; i < dq->n; i++) v[i] = dq->v[(dq->head + i) % dq->cap];
     free(dq->v);
     dq->v = v;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/oom.h"
 #include "model/pipes.h"
 #include "model/timeline.h"
 
@@ -169,7 +170,7 @@ static cell_src *cell_at(a2_observer *o, uint64_t key, int insert) {
     uint64_t oldcap = o->cells_cap;
     o->cells_cap *= 2;
     o->cells = calloc(o->cells_cap, sizeof *o->cells);
-    if (!o->cells) abort();
+    if (!o->cells) a2_out_of_memory("the timeline's signal cells");
     for (uint64_t i = 0; i < oldcap; i++)
       if (old[i].key) *cell_at(o, old[i].key, 0) = old[i];
     free(old);

@@ -84,9 +84,11 @@ static uint64_t payload_bytes(const a2_kernel *k, int no_data) {
   return all > UINT64_MAX ? UINT64_MAX : (uint64_t)all;
 }
 
-a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
-                           const char *name, int no_data, uint64_t mem_limit_bytes, a2_sim **out,
-                           a2_err *err) {
+/* Validate, then build into *out; on failure *out may hold a half-built
+ * simulation (a2_sim_create_mode frees it). */
+static a2_code build(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
+                     const char *name, int no_data, uint64_t mem_limit_bytes, a2_sim **out,
+                     a2_err *err) {
   a2_code rc = a2_kernel_validate(k, cfg->ub_bytes, cfg->vector_cores, name, err);
   if (rc) return rc;
   a2_cube_caps caps = {
@@ -113,7 +115,7 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
                       (unsigned long long)(need >> 20), (unsigned long long)(limit >> 20));
 
   a2_sim *s = calloc(1, sizeof *s);
-  if (!s) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory");
+  if (!s) return a2_err_set(err, A2_E_NOMEM, name, 0, 0, "out of memory for the simulation");
   *out = s;
   s->cfg = cfg;
   s->k = k;
@@ -136,7 +138,8 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
   if (!s->dev || !s->ub_off || !s->hbm || (k->ncube && !s->l2) || !s->cores || !s->stats ||
       !s->buf_mem || !s->buf_stride || !s->core_tiles || !s->core_buf_w ||
       (!s->no_data && !s->core_ub))
-    return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for %u ranks", P);
+    return a2_err_set(err, A2_E_NOMEM, name, 0, 0,
+                      "out of memory for the state of %u ranks x %u cores", P, C);
   for (uint32_t r = 0; r < P; r++) s->dev[r] = devices ? devices[r] : r;
   for (uint32_t i = 1; i < k->ntiles; i++) s->ub_off[i] = s->ub_off[i - 1] + k->tiles[i - 1].bytes;
   /* a buffer of every rank in one block (rank r's at r * buf_stride): */
@@ -145,8 +148,9 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
     size_t stride = buf_stride(&k->bufs[b]);
     uint8_t *m = stride <= SIZE_MAX / P ? a2_huge_alloc(stride * P) : NULL;
     if (!m)
-      return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for buffer '%s'",
-                        k->bufs[b].name);
+      return a2_err_set(err, A2_E_NOMEM, name, 0, 0,
+                        "out of memory for buffer '%s' (%llu MiB for its %u ranks)",
+                        k->bufs[b].name, (unsigned long long)(k->bufs[b].bytes * P >> 20), P);
     s->buf_mem[b] = m;
     s->buf_stride[b] = stride;
     for (uint32_t r = 0; r < P && k->init[b] == A2_INIT_PATTERN; r++)
@@ -192,6 +196,19 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
     }
   if (dma && (rc = a2_dma_build(s, err))) return rc;
   return a2_sim_set_race_check(s, 1, err);
+}
+
+a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
+                           const char *name, int no_data, uint64_t mem_limit_bytes, a2_sim **out,
+                           a2_err *err) {
+  a2_sim *s = NULL;
+  a2_code rc = build(cfg, k, devices, name, no_data, mem_limit_bytes, &s, err);
+  if (rc) { /* the caller gets nothing half-built */
+    a2_sim_free(s);
+    s = NULL;
+  }
+  *out = s;
+  return rc;
 }
 
 void a2_sim_free(a2_sim *s) {

@@ -41,6 +41,12 @@ void a2_sim_set_event_limit(a2_sim *s, uint64_t max_events);
 
 /* Validate k against cfg (a2_kernel_validate) and build the model. The kernel
  * and cfg must outlive the simulation. `name` is used in validation errors.
+ * On failure *out is NULL, everything built so far is freed, and err says
+ * why: A2_E_INPUT for a kernel or config the model refuses, A2_E_NOMEM
+ * (naming what) when memory runs out, A2_E_KERNEL from SystemC. (Event
+ * kernel processes already created stay registered: SystemC cannot remove
+ * them, and a process builds one simulation.) The caller frees a
+ * simulation it got with a2_sim_free.
  * devices[r] is the NPU (0..cfg->ranks-1, distinct) that kernel rank r runs
  * on; NULL means rank r on NPU r. */
 a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/oom.h"
 #include "model/internal.h"
 #include "traces/fp16.h"
 
@@ -20,7 +21,7 @@
 static a2_xfer *xfer_new(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t bytes,
                          a2_xfer_kind kind) {
   a2_xfer *x = a2_xfer_alloc(c->sim->net);
-  if (!x) abort();
+  if (!x) a2_out_of_memory("transfers in flight");
   a2_xfer_ctx *m = a2_ctx_of(x);
   m->owner = m->runner = c;
   m->in = in;
@@ -198,7 +199,7 @@ static uint64_t ack_ps(a2_core *c, uint32_t peer) {
   a2_sim *s = c->sim;
   uint16_t n = route_len(c, peer, c->rank);
   uint32_t inl[16], *ids = n <= 16 ? inl : malloc(n * sizeof *ids);
-  if (!ids) abort();
+  if (!ids) a2_out_of_memory("an acknowledgement's route");
   a2_topo_route(s->topo, s->dev[peer], s->dev[c->rank], ids);
   uint64_t t = a2_net_msg_ps(s->net, ids, n, s->cfg->ctrl_bytes);
   if (ids != inl) free(ids);
@@ -242,7 +243,7 @@ static uint64_t rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_
   a2_xfer *x = xfer_new(c, in, seq, len, A2_XFER_MEM);
   uint16_t n = (uint16_t)(route_len(c, peer, c->rank) + 2);
   uint32_t *p = a2_xfer_path(x, n);
-  if (!p) abort();
+  if (!p) a2_out_of_memory("a transfer's route");
   p[0] = hbm_of(c, peer);
   add_route(c, p + 1, peer, c->rank, (uint16_t)(n - 2));
   p[n - 1] = c->stages[ST_MTE_IN];
@@ -276,7 +277,7 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
   a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes, A2_XFER_MEM);
   uint16_t n = route_len(c, c->rank, peer);
   uint32_t *p = a2_xfer_path(x, n);
-  if (!p) abort();
+  if (!p) a2_out_of_memory("a transfer's route");
   add_route(c, p, c->rank, peer, n);
   if (c->ahead) { /* reservation timing: the reply is reserved at once */
     uint64_t t_data = rload_data(c, in, seq, off, len, start(c, x, t));
@@ -298,7 +299,7 @@ static void rstore_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t 
   a2_xfer *x = xfer_new(c, in, seq, len, A2_XFER_MEM);
   uint16_t n = (uint16_t)(route_len(c, c->rank, peer) + 2);
   uint32_t *p = a2_xfer_path(x, n);
-  if (!p) abort();
+  if (!p) a2_out_of_memory("a transfer's route");
   p[0] = c->stages[ST_MTE_OUT];
   add_route(c, p + 1, c->rank, peer, (uint16_t)(n - 2));
   p[n - 1] = hbm_of(c, peer);
@@ -421,7 +422,7 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes, A2_XFER_NOTIFY);
   uint16_t len = (uint16_t)(route_len(c, c->rank, peer) + 1);
   uint32_t *p = a2_xfer_path(x, len);
-  if (!p) abort();
+  if (!p) a2_out_of_memory("a transfer's route");
   add_route(c, p, c->rank, peer, (uint16_t)(len - 1));
   uint32_t hbm = p[len - 1] = hbm_of(c, peer);
   x->apply_hop = (uint16_t)(len - 1);
@@ -516,7 +517,7 @@ static void dma_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off,
   a2_xfer *x = xfer_new(c, in, seq, len, A2_XFER_CHUNK);
   uint16_t n = (uint16_t)(route_len(c, src, dst) + 3);
   uint32_t *p = a2_xfer_path(x, n);
-  if (!p) abort();
+  if (!p) a2_out_of_memory("a transfer's route");
   p[0] = engine;
   note_stage(c, engine);
   p[1] = hbm_of(c, src);
@@ -549,7 +550,7 @@ static void dma_start_chunk(a2_core *c, const a2_instr *in, uint64_t seq, uint64
     a2_xfer *x = xfer_new(c, in, seq, c->sim->cfg->ctrl_bytes, A2_XFER_CHUNK);
     uint16_t n = route_len(c, c->rank, peer);
     uint32_t *p = a2_xfer_path(x, n);
-    if (!p) abort();
+    if (!p) a2_out_of_memory("a transfer's route");
     add_route(c, p, c->rank, peer, n);
     a2_ctx_of(x)->chunk.off = off;
     a2_ctx_of(x)->chunk.len = len; /* the data leg's */

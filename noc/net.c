@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/huge.h"
+#include "common/oom.h"
 #include "common/prefetch.h"
 #include "common/tq.h"
 #include "kernel/kernel.h"
@@ -229,7 +230,7 @@ static void *slab_alloc(a2_net *n) {
 static a2_pkt *pkt_get(a2_net *n) {
   if (!n->free_pkts) {
     a2_pkt *m = slab_alloc(n);
-    if (!m) abort(); /* pools only grow with packets in flight; see docs/architecture.md */
+    if (!m) a2_out_of_memory("packets in flight"); /* grows only with them: docs/architecture.md */
     for (size_t i = 0; i < SLAB_BYTES / sizeof *m; i++) {
       m[i].next = n->free_pkts;
       n->free_pkts = &m[i];
@@ -387,7 +388,7 @@ static void ival_grow(a2_stage *st) {
     if (!st->heap) {
       st->heap_cap = 4 * INL;
       st->heap = malloc(st->heap_cap * sizeof *st->heap);
-      if (!st->heap) abort(); /* grows only with reservations in flight */
+      if (!st->heap) a2_out_of_memory("a stage's reservations"); /* grow with those in flight */
     }
     memcpy(st->heap, st->inl, st->in * sizeof *st->heap);
     st->iv = st->heap;
@@ -396,7 +397,7 @@ static void ival_grow(a2_stage *st) {
   }
   uint32_t cap = st->icap * 2;
   a2_ival *v = realloc(st->iv, cap * sizeof *v);
-  if (!v) abort();
+  if (!v) a2_out_of_memory("a stage's reservations");
   st->iv = st->heap = v;
   st->icap = st->heap_cap = cap;
 }

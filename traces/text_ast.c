@@ -7,7 +7,7 @@
 a2_code a2t_grow(void **v, uint32_t *cap, uint32_t n, size_t size, a2_err *err) {
   if (n < *cap) return A2_OK;
   uint32_t c = *cap ? *cap * 2 : 64;
-  if (c <= *cap) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "trace too large");
+  if (c <= *cap) return a2_err_set(err, A2_E_LIMIT, NULL, 0, 0, "trace too large");
   void *nv = realloc(*v, (size_t)c * size);
   if (!nv) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the trace");
   *v = nv;

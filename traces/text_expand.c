@@ -39,7 +39,7 @@ static a2_code val(xp *x, uint32_t e, int64_t *v) {
   a2_code rc = a2t_eval(x->a, e, x->env, x->name, v, &x->steps, x->err);
   if (rc || x->steps <= A2T_MAX_STEPS) return rc;
   const a2t_expr *n = &x->a->ex[e];
-  return a2_err_set(x->err, A2_E_NOMEM, x->name, n->sline, n->scol,
+  return a2_err_set(x->err, A2_E_LIMIT, x->name, n->sline, n->scol,
                     "expansion takes more than 2^%d " STEPS_WHAT, A2T_MAX_STEPS_LOG2);
 }
 
@@ -103,7 +103,7 @@ static a2_code decl(xp *x, const a2t_decl *d, a2_kernel *k) {
   case D_CORES:
     if ((rc = ranged(x, d->e[0], 1, A2T_MAX_CORES, "cores", &v))) return rc;
     if ((uint64_t)v * k->nranks > A2T_MAX_PROGS)
-      return a2_err_set(x->err, A2_E_NOMEM, x->name, d->line, d->col,
+      return a2_err_set(x->err, A2_E_LIMIT, x->name, d->line, d->col,
                         "%u ranks x %lld cores is more than %u programs", k->nranks, (long long)v,
                         A2T_MAX_PROGS);
     k->ncores = (uint32_t)v;
@@ -317,7 +317,7 @@ static a2_code placed(xp *x, const a2t_stmt *s, const a2_instr *in) {
 
 static a2_code step(xp *x, int line, int col) {
   if (++x->steps <= A2T_MAX_STEPS) return A2_OK;
-  return a2_err_set(x->err, A2_E_NOMEM, x->name, line, col,
+  return a2_err_set(x->err, A2_E_LIMIT, x->name, line, col,
                     "expansion takes more than 2^%d " STEPS_WHAT " (a loop too long?)",
                     A2T_MAX_STEPS_LOG2);
 }
@@ -346,12 +346,12 @@ static a2_code loop(xp *x, const a2t_stmt *s) {
   /* each iteration costs at least itself plus its body's statements */
   if (__builtin_mul_overflow(n, (uint64_t)s->nbody + 1, &cost) || cost > A2T_MAX_STEPS ||
       x->steps > A2T_MAX_STEPS - cost)
-    return a2_err_set(x->err, A2_E_NOMEM, x->name, s->line, s->col,
+    return a2_err_set(x->err, A2_E_LIMIT, x->name, s->line, s->col,
                       "loop of %llu iterations passes the expansion limit of 2^%d " STEPS_WHAT,
                       (unsigned long long)n, A2T_MAX_STEPS_LOG2);
   if (__builtin_mul_overflow(n, (uint64_t)s->min_instrs, &cost) ||
       cost > A2T_MAX_INSTRS - x->ninstrs)
-    return a2_err_set(x->err, A2_E_NOMEM, x->name, s->line, s->col,
+    return a2_err_set(x->err, A2_E_LIMIT, x->name, s->line, s->col,
                       "loop of %llu iterations makes more than 2^%d instructions",
                       (unsigned long long)n, A2T_MAX_INSTRS_LOG2);
   for (uint64_t i = 0; i < n; i++) {
@@ -380,7 +380,7 @@ static a2_code block(xp *x, uint32_t i) {
       break;
     case ST_INSTR: {
       if (++x->ninstrs > A2T_MAX_INSTRS)
-        return a2_err_set(x->err, A2_E_NOMEM, x->name, s->line, s->col,
+        return a2_err_set(x->err, A2_E_LIMIT, x->name, s->line, s->col,
                           "more than 2^%d instructions in the file", A2T_MAX_INSTRS_LOG2);
       a2_instr in;
       if ((rc = instr(x, s, &in)) || (rc = placed(x, s, &in))) return rc;

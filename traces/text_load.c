@@ -41,7 +41,7 @@ static a2_code load_text(const char *text, size_t len, const char *name, uint32_
   a2t_ast ast;
   memset(k, 0, sizeof *k); /* a2_kernel_free is safe whatever happens below */
   if (len > A2T_MAX_FILE)
-    return a2_err_set(err, A2_E_NOMEM, name, 0, 0, "trace is larger than %u MiB",
+    return a2_err_set(err, A2_E_LIMIT, name, 0, 0, "trace is larger than %u MiB",
                       A2T_MAX_FILE >> 20);
   a2_code rc = a2t_parse(text, len, name, &ast, err);
   if (!rc) rc = check_params(&ast, name, params, nparams, err);
@@ -77,7 +77,7 @@ a2_code a2_trace_load_params(const char *path, uint32_t nranks, const a2_trace_p
       char *nb = nc > cap ? realloc(buf, nc) : NULL;
       if (!nb) {
         rc = nc > cap ? a2_err_set(err, A2_E_NOMEM, path, 0, 0, "out of memory")
-                      : a2_err_set(err, A2_E_NOMEM, path, 0, 0, "trace is larger than %u MiB",
+                      : a2_err_set(err, A2_E_LIMIT, path, 0, 0, "trace is larger than %u MiB",
                                    A2T_MAX_FILE >> 20);
         break;
       }

@@ -34,7 +34,7 @@ static inline char *a2f_strndup(const uint8_t *data, size_t size) {
 /* Every error must be reportable: a known code, a non-empty message,
  * NUL-terminated fields, and a formatted line that fits. */
 static inline void a2f_check_err(const a2_err *e, a2_code rc) {
-  A2F_CHECK(rc > A2_OK && rc <= A2_E_INTERNAL, "code %d", (int)rc);
+  A2F_CHECK(rc > A2_OK && rc <= A2_E_LIMIT, "code %d", (int)rc);
   A2F_CHECK(e->code == rc, "err.code %d, returned %d", (int)e->code, (int)rc);
   A2F_CHECK(memchr(e->msg, '\0', sizeof e->msg) != NULL, "msg not terminated");
   A2F_CHECK(memchr(e->file, '\0', sizeof e->file) != NULL, "file not terminated");

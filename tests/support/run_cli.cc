@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +45,11 @@ std::string Printable(const std::vector<std::string> &argv) {
 }  // namespace
 
 CliResult RunCli(const std::vector<std::string> &args, int timeout_s) {
+  return RunCliLimited(args, 0, timeout_s);
+}
+
+CliResult RunCliLimited(const std::vector<std::string> &args, uint64_t address_space_bytes,
+                        int timeout_s) {
   CliResult r;
   std::vector<std::string> argv_s;
   argv_s.push_back(A2_BINARY);
@@ -79,6 +85,10 @@ CliResult RunCli(const std::vector<std::string> &args, int timeout_s) {
     if (devnull >= 0) dup2(devnull, 0);
     dup2(out_p[1], 1);
     dup2(err_p[1], 2);
+    if (address_space_bytes) {
+      struct rlimit rl = {address_space_bytes, address_space_bytes};
+      if (setrlimit(RLIMIT_AS, &rl)) _exit(126);
+    }
     execv(argv[0], argv.data());
     static const char msg[] = "test harness: execv failed\n";
     ssize_t ignored = write(2, msg, sizeof msg - 1);
