@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "calibrate/calibrate.h"
+#include "common/outfile.h"
 
 /* The fitted key on this line of a2_config_print's output, or -1. The
  * output nests two spaces a level: "section:" opens one, "name: value" is
@@ -115,34 +116,16 @@ static int write_all(const a2_cal_runner *r, const a2_cal_fit *f, FILE *out) {
 }
 
 int a2_cal_write_fitted(const a2_cal_runner *r, const a2_cal_fit *f) {
-  const char *path = r->o->out_path;
-  size_t n = strlen(path) + 16;
-  char *tmp = malloc(n);
-  if (!tmp) return a2_cmd_usage_error("-o", "out of memory");
-  snprintf(tmp, n, "%s.tmpXXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    int rc = a2_cmd_usage_error("-o", "cannot write next to '%s': %s", path, strerror(errno));
-    free(tmp);
-    return rc;
+  a2_outfile *o;
+  a2_err e = {0};
+  if (a2_outfile_open(r->o->out_path, "the fitted config", &o, &e)) {
+    a2_cmd_error(&e);
+    return a2_err_exit_code(e.code);
   }
-  mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd, 0666 & ~mask); /* as fopen would create it */
-  FILE *out = fdopen(fd, "w");
-  bool bad = !out || write_all(r, f, out) != 0;
-  bad |= out && fflush(out) != 0;
-  bad |= out && fsync(fileno(out)) != 0;
-  if (out)
-    bad |= fclose(out) != 0;
-  else
-    close(fd);
-  if (bad || rename(tmp, path)) {
-    int saved = errno;
-    unlink(tmp);
-    free(tmp);
-    return a2_cmd_usage_error("-o", "cannot write '%s': %s", path, strerror(saved));
+  if (write_all(r, f, a2_outfile_stream(o))) a2_outfile_fail(o, errno);
+  if (a2_outfile_commit(o, &e)) { /* a temporary renamed when complete: no partial file */
+    a2_cmd_error(&e);
+    return a2_err_exit_code(e.code);
   }
-  free(tmp);
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/outfile.h"
 #include "traces/text.h"
 #include "traces/validate.h"
 
@@ -15,7 +16,6 @@ int a2_cli_gen(int argc, char **argv) {
   a2_run_desc d;
   a2_err e = {0};
   int exit_code = A2_EXIT_OK;
-  FILE *f = NULL;
   if (rc) {
     exit_code = rc < 0 ? A2_EXIT_OK : rc;
     goto out;
@@ -34,24 +34,31 @@ int a2_cli_gen(int argc, char **argv) {
     exit_code = a2_err_exit_code(e.code);
     goto out;
   }
-  bool to_stdout = !strcmp(o.out_path, "-");
-  f = to_stdout ? stdout : fopen(o.out_path, "w");
-  if (!f) {
-    a2_err_set(&e, A2_E_IO, o.out_path, 0, 0, "cannot write: %s", strerror(errno));
-    a2_cmd_error(&e);
-    exit_code = A2_EXIT_USAGE;
+  if (!strcmp(o.out_path, "-")) {
+    if (a2_trace_write(&k, stdout, &e) ||
+        (fflush(stdout) &&
+         a2_err_set(&e, A2_E_IO, "-", 0, 0, "cannot write: %s", strerror(errno)))) {
+      a2_cmd_error(&e);
+      exit_code = a2_err_exit_code(e.code);
+    }
     goto out;
   }
-  if (a2_trace_write(&k, f, &e)) {
+  /* a temporary next to -o, renamed when complete: no half-written trace */
+  a2_outfile *f;
+  if (a2_outfile_open(o.out_path, "the trace", &f, &e)) {
     a2_cmd_error(&e);
     exit_code = a2_err_exit_code(e.code);
+    goto out;
   }
-  if (!to_stdout && fclose(f) && !exit_code) {
-    a2_err_set(&e, A2_E_IO, o.out_path, 0, 0, "cannot write: %s", strerror(errno));
-    a2_cmd_error(&e);
-    exit_code = A2_EXIT_USAGE;
+  a2_code wrc = a2_trace_write(&k, a2_outfile_stream(f), &e);
+  if (wrc && wrc != A2_E_IO) { /* refused before a byte was written */
+    a2_outfile_discard(f);
+  } else {
+    if (wrc) a2_outfile_fail(f, errno);
+    if (!a2_outfile_commit(f, &e)) goto out; /* a write error: named once, with the path */
   }
-  if (!to_stdout && exit_code) remove(o.out_path); /* no half-written trace left behind */
+  a2_cmd_error(&e);
+  exit_code = a2_err_exit_code(e.code);
 out:
   a2_kernel_free(&k);
   free(o.devices);

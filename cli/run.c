@@ -76,7 +76,7 @@ int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps) {
   }
   if (a2_sim_run(sim, o->max_sim_ps, &r.status, &e)) {
     a2_cmd_error(&e);
-    exit_code = A2_EXIT_INTERNAL;
+    exit_code = a2_err_exit_code(e.code); /* 2 for a timeline that cannot be written */
     goto out;
   }
   r.sim = sim;

@@ -238,16 +238,25 @@ void a2_obs_packet(void *ctx, uint32_t stage, uint64_t start_ps, uint64_t end_ps
   }
 }
 
-a2_code a2_obs_finish(a2_observer *o, a2_err *err) {
-  uint32_t nst = a2_net_stage_count(o->net);
-  for (uint32_t i = 0; i < nst; i++)
-    if (o->st[i].busy) counter_flush(o, &o->st[i], o->st[i].window + 2);
-  a2_code rc = a2_tl_close(o->tl, err);
+static void free_observer(a2_observer *o) {
   free(o->lane_free);
   free(o->lane_named);
   free(o->wait_named);
   free(o->st);
   free(o->cells);
   free(o);
+}
+
+a2_code a2_obs_finish(a2_observer *o, a2_err *err) {
+  uint32_t nst = a2_net_stage_count(o->net);
+  for (uint32_t i = 0; i < nst; i++)
+    if (o->st[i].busy) counter_flush(o, &o->st[i], o->st[i].window + 2);
+  a2_code rc = a2_tl_close(o->tl, err);
+  free_observer(o);
   return rc;
+}
+
+void a2_obs_discard(a2_observer *o) {
+  a2_tl_discard(o->tl);
+  free_observer(o);
 }

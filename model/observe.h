@@ -33,6 +33,8 @@ a2_code a2_obs_create(const char *path, uint32_t nranks, uint32_t ncores, uint32
                       a2_observer **out, a2_err *err);
 /* Flush counters, close the file, free; A2_E_IO when writing failed. */
 a2_code a2_obs_finish(a2_observer *o, a2_err *err);
+/* Drop a timeline of a run that never ran: no file is left at its path. */
+void a2_obs_discard(a2_observer *o);
 
 /* An instruction of core `core` of `rank` starts in `pipe` (PIPE_*,
  * model/pipes.h) at start_ps: returns its lane. */

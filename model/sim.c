@@ -241,7 +241,7 @@ void a2_sim_free(a2_sim *s) {
   free(s->start_ps);
   a2_net_free(s->net);
   a2_race_free(s->race);
-  if (s->obs) a2_obs_finish(s->obs, NULL);
+  if (s->obs) a2_obs_discard(s->obs); /* set, but the run never finished it */
   free(s);
 }
 
@@ -312,11 +312,12 @@ a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *er
   }
   if (s->obs) {
     a2_net_flush_observer(s->net);
-    a2_err terr;
-    a2_code trc = a2_obs_finish(s->obs, rc ? &terr : err);
+    if (rc) /* the run failed: its timeline would look complete, so none is left */
+      a2_obs_discard(s->obs);
+    else
+      rc = a2_obs_finish(s->obs, err);
     s->obs = NULL;
     a2_net_set_observer(s->net, NULL, NULL);
-    if (!rc) rc = trc;
   }
   if (rc) return rc;
   bool all_done = true;

@@ -7,9 +7,11 @@
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
+#include "common/outfile.h"
+
 struct a2_timeline {
-  FILE *f;
-  char *path;
+  FILE *f;         /* the stream of out */
+  a2_outfile *out; /* written under a temporary name, renamed when complete */
   yajl_gen g;
   uint64_t events;
   int write_error;
@@ -66,16 +68,15 @@ static void end(a2_timeline *tl) {
 a2_code a2_tl_open(const char *path, a2_timeline **out, a2_err *err) {
   a2_timeline *tl = calloc(1, sizeof *tl);
   if (!tl) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the timeline");
-  tl->f = fopen(path, "w");
-  if (!tl->f) {
+  a2_code rc = a2_outfile_open(path, "the timeline", &tl->out, err);
+  if (rc) {
     free(tl);
-    return a2_err_set(err, A2_E_IO, path, 0, 0, "cannot write the timeline: %s", strerror(errno));
+    return rc;
   }
-  tl->path = strdup(path);
+  tl->f = a2_outfile_stream(tl->out);
   tl->g = yajl_gen_alloc(NULL);
-  if (!tl->path || !tl->g) {
-    fclose(tl->f);
-    free(tl->path);
+  if (!tl->g) {
+    a2_outfile_discard(tl->out);
     free(tl);
     return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the timeline");
   }
@@ -92,15 +93,17 @@ a2_code a2_tl_close(a2_timeline *tl, a2_err *err) {
   yajl_gen_map_close(tl->g);
   drain(tl);
   if (fputc('\n', tl->f) == EOF && !tl->write_error) tl->write_error = EIO;
-  if (fclose(tl->f) && !tl->write_error) tl->write_error = errno ? errno : EIO;
-  a2_code rc = A2_OK;
-  if (tl->write_error)
-    rc = a2_err_set(err, A2_E_IO, tl->path, 0, 0, "cannot write the timeline: %s",
-                    strerror(tl->write_error));
+  if (tl->write_error) a2_outfile_fail(tl->out, tl->write_error);
+  a2_code rc = a2_outfile_commit(tl->out, err); /* reports the first error once */
   yajl_gen_free(tl->g);
-  free(tl->path);
   free(tl);
   return rc;
+}
+
+void a2_tl_discard(a2_timeline *tl) {
+  a2_outfile_discard(tl->out);
+  yajl_gen_free(tl->g);
+  free(tl);
 }
 
 static void meta(a2_timeline *tl, const char *what, uint32_t pid, uint32_t tid, const char *name,

@@ -26,9 +26,15 @@ typedef struct {
   const char *s;
 } a2_tl_arg;
 
+/* The file is written under a temporary name next to path and renamed onto
+ * path by a2_tl_close once complete (common/outfile.h): a write that fails
+ * at any point (a full disk) leaves no file at path, and a2_tl_close reports
+ * it once (A2_E_IO naming path). */
 a2_code a2_tl_open(const char *path, a2_timeline **out, a2_err *err);
 /* Finish the JSON and close the file; frees tl. */
 a2_code a2_tl_close(a2_timeline *tl, a2_err *err);
+/* Drop it: the temporary is removed, nothing at path changes; frees tl. */
+void a2_tl_discard(a2_timeline *tl);
 
 void a2_tl_process(a2_timeline *tl, uint32_t pid, const char *name, uint32_t sort_index);
 void a2_tl_thread(a2_timeline *tl, uint32_t pid, uint32_t tid, const char *name,

@@ -11,17 +11,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/outfile.h"
 #include "sweep/sweep.h"
 
 static int write_crossovers(const a2_sweep *s, const a2_sweep_row *rows) {
   char path[4096];
   if (!a2_sweep_path(s, "crossovers.txt", path, sizeof path))
     return a2_cmd_usage_error("-o", "path too long");
-  FILE *f = fopen(path, "w");
-  if (!f) return a2_cmd_usage_error("-o", "cannot write '%s': %s", path, strerror(errno));
-  a2_sweep_crossovers(s, rows, f);
-  bool bad = ferror(f) != 0;
-  if (fclose(f) || bad) return a2_cmd_usage_error("-o", "cannot write '%s'", path);
+  a2_outfile *o;
+  a2_err e = {0};
+  if (a2_outfile_open(path, "the crossovers", &o, &e)) {
+    a2_cmd_error(&e);
+    return a2_err_exit_code(e.code);
+  }
+  a2_sweep_crossovers(s, rows, a2_outfile_stream(o));
+  if (a2_outfile_commit(o, &e)) {
+    a2_cmd_error(&e);
+    return a2_err_exit_code(e.code);
+  }
   a2_sweep_crossovers(s, rows, stdout);
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/outfile.h"
 #include "sweep/sweep.h"
 
 static void field(FILE *f, const char *s, bool last) {
@@ -22,12 +23,16 @@ static void field(FILE *f, const char *s, bool last) {
 }
 
 int a2_sweep_write_csv(const a2_sweep *s, const a2_sweep_row *rows) {
-  char path[4096], tmp[4200];
+  char path[4096];
   if (!a2_sweep_path(s, "sweep.csv", path, sizeof path))
     return a2_cmd_usage_error("-o", "path too long");
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return a2_cmd_usage_error("-o", "cannot write '%s': %s", tmp, strerror(errno));
+  a2_outfile *o;
+  a2_err e = {0};
+  if (a2_outfile_open(path, "the sweep CSV", &o, &e)) {
+    a2_cmd_error(&e);
+    return a2_err_exit_code(e.code);
+  }
+  FILE *f = a2_outfile_stream(o);
   fputs("algo,ranks,size_bytes,", f);
   for (size_t a = 0; a < s->naxes; a++) field(f, s->sets[s->axes[a]].key, false);
   fputs(
@@ -55,11 +60,9 @@ int a2_sweep_write_csv(const a2_sweep *s, const a2_sweep_row *rows) {
     field(f, r->status, false);
     field(f, r->error, true);
   }
-  bool bad = ferror(f) != 0;
-  if (fclose(f) || bad || rename(tmp, path)) {
-    int saved = errno;
-    remove(tmp);
-    return a2_cmd_usage_error("-o", "cannot write '%s': %s", path, strerror(saved));
+  if (a2_outfile_commit(o, &e)) { /* written whole, or not at all */
+    a2_cmd_error(&e);
+    return a2_err_exit_code(e.code);
   }
   return 0;
 }

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/outfile.h"
 #include "common/units.h"
 #include "sweep/sweep.h"
 
@@ -163,11 +164,16 @@ static void plot_group(const a2_sweep *s, const a2_sweep_row *rows, const plot_k
 /* Writes plot.gp; *pngs receives the file names it makes (NULL-terminated). */
 static int write_script(const a2_sweep *s, const a2_sweep_row *rows, const char *path,
                         char ***pngs) {
-  FILE *f = fopen(path, "w");
-  if (!f) return a2_cmd_usage_error("-o", "cannot write '%s': %s", path, strerror(errno));
+  a2_outfile *o;
+  a2_err e = {0};
+  if (a2_outfile_open(path, "the plot script", &o, &e)) {
+    a2_cmd_error(&e);
+    return a2_err_exit_code(e.code);
+  }
+  FILE *f = a2_outfile_stream(o);
   size_t ngroups = 0, cap = 2 * (s->nranks * s->ncombos + 1) + 1;
   if (!(*pngs = calloc(cap, sizeof **pngs))) {
-    fclose(f);
+    a2_outfile_discard(o);
     fprintf(stderr, "a2a3sim: error: sweep: out of memory\n");
     return A2_EXIT_INTERNAL;
   }
@@ -238,8 +244,10 @@ static int write_script(const a2_sweep *s, const a2_sweep_row *rows, const char 
         fputs("unset output\n", f);
       }
   }
-  bool bad = ferror(f) != 0;
-  if (fclose(f) || bad) return a2_cmd_usage_error("-o", "cannot write '%s'", path);
+  if (a2_outfile_commit(o, &e)) {
+    a2_cmd_error(&e);
+    return a2_err_exit_code(e.code);
+  }
   return 0;
 }
 

@@ -13,7 +13,11 @@
 namespace a2test {
 namespace {
 
-constexpr uint64_t kAddressSpace = 1000ull << 20;  // the binary needs about 150 MB of it
+CliLimits AddressSpace() {
+  CliLimits l;
+  l.address_space_bytes = 1000ull << 20;  // the binary needs about 150 MB of it
+  return l;
+}
 
 // 8 ranks x 64 MiB in, out and window: 1.5 GiB of simulated buffers, under the
 // --mem-limit policy (8 GiB), so nothing refuses the run before it allocates.
@@ -22,7 +26,7 @@ const std::vector<std::string> kBigRun = {"run",     "--algo", "allreduce_mesh",
                                           "64MiB",   "--set",  "chip.window_size=1GiB"};
 
 TEST(OutOfMemory, BuffersThatDoNotFitExit3NamingTheBuffer) {
-  CliResult r = RunCliLimited(kBigRun, kAddressSpace, 60);
+  CliResult r = RunCliLimited(kBigRun, AddressSpace(), 60);
   ASSERT_FALSE(r.timed_out) << r;
   ASSERT_EQ(r.term_signal, 0) << "killed by a signal (an abort?)" << r;
   EXPECT_EQ(r.exit_code, 3) << r;
@@ -36,7 +40,7 @@ TEST(OutOfMemory, BuffersThatDoNotFitExit3NamingTheBuffer) {
 // The same run refused by the memory policy is an input error, exit 2: a
 // limit is not an allocation failure.
 TEST(OutOfMemory, TheMemoryLimitPolicyIsExit2NotOutOfMemory) {
-  CliResult r = RunCliLimited(Args(kBigRun, {"--mem-limit", "1GiB"}), kAddressSpace, 60);
+  CliResult r = RunCliLimited(Args(kBigRun, {"--mem-limit", "1GiB"}), AddressSpace(), 60);
   ASSERT_EQ(r.term_signal, 0) << r;
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_NE(r.err.find("--mem-limit"), std::string::npos) << r;
@@ -45,7 +49,7 @@ TEST(OutOfMemory, TheMemoryLimitPolicyIsExit2NotOutOfMemory) {
 // With room to build the simulation, the same limit still lets small runs
 // through: the limit is not what fails the first test.
 TEST(OutOfMemory, ASmallRunFitsInTheSameAddressSpace) {
-  CliResult r = RunCliLimited({"run", "--algo", "allreduce_mesh", "--ranks", "8"}, kAddressSpace);
+  CliResult r = RunCliLimited({"run", "--algo", "allreduce_mesh", "--ranks", "8"}, AddressSpace());
   EXPECT_EQ(r.exit_code, 0) << r;
 }
 

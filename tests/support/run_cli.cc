@@ -45,10 +45,10 @@ std::string Printable(const std::vector<std::string> &argv) {
 }  // namespace
 
 CliResult RunCli(const std::vector<std::string> &args, int timeout_s) {
-  return RunCliLimited(args, 0, timeout_s);
+  return RunCliLimited(args, CliLimits(), timeout_s);
 }
 
-CliResult RunCliLimited(const std::vector<std::string> &args, uint64_t address_space_bytes,
+CliResult RunCliLimited(const std::vector<std::string> &args, const CliLimits &limits,
                         int timeout_s) {
   CliResult r;
   std::vector<std::string> argv_s;
@@ -85,9 +85,14 @@ CliResult RunCliLimited(const std::vector<std::string> &args, uint64_t address_s
     if (devnull >= 0) dup2(devnull, 0);
     dup2(out_p[1], 1);
     dup2(err_p[1], 2);
-    if (address_space_bytes) {
-      struct rlimit rl = {address_space_bytes, address_space_bytes};
+    if (limits.address_space_bytes) {
+      struct rlimit rl = {limits.address_space_bytes, limits.address_space_bytes};
       if (setrlimit(RLIMIT_AS, &rl)) _exit(126);
+    }
+    if (limits.file_bytes) {
+      struct rlimit rl = {limits.file_bytes, limits.file_bytes};
+      signal(SIGXFSZ, SIG_IGN);  // kept across execv: writes fail with EFBIG instead
+      if (setrlimit(RLIMIT_FSIZE, &rl)) _exit(126);
     }
     execv(argv[0], argv.data());
     static const char msg[] = "test harness: execv failed\n";

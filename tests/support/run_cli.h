@@ -30,10 +30,17 @@ struct CliResult {
 // `timeout_s` seconds (then it is killed and timed_out is set). The child
 // gets /dev/null as stdin and inherits the working directory.
 CliResult RunCli(const std::vector<std::string> &args, int timeout_s = 60);
-// The same with the child's address space limited to address_space_bytes
-// (RLIMIT_AS; 0 = no limit): for running out of memory on purpose. (Not
-// under AddressSanitizer, whose shadow memory needs terabytes of it.)
-CliResult RunCliLimited(const std::vector<std::string> &args, uint64_t address_space_bytes,
+// Resource limits for the child (0 = none): address_space_bytes is its
+// RLIMIT_AS, for running out of memory on purpose (not under
+// AddressSanitizer, whose shadow memory needs terabytes of it); file_bytes is
+// its RLIMIT_FSIZE with SIGXFSZ ignored, so that a write past it fails with
+// EFBIG as on a full disk.
+struct CliLimits {
+  uint64_t address_space_bytes = 0;
+  uint64_t file_bytes = 0;
+};
+// RunCli with limits.
+CliResult RunCliLimited(const std::vector<std::string> &args, const CliLimits &limits,
                         int timeout_s = 60);
 
 // Streams a result for failure messages: command, status, stderr and the
