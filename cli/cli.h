@@ -63,8 +63,12 @@ typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;
 int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o);
 
 /* The default config overlaid with --config and --set; 0 or an exit code
- * (the error is printed). */
-int a2_load_run_config(const a2_run_opts *o, a2_config *cfg);
+ * (the error is printed). When --ranks asks for more NPUs than
+ * interconnect.ranks on a topology that scales (ring, switch, two_level, a
+ * torus whose width divides the rank count) and neither -d nor --set
+ * interconnect.ranks is given, the topology grows to the rank count and
+ * *grown_from (may be NULL; 0 otherwise) receives the config's count. */
+int a2_load_run_config(const a2_run_opts *o, a2_config *cfg, uint32_t *grown_from);
 
 /* What the reports say about the kernel that ran: which collective, its
  * nccl-tests size and bus factors and its analytic card. */
@@ -101,6 +105,7 @@ typedef struct {
   bool race_abandoned;
   uint64_t race_budget;
   uint64_t unrouted; /* transfers no route could take (a link down): the run is no result */
+  uint32_t ranks_grown_from; /* the config's interconnect.ranks when --ranks grew it; 0 = not */
   bool no_data;
   const a2_sim *sim;
   const a2_kernel *k;

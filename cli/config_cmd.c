@@ -33,7 +33,7 @@ int a2_cli_config(int argc, char **argv) {
   }
   if (!o.config_path) return a2_cmd_usage_error("config check", "missing FILE");
   a2_config cfg;
-  int rc = a2_load_run_config(&o, &cfg);
+  int rc = a2_load_run_config(&o, &cfg, NULL);
   if (rc) return rc;
   printf("# %s: OK (resolved, with defaults)\n", o.config_path);
   a2_config_print(&cfg, stdout);

@@ -20,7 +20,7 @@ int a2_cli_gen(int argc, char **argv) {
     exit_code = rc < 0 ? A2_EXIT_OK : rc;
     goto out;
   }
-  if ((exit_code = a2_load_run_config(&o, &cfg))) goto out;
+  if ((exit_code = a2_load_run_config(&o, &cfg, NULL))) goto out;
   if ((exit_code = a2_build_kernel(&o, &cfg, &k, &d))) goto out;
   /* A built-in comes as a program source; the file needs whole programs. */
   if (a2_coll_materialise(&k, &e)) {

@@ -467,7 +467,7 @@ int a2_run_jobs(a2_run_opts *o) {
   a2_config cfg;
   if (!jobs) return a2_cmd_usage_error("--job", "out of memory");
   for (int i = 0; i < nj && !rc; i++) rc = parse_job(i, o->jobs[i], o, &jobs[i]);
-  if (!rc) rc = a2_load_run_config(o, &cfg);
+  if (!rc) rc = a2_load_run_config(o, &cfg, NULL);
   if (!rc) rc = check_sets(jobs, nj, &cfg);
   for (int i = 0; i < nj && !rc; i++) {
     job *j = &jobs[i];

@@ -452,8 +452,30 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   return 0;
 }
 
-int a2_load_run_config(const a2_run_opts *o, a2_config *cfg) {
+/* Whether --set names interconnect.ranks (then it is what the user asked). */
+static bool sets_ranks(const a2_run_opts *o) {
+  static const char k[] = "interconnect.ranks=";
+  for (int i = 0; i < o->nsets; i++)
+    if (!strncmp(o->sets[i], k, sizeof k - 1)) return true;
+  return false;
+}
+
+/* A topology that scales to P NPUs as it is: ring, switch, two_level (a
+ * last server may be partial), a torus whose width divides P. A full mesh
+ * is a server's wiring: it does not grow by itself. */
+static bool scales_to(const a2_config *cfg, uint32_t P) {
+  switch (cfg->topology) {
+  case A2_TOPO_RING:
+  case A2_TOPO_SWITCH:
+  case A2_TOPO_TWO_LEVEL: return true;
+  case A2_TOPO_TORUS: return P % cfg->torus_width == 0;
+  default: return false;
+  }
+}
+
+int a2_load_run_config(const a2_run_opts *o, a2_config *cfg, uint32_t *grown_from) {
   a2_err e = {0};
+  if (grown_from) *grown_from = 0;
   a2_config_default(cfg);
   if (o->config_path && a2_config_load(o->config_path, cfg, &e)) {
     a2_cmd_error(&e);
@@ -470,6 +492,12 @@ int a2_load_run_config(const a2_run_opts *o, a2_config *cfg) {
       a2_cmd_error(&e);
       return A2_EXIT_USAGE;
     }
+  }
+  /* --ranks above interconnect.ranks: a topology that scales grows to it
+   * (the report says so); otherwise the model's error names the keys. */
+  if (!o->devices && o->nranks > cfg->ranks && !sets_ranks(o) && scales_to(cfg, o->nranks)) {
+    if (grown_from) *grown_from = cfg->ranks;
+    cfg->ranks = o->nranks;
   }
   if (a2_config_validate(cfg, o->config_path ? o->config_path : "--set", &e)) {
     a2_cmd_error(&e);

@@ -108,6 +108,11 @@ void a2_report_text(const a2_run_result *r, FILE *out) {
   fprintf(out, ": P=%u N=%llu B on %s (%s, link %.4g GB/s, %.4g ns)\n", r->nranks,
           (unsigned long long)r->desc.size_bytes, r->config_name, a2_topo_name(c->topology),
           (double)c->link_bw / 1e9, (double)c->link_lat_ps / 1e3);
+  if (r->ranks_grown_from)
+    fprintf(out,
+            "note: the %s grown from the config's %u NPUs to %u for --ranks %u "
+            "(interconnect.ranks=%u)\n",
+            a2_topo_name(c->topology), r->ranks_grown_from, c->ranks, r->nranks, c->ranks);
   fprintf(out, "%s", verdict(r));
   if (r->no_data) fprintf(out, "  (timing-only: no data moved, result not checked)");
   if (r->check.checked)
@@ -254,6 +259,8 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   kstr(g, "dtype", a2_dtype_name(r->k->dtype));
   kstr(g, "config", r->config_name);
   kstr(g, "topology", a2_topo_name(r->cfg.topology));
+  kint(g, "interconnect_ranks", r->cfg.ranks);
+  if (r->ranks_grown_from) kint(g, "interconnect_ranks_grown_from", r->ranks_grown_from);
   kint(g, "time_ps", r->time_ps);
   kfix(g, "time_ns", (double)r->time_ps / 1e3, 3);
   kfix(g, "algbw_gbps", bw, 6);

@@ -43,7 +43,7 @@ int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps) {
   a2_err e = {0};
   int exit_code = A2_EXIT_OK;
   *time_ps = 0;
-  if ((exit_code = a2_load_run_config(o, &r.cfg))) goto out;
+  if ((exit_code = a2_load_run_config(o, &r.cfg, &r.ranks_grown_from))) goto out;
   /* the explanation goes before the report (to stderr with --json: stdout is one object) */
   if (a2_hccl_is_op(o->algo) && (exit_code = a2_cli_choose(o, &r.cfg, o->json ? stderr : stdout)))
     goto out;

@@ -2,11 +2,13 @@
  * MTE-out stage and a core process per vector core, the topology's link
  * stages, and, for a kernel with put/get, the DMA engines (dma.c). Creation
  * order is fixed, so runs are deterministic. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/huge.h"
 #include "model/internal.h"
+#include "noc/topology.h"
 #include "traces/fp16.h"
 #include "traces/validate.h"
 
@@ -46,18 +48,44 @@ static void fill_pattern(uint8_t *m, const a2_buf_decl *b, uint32_t seed, uint32
   }
 }
 
+/* The --set flags that give the config P NPUs, as text for an error. */
+static void suggest_ranks(const a2_config *cfg, uint32_t P, bool by_ranks, char *out, size_t n) {
+  if (cfg->topology == A2_TOPO_TORUS && P % cfg->torus_width) {
+    uint32_t w = 1; /* the divisor of P nearest its square root, for a squarish torus */
+    for (uint32_t d = 1; (uint64_t)d * d <= P; d++)
+      if (P % d == 0) w = d;
+    snprintf(out, n,
+             "run it with --set interconnect.ranks=%u --set interconnect.torus_width=%u (the "
+             "width must divide the ranks)",
+             P, w);
+  } else if (cfg->topology == A2_TOPO_FULL_MESH && by_ranks) {
+    snprintf(out, n,
+             "run it with --set interconnect.ranks=%u (a full mesh of %u NPUs), or on a topology "
+             "that grows with --ranks (--set interconnect.topology=two_level)",
+             P, P);
+  } else {
+    snprintf(out, n, "run it with --set interconnect.ranks=%u", P);
+  }
+}
+
 static a2_code check_devices(const a2_config *cfg, const a2_kernel *k, const uint32_t *dev,
                              a2_err *err) {
   const char *name = dev ? "-d" : "--ranks"; /* the flag that chose the ranks */
-  if (k->nranks > cfg->ranks)
-    return a2_err_set(
-        err, A2_E_INPUT, name, 0, 0,
-        "%u ranks requested but the config's interconnect has %u (interconnect.ranks)", k->nranks,
-        cfg->ranks);
+  char fix[256];
+  if (k->nranks > cfg->ranks) {
+    suggest_ranks(cfg, k->nranks, !dev, fix, sizeof fix);
+    return a2_err_set(err, A2_E_INPUT, name, 0, 0,
+                      "%u ranks requested but the config's %s has %u NPUs (interconnect.ranks): "
+                      "%s",
+                      k->nranks, a2_topo_name(cfg->topology), cfg->ranks, fix);
+  }
   for (uint32_t r = 0; dev && r < k->nranks; r++) {
-    if (dev[r] >= cfg->ranks)
-      return a2_err_set(err, A2_E_INPUT, name, 0, 0, "device %u outside 0..%u", dev[r],
-                        cfg->ranks - 1);
+    if (dev[r] >= cfg->ranks) {
+      suggest_ranks(cfg, dev[r] + 1, false, fix, sizeof fix);
+      return a2_err_set(err, A2_E_INPUT, name, 0, 0,
+                        "device %u outside 0..%u (interconnect.ranks is %u): %s", dev[r],
+                        cfg->ranks - 1, cfg->ranks, fix);
+    }
     for (uint32_t q = 0; q < r; q++)
       if (dev[q] == dev[r])
         return a2_err_set(err, A2_E_INPUT, name, 0, 0, "device %u listed twice", dev[r]);
