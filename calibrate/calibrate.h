@@ -29,6 +29,7 @@ int a2_calibrate_main(int argc, char **argv);
 #define A2_CAL_MAX_KEYS 16         /* --fit keys */
 #define A2_CAL_MAX_ROWS 10000      /* rows of one CSV (each is a process per evaluation) */
 #define A2_CAL_MAX_BYTES (1 << 22) /* CSV file size */
+#define A2_CAL_MAX_FIELD 4096      /* characters of one field (args become argv) */
 #define A2_CAL_NCOLS 9
 
 /* What a row compares: the run's simulated time or its reported bandwidth. */

@@ -123,6 +123,12 @@ static a2_code split(reader *rd, const char *line, size_t len, fields *f) {
       while (n && blank(buf[n - 1])) n--;
     }
     buf[n] = '\0';
+    if (n > A2_CAL_MAX_FIELD) {
+      free(buf);
+      return a2_err_set(rd->err, A2_E_LIMIT, rd->path, rd->line, col,
+                        "a field of %zu characters, over the %d a field may have", n,
+                        A2_CAL_MAX_FIELD);
+    }
     if (f->n == A2_CAL_NCOLS) {
       free(buf);
       return FAIL(rd, col, "more than %d fields; expected %s", A2_CAL_NCOLS, header);
@@ -420,7 +426,7 @@ static a2_code read_file(const char *path, char **data, size_t *len, a2_err *err
     if (n > A2_CAL_MAX_BYTES) {
       free(buf);
       fclose(f);
-      return a2_err_set(err, A2_E_INPUT, path, 0, 0, "larger than %d MiB", A2_CAL_MAX_BYTES >> 20);
+      return a2_err_set(err, A2_E_LIMIT, path, 0, 0, "larger than %d MiB", A2_CAL_MAX_BYTES >> 20);
     }
     if (got == 0) break;
     if (n == cap) {
