@@ -104,7 +104,7 @@ typedef struct {
   bool race_checked;
   bool race_abandoned;
   uint64_t race_budget;
-  uint64_t unrouted; /* transfers no route could take (a link down): the run is no result */
+  uint64_t unrouted;         /* transfers no route could take (a link down): the run is no result */
   uint32_t ranks_grown_from; /* the config's interconnect.ranks when --ranks grew it; 0 = not */
   bool no_data;
   const a2_sim *sim;
