@@ -52,7 +52,7 @@ static int parse_key(a2_cal_opts *o, const char *item) {
   const char *eq = strchr(item, '=');
   size_t len = eq ? (size_t)(eq - item) : strlen(item);
   char *path = malloc(len + 1);
-  if (!path) return a2_cmd_usage_error("--fit", "out of memory");
+  if (!path) return a2_cmd_oom_error("--fit", "out of memory");
   memcpy(path, item, len);
   path[len] = '\0';
   k->path = path;
@@ -119,7 +119,7 @@ static int parse_key(a2_cal_opts *o, const char *item) {
 static int parse_fit(a2_cal_opts *o, const char *list) {
   if (!*list) return a2_cmd_usage_error("--fit", "empty list");
   char *copy = a2_cal_strdup(list);
-  if (!copy) return a2_cmd_usage_error("--fit", "out of memory");
+  if (!copy) return a2_cmd_oom_error("--fit", "out of memory");
   int rc = 0;
   for (char *p = copy; !rc;) {
     char *comma = strchr(p, ',');

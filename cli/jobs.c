@@ -116,7 +116,7 @@ static int parse_npus(int idx, const char *spec, const char *v, job *j) {
       if (j->n == cap) {
         cap = cap ? 2 * cap : 16;
         uint32_t *nv = realloc(j->npus, cap * sizeof *nv);
-        if (!nv) return job_error(idx, spec, "out of memory");
+        if (!nv) return a2_cmd_oom_error("--job", "job %d: out of memory for its ranks", idx + 1);
         j->npus = nv;
       }
       j->npus[j->n++] = (uint32_t)x;
@@ -176,7 +176,7 @@ static int parse_job(int idx, const char *spec, const a2_run_opts *o, job *j) {
 /* Disjoint NPU sets, each NPU < interconnect.ranks, no NPU twice in a job. */
 static int check_sets(const job *jobs, int nj, const a2_config *cfg) {
   uint8_t *owner = calloc(cfg->ranks, 1);
-  if (!owner) return a2_cmd_usage_error("--job", "out of memory");
+  if (!owner) return a2_cmd_oom_error("--job", "out of memory");
   int rc = 0;
   for (int i = 0; i < nj && !rc; i++)
     for (uint32_t r = 0; r < jobs[i].n && !rc; r++) {
@@ -260,7 +260,7 @@ static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, uint32_t ni
   a2_sim *sim = NULL;
   int rc = A2_EXIT_OK;
   if (!dev || !names) {
-    rc = a2_cmd_usage_error("--job", "out of memory");
+    rc = a2_cmd_oom_error("--job", "out of memory");
     goto out;
   }
   for (uint32_t i = 0; i < nin; i++) {
@@ -465,7 +465,7 @@ int a2_run_jobs(a2_run_opts *o) {
   int nj = o->njobs, rc = 0;
   job *jobs = calloc((size_t)nj, sizeof *jobs);
   a2_config cfg;
-  if (!jobs) return a2_cmd_usage_error("--job", "out of memory");
+  if (!jobs) return a2_cmd_oom_error("--job", "out of memory");
   for (int i = 0; i < nj && !rc; i++) rc = parse_job(i, o->jobs[i], o, &jobs[i]);
   if (!rc) rc = a2_load_run_config(o, &cfg, NULL);
   if (!rc) rc = check_sets(jobs, nj, &cfg);
@@ -474,7 +474,7 @@ int a2_run_jobs(a2_run_opts *o) {
     if ((rc = generate(i, j, o, &cfg))) break;
     j->names = calloc(j->n, sizeof *j->names);
     if (!j->names) {
-      rc = a2_cmd_usage_error("--job", "out of memory");
+      rc = a2_cmd_oom_error("--job", "out of memory");
       break;
     }
     for (uint32_t r = 0; r < j->n; r++)

@@ -133,7 +133,7 @@ static int parse_devices(const char *s, a2_run_opts *o) {
   uint32_t n = 1;
   for (const char *p = s; *p; p++) n += *p == ',';
   o->devices = calloc(n, sizeof *o->devices);
-  if (!o->devices) return a2_cmd_usage_error("-d", "out of memory");
+  if (!o->devices) return a2_cmd_oom_error("-d", "out of memory");
   const char *p = s;
   for (uint32_t i = 0; i < n; i++) {
     char *end;

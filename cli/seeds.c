@@ -65,7 +65,7 @@ int a2_run_seeds(a2_run_opts *o, double t0) {
   if (!t || !sorted) {
     free(t);
     free(sorted);
-    return a2_cmd_usage_error("--seeds", "out of memory for %u runs", K);
+    return a2_cmd_oom_error("--seeds", "out of memory for %u runs", K);
   }
   int worst = A2_EXIT_OK;
   for (uint32_t i = 0; i < K; i++) {

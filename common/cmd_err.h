@@ -16,6 +16,10 @@ void a2_cmd_error(const a2_err *e);
  * prints "a2a3sim: error: FLAG: message" and returns A2_EXIT_USAGE. */
 int a2_cmd_usage_error(const char *flag, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The same line for an allocation that failed while handling FLAG ("out of
+ * memory ..."): returns A2_EXIT_INTERNAL (out of memory is exit 3, not a
+ * usage error: common/err.h). */
+int a2_cmd_oom_error(const char *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #ifdef __cplusplus
 }

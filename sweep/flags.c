@@ -51,14 +51,14 @@ static int split_list(const char *flag, const char *s, char ***items, size_t *n)
   size_t cap = 1;
   for (const char *p = s; *p; p++) cap += *p == ',';
   *items = calloc(cap, sizeof **items);
-  if (!*items) return a2_cmd_usage_error(flag, "out of memory");
+  if (!*items) return a2_cmd_oom_error(flag, "out of memory");
   *n = 0;
   for (const char *p = s;;) {
     const char *end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
     if (!len) return a2_cmd_usage_error(flag, "empty item in the comma-separated list '%s'", s);
     char *item = malloc(len + 1);
-    if (!item) return a2_cmd_usage_error(flag, "out of memory");
+    if (!item) return a2_cmd_oom_error(flag, "out of memory");
     memcpy(item, p, len);
     item[len] = '\0';
     (*items)[(*n)++] = item;
@@ -89,7 +89,7 @@ static int push_size(uint64_t **sizes, size_t *n, size_t *cap, uint64_t v) {
   if (*n == *cap) {
     size_t nc = *cap ? 2 * *cap : 16;
     uint64_t *p = realloc(*sizes, nc * sizeof *p);
-    if (!p) return a2_cmd_usage_error("--sizes", "out of memory");
+    if (!p) return a2_cmd_oom_error("--sizes", "out of memory");
     *sizes = p;
     *cap = nc;
   }
@@ -213,7 +213,7 @@ static int parse_ranks(const char *arg, a2_sweep *s) {
   size_t n = 0;
   int rc = split_list("--ranks", arg, &items, &n);
   if (!rc && !(s->ranks = calloc(n, sizeof *s->ranks)))
-    rc = a2_cmd_usage_error("--ranks", "out of memory");
+    rc = a2_cmd_oom_error("--ranks", "out of memory");
   for (size_t i = 0; !rc && i < n; i++) {
     uint64_t v;
     if (a2_parse_quantity(items[i], A2_UNIT_COUNT, &v, NULL, 0) || v < 1 || v > 1048576) {
@@ -241,7 +241,7 @@ static int parse_set(const char *arg, a2_sweep *s) {
     return a2_cmd_usage_error("--set", "expected KEY=VALUE or KEY=V1,V2,.., got '%s'", arg);
   a2_sweep_set *set = &s->sets[s->nsets];
   size_t klen = (size_t)(eq - arg);
-  if (!(set->key = malloc(klen + 1))) return a2_cmd_usage_error("--set", "out of memory");
+  if (!(set->key = malloc(klen + 1))) return a2_cmd_oom_error("--set", "out of memory");
   memcpy(set->key, arg, klen);
   set->key[klen] = '\0';
   s->nsets++;
