@@ -68,6 +68,8 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o);
  * torus whose width divides the rank count) and neither -d nor --set
  * interconnect.ranks is given, the topology grows to the rank count and
  * *grown_from (may be NULL; 0 otherwise) receives the config's count. */
+/* The generator parameters a run's flags and config give (cli/kernel_source.c). */
+a2_coll_params a2_run_coll_params(const a2_run_opts *o, const a2_config *cfg);
 int a2_load_run_config(const a2_run_opts *o, a2_config *cfg, uint32_t *grown_from);
 
 /* What the reports say about the kernel that ran: which collective, its

@@ -8,19 +8,6 @@
 
 #include "cli/cli.h"
 
-static a2_coll_params params_of(const a2_run_opts *o, const a2_config *cfg) {
-  return (a2_coll_params){.nranks = o->nranks,
-                          .size_bytes = o->size_bytes,
-                          .cores = o->cores,
-                          .op = o->op,
-                          .dtype = o->dtype,
-                          .ub_bytes = cfg->ub_bytes,
-                          .seed = o->seed,
-                          .root = o->root,
-                          .max_cores = cfg->vector_cores,
-                          .dma_queues = cfg->sdma_queues};
-}
-
 /* One candidate, run quietly: its time and whether it was OK. */
 static int measure_here(const a2_run_opts *o, const a2_config *cfg, const char *algo,
                         uint64_t *t_ps, bool *ok, double *hccl_ps) {
@@ -34,7 +21,7 @@ static int measure_here(const a2_run_opts *o, const a2_config *cfg, const char *
   a2_run_status st;
   *ok = false;
   const a2_collective *coll = a2_collective_find(algo);
-  a2_coll_params p = params_of(o, cfg);
+  a2_coll_params p = a2_run_coll_params(o, cfg);
   if (!coll || (coll->check && coll->check(&p, &e))) return 1; /* cannot run here */
   int rc = a2_build_kernel(&c, cfg, &k, &d);
   if (!rc && a2_sim_create_mode(cfg, &k, o->devices, algo, o->no_data, o->mem_limit, &sim, &e))
@@ -95,7 +82,7 @@ static int measure(const a2_run_opts *o, const a2_config *cfg, const char *algo,
 }
 
 int a2_cli_choose(a2_run_opts *o, const a2_config *cfg, FILE *out) {
-  a2_coll_params p = params_of(o, cfg);
+  a2_coll_params p = a2_run_coll_params(o, cfg);
   a2_hccl_choice ch;
   a2_err e = {0};
   const char *op = o->algo;

@@ -437,16 +437,10 @@ static void report(const a2_run_opts *o, const a2_config *cfg, const job *jobs, 
 /* Job i's kernel, streamed from its generator; errors name the job. */
 static int generate(int i, job *j, const a2_run_opts *o, const a2_config *cfg) {
   const a2_collective *c = a2_collective_find(j->algo);
-  a2_coll_params p = {.nranks = j->n,
-                      .size_bytes = j->size,
-                      .cores = j->cores,
-                      .op = o->op,
-                      .dtype = o->dtype,
-                      .ub_bytes = cfg->ub_bytes,
-                      .seed = o->seed,
-                      .root = o->root,
-                      .max_cores = cfg->vector_cores,
-                      .dma_queues = cfg->sdma_queues};
+  a2_coll_params p = a2_run_coll_params(o, cfg);
+  p.nranks = j->n;
+  p.size_bytes = j->size;
+  p.cores = j->cores;
   a2_err e = {0};
   if ((c->check && c->check(&p, &e)) || a2_coll_generate(c, &p, &j->k, 1, &e)) {
     if (e.code != A2_E_INPUT) {

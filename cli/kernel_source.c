@@ -38,19 +38,23 @@ static void describe_builtin(const a2_collective *c, const a2_coll_params *p, co
   d->hccl_ps = a2_hccl_cost_ps(c->name, p->nranks, p->size_bytes, &d->abg, &d->hccl_formula);
 }
 
+a2_coll_params a2_run_coll_params(const a2_run_opts *o, const a2_config *cfg) {
+  return (a2_coll_params){.nranks = o->nranks,
+                          .size_bytes = o->size_bytes,
+                          .cores = o->cores,
+                          .op = o->op,
+                          .dtype = o->dtype,
+                          .ub_bytes = cfg->ub_bytes,
+                          .seed = o->seed,
+                          .root = o->root,
+                          .max_cores = cfg->vector_cores,
+                          .dma_queues = cfg->sdma_queues};
+}
+
 static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
   const a2_collective *c = a2_collective_find(o->algo);
   if (!c) return a2_cmd_usage_error("--algo", "unknown algorithm '%s' (see a2a3sim list)", o->algo);
-  a2_coll_params p = {.nranks = o->nranks,
-                      .size_bytes = o->size_bytes,
-                      .cores = o->cores,
-                      .op = o->op,
-                      .dtype = o->dtype,
-                      .ub_bytes = cfg->ub_bytes,
-                      .seed = o->seed,
-                      .root = o->root,
-                      .max_cores = cfg->vector_cores,
-                      .dma_queues = cfg->sdma_queues};
+  a2_coll_params p = a2_run_coll_params(o, cfg);
   a2_err e = {0};
   /* Programs produced on demand (k->source): memory does not grow with the
    * instruction count. `gen` makes them whole (a2_coll_materialise). */
