@@ -13,6 +13,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "common/units.h"
 #include "noc/topology.h"
 
@@ -409,12 +410,7 @@ static void report(const a2_run_opts *o, const a2_config *cfg, const job *jobs, 
     }
     yajl_gen_array_close(g);
     yajl_gen_map_close(g);
-    const unsigned char *buf;
-    size_t len;
-    yajl_gen_get_buf(g, &buf, &len);
-    fwrite(buf, 1, len, stdout);
-    fputc('\n', stdout);
-    yajl_gen_free(g);
+    a2_json_finish(g, stdout, true);
     return;
   }
   printf("%d job%s on %s (%s, %u NPUs), timing-only\n", nj, nj == 1 ? "" : "s",

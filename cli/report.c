@@ -6,6 +6,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "noc/topology.h"
 
 typedef struct {
@@ -351,9 +352,14 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   json_stages(g, r);
   kint(g, "kernel_activations", a2_sim_activations(r->sim));
   yajl_gen_map_close(g);
+  a2_json_finish(g, out, false);
+}
+
+void a2_json_finish(yajl_gen g, FILE *out, bool newline) {
   const unsigned char *buf;
   size_t len;
   yajl_gen_get_buf(g, &buf, &len);
   fwrite(buf, 1, len, out);
+  if (newline) fputc('\n', out);
   yajl_gen_free(g);
 }

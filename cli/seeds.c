@@ -9,6 +9,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "cli/cli.h"
+#include "cli/json.h"
 
 /* One run with seed `seed` in a child; its simulated time (ps) through a
  * pipe, its exit code as the child's. Returns the exit code (3 when the
@@ -100,12 +101,7 @@ int a2_run_seeds(a2_run_opts *o, double t0) {
       num(g, "time_median_us", med);
       num(g, "time_max_us", hi);
       yajl_gen_map_close(g);
-      const unsigned char *buf;
-      size_t len;
-      yajl_gen_get_buf(g, &buf, &len);
-      fwrite(buf, 1, len, stdout);
-      fputc('\n', stdout);
-      yajl_gen_free(g);
+      a2_json_finish(g, stdout, true);
     } else {
       for (uint32_t i = 0; i < K; i++) printf("seed %u: %.3f us\n", s0 + i, (double)t[i] / 1e6);
       printf(
