@@ -43,6 +43,12 @@ uint16_t a2_tb_tile(a2_tb *tb, const char *name, a2_dtype t, uint64_t bytes) {
   return (uint16_t)k->ntiles++;
 }
 
+uint16_t a2_tb_tile_in(a2_tb *tb, const char *name, a2_dtype t, uint64_t bytes, a2_space space) {
+  uint16_t i = a2_tb_tile(tb, name, t, bytes);
+  if (!tb->rc) tb->k->tiles[i].space = (uint8_t)space;
+  return i;
+}
+
 void a2_tb_at(a2_tb *tb, uint32_t rank, uint32_t core) {
   if (tb->rc) return;
   tb->cur = a2_kernel_prog(tb->k, rank, core);
@@ -227,4 +233,34 @@ void a2_tb_vop(a2_tb *tb, a2_opcode op, uint16_t dst, uint16_t a, uint16_t b, ui
 void a2_tb_compute(a2_tb *tb, int32_t cycles) {
   a2_instr *v = push(tb, A2_OP_COMPUTE);
   if (v) v->value = cycles;
+}
+
+void a2_tb_tload(a2_tb *tb, uint16_t l1, uint16_t buf, uint64_t off, uint64_t len) {
+  tile_mem(tb, A2_OP_TLOAD, 0, l1, buf, 0, off, len);
+}
+
+void a2_tb_tfixpipe(a2_tb *tb, uint16_t c, uint16_t buf, uint64_t off, uint64_t len) {
+  tile_mem(tb, A2_OP_TFIXPIPE, 0, c, buf, 0, off, len);
+}
+
+void a2_tb_textract(a2_tb *tb, uint16_t l0, uint16_t l1, uint64_t off, uint64_t len) {
+  a2_instr *v = push(tb, A2_OP_TEXTRACT);
+  if (!v) return;
+  v->tile = l0;
+  v->tile_a = l1;
+  v->off2 = off;
+  v->len = len;
+}
+
+void a2_tb_tmatmul(a2_tb *tb, uint16_t c, uint16_t a, uint16_t b, uint32_t m, uint32_t k,
+                   uint32_t n, int acc) {
+  a2_instr *v = push(tb, A2_OP_TMATMUL);
+  if (!v) return;
+  v->mode = (uint8_t)(acc ? 1 : 0);
+  v->tile = c;
+  v->tile_a = a;
+  v->tile_b = b;
+  v->value = (int32_t)m;
+  v->chunk = k;
+  v->off = n;
 }

@@ -70,6 +70,8 @@ a2_code a2_tb_begin(a2_tb *tb, a2_kernel *k, uint32_t nranks, uint32_t ncores, a
 uint16_t a2_tb_buf(a2_tb *tb, const char *name, a2_buf_kind kind, a2_dtype t, uint64_t bytes,
                    a2_init_kind init);
 uint16_t a2_tb_tile(a2_tb *tb, const char *name, a2_dtype t, uint64_t bytes);
+/* A tile in `space` (a2_space: a cube core's L1, L0A, L0B, L0C, or UB). */
+uint16_t a2_tb_tile_in(a2_tb *tb, const char *name, a2_dtype t, uint64_t bytes, a2_space space);
 /* Append to k's (rank, core) program from now on (numbering continues after
  * its last instruction). */
 void a2_tb_at(a2_tb *tb, uint32_t rank, uint32_t core);
@@ -138,6 +140,16 @@ void a2_tb_get(a2_tb *tb, uint16_t dst_buf, uint64_t off, uint64_t len, uint16_t
                uint32_t peer, uint64_t src_off, const a2_tb_dma *how);
 void a2_tb_vop(a2_tb *tb, a2_opcode op, uint16_t dst, uint16_t a, uint16_t b, uint64_t len);
 void a2_tb_compute(a2_tb *tb, int32_t cycles);
+/* Cube-core instructions (docs/trace-format.md, "Cube cores"), byte units
+ * except the matmul's shape. tload: L1 tile[0:len] <- buf[off:off+len];
+ * textract: L0A/L0B tile[0:len] <- L1 tile l1[off:off+len]; tmatmul: L0C c
+ * (fp32, m x n) = (acc: +=) L0A a (m x k) x L0B b (k x n), elements;
+ * tfixpipe: buf[off:off+len] <- L0C tile c cast to the buffer's type. */
+void a2_tb_tload(a2_tb *tb, uint16_t l1, uint16_t buf, uint64_t off, uint64_t len);
+void a2_tb_textract(a2_tb *tb, uint16_t l0, uint16_t l1, uint64_t off, uint64_t len);
+void a2_tb_tmatmul(a2_tb *tb, uint16_t c, uint16_t a, uint16_t b, uint32_t m, uint32_t k,
+                   uint32_t n, int acc);
+void a2_tb_tfixpipe(a2_tb *tb, uint16_t c, uint16_t buf, uint64_t off, uint64_t len);
 
 #ifdef __cplusplus
 }

@@ -80,6 +80,12 @@ static a2_code rooted_check(const a2_coll_params *p, a2_err *err) {
   return rc ? rc : elems_check(p, err);
 }
 
+/* gemm_allreduce: --size is M; S is C's bytes, M x 512 fp16. */
+static double gemm_c_bytes(uint32_t P) {
+  (void)P;
+  return 1024.0;
+}
+
 static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
   (void)p;
   (void)cfg;
@@ -133,7 +139,13 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
       "no remote data; 1 barrier round; S = 0")                                                  \
   ROW(compose_bcast_allreduce_allgather, one, one, rooted_check, no_closed_form,                 \
       "broadcast from --root, then mesh all-reduce, then all-gather, one signal each (step 16)", \
-      "sum of the three cards: remote read (2P-1)*N per rank; 3 barrier rounds")
+      "sum of the three cards: remote read (2P-1)*N per rank; 3 barrier rounds")                 \
+  ROW(gemm_allreduce, gemm_c_bytes, allreduce_bus, a2_check_gemm_allreduce, no_closed_form,      \
+      "GEMM + all-reduce fused (pto-isa gemm_ar): C cube cores compute C = A x B (M = --size, "  \
+      "K 256, N 512, fp16) tile by tile, C vector cores reduce-scatter each finished tile by "   \
+      "remote_store atomic_add into its owner and all-gather it by put",                         \
+      "remote write (T - ceil(T/P) + ceil(T/P)*(P-1)) tiles of 64 KiB at rank 0, T = M/64 "      \
+      "tiles; no remote read; rounds: the waits of the busiest vector core")
 
 #define DECLARE(NAME, ...) A2_DECLARE_COLLECTIVE(NAME);
 COLLECTIVES(DECLARE)

@@ -98,6 +98,14 @@ inline const std::vector<Ladder> &AllCollectives() {
   return v;
 }
 
+// The fused compute + communication built-ins: they take --size as the
+// GEMM's M (docs/collectives.md), so the byte-slice matrices above do not
+// apply; tests/collectives/gemm_allreduce_test.cc covers them.
+inline const std::vector<std::string> &FusedCollectives() {
+  static const std::vector<std::string> v = {"gemm_allreduce"};
+  return v;
+}
+
 inline const Ladder &Find(const std::string &algo) {
   for (const Ladder &l : AllCollectives())
     if (algo == l.algo) return l;

@@ -43,8 +43,9 @@ TEST(Registry, EveryRowIsCompleteAndFoundByName) {
   }
   EXPECT_EQ(a2_collective_find("allreduce_tree"), nullptr);
   // the tests' table (ladder.h) lists exactly the registry's collectives
-  EXPECT_EQ(n, AllCollectives().size());
+  EXPECT_EQ(n, AllCollectives().size() + FusedCollectives().size());
   for (const Ladder &l : AllCollectives()) EXPECT_EQ(names.count(l.algo), 1u) << l.algo;
+  for (const std::string &f : FusedCollectives()) EXPECT_EQ(names.count(f), 1u) << f;
 }
 
 TEST(Registry, NcclTestsSizeAndBusFactors) {

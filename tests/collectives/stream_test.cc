@@ -228,6 +228,13 @@ std::vector<Case> Cases() {
   for (uint32_t i = 0; i < n; i++) {
     std::string name = t[i].name;
     bool rooted = name == "broadcast" || name == "compose_bcast_allreduce_allgather";
+    if (name == "gemm_allreduce") {  // --size is M (a multiple of 128), fp16, sum
+      for (uint32_t P : {2u, 3u, 4u, 8u, 16u})
+        for (uint64_t M : {128u, 384u, 640u})
+          for (uint32_t C : {1u, 2u, 3u, 5u})
+            v.push_back({t[i].name, P, C, 0, M, 192 * 1024, A2_FP16, A2_RED_SUM});
+      continue;
+    }
     for (uint32_t P : {2u, 3u, 4u, 8u, 16u})
       for (a2_dtype dt : dts) {
         // recursive halving-doubling halves the slice into 2^floor(log2 P) parts
