@@ -53,6 +53,8 @@ typedef struct {
   bool explain;          /* --explain: why the chooser chose, and the candidates measured */
   const char *hccl_algo; /* --hccl-algo NAME: force the chooser's pick (HCCL_ALGO) */
   int hccl_device;       /* --hccl-device a2|a3 (a2_hccl_device) */
+  uint32_t part;         /* a fused kernel's side (a2_coll_part): set by the overlap card's
+                            child runs only, no flag */
 } a2_run_opts;
 
 typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;
@@ -94,6 +96,21 @@ typedef struct {
 int a2_build_kernel(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d);
 
 /* What a run produced, for the reports. */
+/* The overlap card of a fused compute + communication kernel (cli/overlap.c):
+ * the same kernel run with one side only, in child processes, beside the
+ * run itself (pipelined). Times in ps. */
+typedef struct {
+  bool valid;
+  uint64_t compute_ps, comm_ps; /* the compute alone; the communication alone */
+  double flops;                 /* 2 M K N over all ranks */
+} a2_overlap;
+/* For `run` of a fused built-in (not a part of one): run its compute-only
+ * and comm-only kernels, each in a child process (SystemC runs once per
+ * process), and fill *ov. Call before the run's own simulator exists.
+ * Returns 0, or an exit status (a side that fails: stderr says why). */
+int a2_overlap_measure(const a2_run_opts *o, const a2_config *cfg, a2_overlap *ov);
+void a2_overlap_text(const a2_overlap *ov, uint64_t pipelined_ps, FILE *out);
+
 typedef struct {
   a2_run_desc desc;
   uint32_t nranks;
@@ -111,6 +128,7 @@ typedef struct {
   bool no_data;
   const a2_sim *sim;
   const a2_kernel *k;
+  a2_overlap overlap; /* fused kernels (gemm_allreduce): the overlap card */
 } a2_run_result;
 
 /* The fault flags (cli/faults.c): parse one into *f; 0 or an exit code

@@ -48,7 +48,8 @@ a2_coll_params a2_run_coll_params(const a2_run_opts *o, const a2_config *cfg) {
                           .seed = o->seed,
                           .root = o->root,
                           .max_cores = cfg->vector_cores,
-                          .dma_queues = cfg->sdma_queues};
+                          .dma_queues = cfg->sdma_queues,
+                          .part = o->part};
 }
 
 static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {

@@ -157,6 +157,7 @@ void a2_report_text(const a2_run_result *r, FILE *out) {
             r->desc.hccl_formula, a->alpha_ps / 1e3, a->beta_ps, a->gamma_ps,
             a->inter ? " (across servers: the NIC path)" : "");
   }
+  if (r->status == A2_RUN_DONE) a2_overlap_text(&r->overlap, r->time_ps, out);
   print_utilisation(r, out);
   fprintf(out, "per rank: rank  time_ns  remote_read  remote_write  remote_ops  notifies  waits\n");
   for (uint32_t q = 0; q < r->nranks; q++) {
@@ -208,6 +209,29 @@ static void kratio(yajl_gen g, const char *k, double got, double want) {
 }
 
 /* Per link (that moved anything) and per HBM: bytes, busy time, utilisation. */
+/* "overlap": the overlap card of a fused kernel (null for the others). */
+static void json_overlap(yajl_gen g, const a2_run_result *r) {
+  const a2_overlap *ov = &r->overlap;
+  key(g, "overlap");
+  if (!ov->valid || r->status != A2_RUN_DONE) {
+    yajl_gen_null(g);
+    return;
+  }
+  double comp = (double)ov->compute_ps, comm = (double)ov->comm_ps, pipe = (double)r->time_ps;
+  double seq = comp + comm;
+  yajl_gen_map_open(g);
+  kint(g, "compute_only_ps", ov->compute_ps);
+  kint(g, "comm_only_ps", ov->comm_ps);
+  kint(g, "sequential_ps", ov->compute_ps + ov->comm_ps);
+  kint(g, "pipelined_ps", r->time_ps);
+  kfix(g, "exposed_comm_ps", pipe - comp, 0);
+  kfix(g, "hidden_comm_ps", seq - pipe, 0);
+  kfix(g, "overlap_efficiency", comm > 0 ? (seq - pipe) / comm : 0.0, 6);
+  kfix(g, "flops", ov->flops, 0);
+  kfix(g, "tflops", pipe > 0 ? ov->flops / (pipe * 1e-12) / 1e12 : 0.0, 6);
+  yajl_gen_map_close(g);
+}
+
 static void json_stages(yajl_gen g, const a2_run_result *r) {
   static const char *const groups[] = {"links", "hbm"};
   a2_stage_info si;
@@ -350,6 +374,7 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
     yajl_gen_null(g);
   }
   json_stages(g, r);
+  json_overlap(g, r);
   kint(g, "kernel_activations", a2_sim_activations(r->sim));
   yajl_gen_map_close(g);
   a2_json_finish(g, out, false);

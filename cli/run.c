@@ -48,6 +48,7 @@ int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps) {
   if (a2_hccl_is_op(o->algo) && (exit_code = a2_cli_choose(o, &r.cfg, o->json ? stderr : stdout)))
     goto out;
   if ((exit_code = a2_build_kernel(o, &r.cfg, &k, &r.desc))) goto out;
+  if ((exit_code = a2_overlap_measure(o, &r.cfg, &r.overlap))) goto out;
   r.config_name = o->config_path ? o->config_path : A2_DEFAULT_CONFIG " (built-in)";
   r.nranks = k.nranks;
   r.no_data = o->no_data;

@@ -28,7 +28,14 @@ typedef struct {
                           on `cores`; 0 = not checked here (the model validates it too) */
   uint32_t dma_queues; /* the rank's DMA queues (config chip.sdma.queues) a generator
                           spreads its put/get over; 0 = every put/get on A2_QUEUE_ANY */
+  uint32_t part;       /* fused compute + communication kernels (gemm_allreduce): which side
+                          runs, a2_coll_part; the others ignore it */
 } a2_coll_params;
+
+/* The sides of a fused kernel: both (the kernel itself), the compute alone
+ * (no communication; its golden is the local GEMM), the communication alone
+ * (no compute, no waits for it; not checked: the data is zeros). */
+typedef enum { A2_PART_WHOLE = 0, A2_PART_COMPUTE = 1, A2_PART_COMM = 2 } a2_coll_part;
 
 /* The analytic cost card, per rank (what the algorithm's author claims). */
 typedef struct {

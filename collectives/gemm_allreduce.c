@@ -36,7 +36,8 @@ enum { A, B, G, RED, TREADY, READY };
 
 typedef struct {
   uint32_t P, C, M, T, kt, nt;
-  uint64_t te; /* bytes of a C tile (fp16) */
+  uint32_t part; /* a2_coll_part */
+  uint64_t te;   /* bytes of a C tile (fp16) */
   uint16_t a1, b1, a0[2], b0[2], acc, t;
 } ga_ctx;
 
@@ -44,7 +45,8 @@ static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *c
   ga_ctx *c = ctx;
   uint32_t P = p->nranks, C = p->cores ? p->cores : 1;
   uint64_t M = p->size_bytes;
-  *c = (ga_ctx){.P = P, .C = C, .M = (uint32_t)M, .kt = GA_K / GA_BK, .nt = GA_N / GA_BN};
+  *c = (ga_ctx){
+      .P = P, .C = C, .M = (uint32_t)M, .kt = GA_K / GA_BK, .nt = GA_N / GA_BN, .part = p->part};
   c->T = (uint32_t)(M / GA_BM) * c->nt;
   c->te = (uint64_t)GA_BM * GA_BN * 2;
   if (a2_tb_begin(tb, k, P, 2 * C, err)) return tb->rc;
@@ -70,7 +72,12 @@ static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *c
   c->b0[1] = a2_tb_tile_in(tb, "b0q", A2_FP16, (uint64_t)GA_BK * GA_BN * 2, A2_SPACE_L0B);
   c->acc = a2_tb_tile_in(tb, "acc", A2_FP32, (uint64_t)GA_BM * GA_BN * 4, A2_SPACE_L0C);
   c->t = a2_tb_tile(tb, "t", A2_FP16, c->te);
-  k->golden = (a2_golden){A2_GOLDEN_GEMM_ALLREDUCE, A2_RED_SUM, A, RED, cbytes, 0};
+  if (c->part == A2_PART_COMPUTE) /* the GEMM alone: g[r] = A_r x B_r */
+    k->golden = (a2_golden){A2_GOLDEN_GEMM, A2_RED_SUM, A, G, cbytes, 0};
+  else if (c->part == A2_PART_COMM) /* the communication alone: zeros, not checked */
+    k->golden = (a2_golden){A2_GOLDEN_NONE, A2_RED_SUM, 0, 0, 0, 0};
+  else
+    k->golden = (a2_golden){A2_GOLDEN_GEMM_ALLREDUCE, A2_RED_SUM, A, RED, cbytes, 0};
   k->gemm.b_buf = B;
   k->gemm.m = (uint32_t)M;
   k->gemm.k = GA_K;
@@ -89,6 +96,7 @@ static uint64_t tiles_of(const ga_ctx *c, uint32_t b) {
 static void cube_body(a2_tb *tb, const ga_ctx *c, uint32_t me, uint32_t b) {
   uint64_t apanel = (uint64_t)GA_BM * GA_K * 2, bpanel = (uint64_t)GA_K * GA_BN * 2;
   uint64_t ablk = (uint64_t)GA_BM * GA_BK * 2, bblk = (uint64_t)GA_BK * GA_BN * 2;
+  if (c->part == A2_PART_COMM) return;
   uint64_t per = c->kt + 2; /* steps of a tile: the loads, kt matmuls, the store */
   A2_STEPS(tb, s, tiles_of(c, b) * per) {
     uint64_t j = s / per, u = s % per;
@@ -110,10 +118,11 @@ static void cube_body(a2_tb *tb, const ga_ctx *c, uint32_t me, uint32_t b) {
 
 static void vector_body(a2_tb *tb, const ga_ctx *c, uint32_t me, uint32_t b) {
   uint64_t cnt = tiles_of(c, b);
+  if (c->part == A2_PART_COMPUTE) return;
   A2_STEPS(tb, j, cnt) { /* reduce-scatter, tile by tile as they are ready */
     uint64_t t = b + j * c->C;
     uint32_t owner = (uint32_t)(t % c->P);
-    a2_tb_wait(tb, TREADY, b, A2_MODE_GE, (int32_t)(j + 1));
+    if (c->part == A2_PART_WHOLE) a2_tb_wait(tb, TREADY, b, A2_MODE_GE, (int32_t)(j + 1));
     a2_tb_load(tb, c->t, G, t * c->te, c->te);
     a2_tb_rstore(tb, c->t, RED, owner, t * c->te, c->te, 1);
     a2_tb_notify(tb, READY, owner, t, A2_MODE_ADD, 1);

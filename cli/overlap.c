@@ -1,0 +1,105 @@
+/* The overlap card of a fused GEMM + collective (gemm_allreduce): the
+ * compute-only and communication-only kernels (a2_coll_part) are run, each
+ * in a child process, beside the run itself, which is the pipelined time.
+ * Sequential = compute-only + comm-only; exposed communication = pipelined -
+ * compute-only; overlap efficiency = hidden communication / comm-only, with
+ * hidden = sequential - pipelined (pto-isa's gemm_ar README). */
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+/* One side, in this process: its simulated time; 1 when it cannot run or
+ * fails (not finished, a mismatch, a race). */
+static int side_here(const a2_run_opts *o, const a2_config *cfg, uint32_t part, uint64_t *t_ps) {
+  a2_run_opts c = *o;
+  c.part = part;
+  c.timeline_out = NULL;
+  a2_kernel k = {0};
+  a2_run_desc d;
+  a2_sim *sim = NULL;
+  a2_err e = {0};
+  a2_run_status st;
+  int rc = a2_build_kernel(&c, cfg, &k, &d);
+  if (!rc && a2_sim_create_mode(cfg, &k, o->devices, o->algo, o->no_data, o->mem_limit, &sim, &e))
+    rc = 1;
+  if (!rc && o->no_race_check && a2_sim_set_race_check(sim, 0, &e)) rc = 1;
+  if (!rc && a2_sim_run(sim, o->max_sim_ps, &st, &e)) rc = 1;
+  if (rc && e.msg[0]) a2_cmd_error(&e);
+  if (!rc) {
+    a2_check_result chk = {0};
+    if (st == A2_RUN_DONE && !o->no_data) a2_check(&k, sim, &chk);
+    if (st != A2_RUN_DONE || (!o->no_data && !chk.ok) || a2_sim_races(sim)) {
+      fprintf(stderr, "a2a3sim: %s: the %s-only run did not pass\n", o->algo,
+              part == A2_PART_COMPUTE ? "compute" : "communication");
+      rc = 1;
+    }
+    *t_ps = a2_sim_end_ps(sim);
+  }
+  a2_sim_free(sim);
+  a2_kernel_free(&k);
+  return rc;
+}
+
+typedef struct {
+  int rc;
+  uint64_t t_ps;
+} side_result;
+
+/* side_here in a child process (a simulation's state belongs to the process). */
+static int side(const a2_run_opts *o, const a2_config *cfg, uint32_t part, uint64_t *t_ps) {
+  int fd[2];
+  side_result r = {1, 0};
+  fflush(stdout);
+  fflush(stderr);
+  if (pipe(fd)) return 1;
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return 1;
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    r.rc = side_here(o, cfg, part, &r.t_ps);
+    ssize_t w = write(fd[1], &r, sizeof r);
+    _exit(w == (ssize_t)sizeof r ? 0 : 1);
+  }
+  close(fd[1]);
+  ssize_t n = read(fd[0], &r, sizeof r);
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (n != (ssize_t)sizeof r || !WIFEXITED(status) || WEXITSTATUS(status)) return 1;
+  *t_ps = r.t_ps;
+  return r.rc;
+}
+
+int a2_overlap_measure(const a2_run_opts *o, const a2_config *cfg, a2_overlap *ov) {
+  memset(ov, 0, sizeof *ov);
+  if (!o->algo || strcmp(o->algo, "gemm_allreduce") || o->part != A2_PART_WHOLE) return 0;
+  if (side(o, cfg, A2_PART_COMPUTE, &ov->compute_ps) || side(o, cfg, A2_PART_COMM, &ov->comm_ps))
+    return A2_EXIT_FAIL;
+  /* gemm_allreduce: M = --size, K = 256, N = 512 on every rank */
+  ov->flops = 2.0 * (double)o->size_bytes * 256.0 * 512.0 * o->nranks;
+  ov->valid = true;
+  return 0;
+}
+
+void a2_overlap_text(const a2_overlap *ov, uint64_t pipelined_ps, FILE *out) {
+  if (!ov->valid) return;
+  double comp = (double)ov->compute_ps, comm = (double)ov->comm_ps, pipe = (double)pipelined_ps;
+  double seq = comp + comm, hidden = seq - pipe;
+  fprintf(out, "overlap card (runs of the same kernel)\n");
+  fprintf(out, "  compute-only          %12.3f us\n", comp / 1e6);
+  fprintf(out, "  comm-only             %12.3f us\n", comm / 1e6);
+  fprintf(out, "  sequential            %12.3f us   (compute-only + comm-only)\n", seq / 1e6);
+  fprintf(out, "  pipelined             %12.3f us   (this run)\n", pipe / 1e6);
+  fprintf(out, "  exposed communication %12.3f us   (pipelined - compute-only)\n",
+          (pipe - comp) / 1e6);
+  fprintf(out, "  overlap efficiency    %12.1f %%    (hidden comm %.3f us / comm-only)\n",
+          comm > 0 ? 100.0 * hidden / comm : 0.0, hidden / 1e6);
+  fprintf(out, "  TFLOPS                %12.3f      (2 M K N over all ranks / pipelined)\n",
+          pipe > 0 ? ov->flops / (pipe * 1e-12) / 1e12 : 0.0);
+}
