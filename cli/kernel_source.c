@@ -49,6 +49,7 @@ a2_coll_params a2_run_coll_params(const a2_run_opts *o, const a2_config *cfg) {
                           .root = o->root,
                           .max_cores = cfg->vector_cores,
                           .dma_queues = cfg->sdma_queues,
+                          .max_cube = cfg->cube_cores,
                           .part = o->part};
 }
 

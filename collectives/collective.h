@@ -28,6 +28,8 @@ typedef struct {
                           on `cores`; 0 = not checked here (the model validates it too) */
   uint32_t dma_queues; /* the rank's DMA queues (config chip.sdma.queues) a generator
                           spreads its put/get over; 0 = every put/get on A2_QUEUE_ANY */
+  uint32_t max_cube;   /* the chip's cube cores (config chip.cube_cores), the bound on the cube
+                          cores a fused kernel uses; 0 = not checked here */
   uint32_t part;       /* fused compute + communication kernels (gemm_allreduce): which side
                           runs, a2_coll_part; the others ignore it */
 } a2_coll_params;

@@ -159,6 +159,11 @@ a2_code a2_check_gemm_allreduce(const a2_coll_params *p, a2_err *err) {
     return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0,
                       "%u vector cores per rank requested; the chip has %u (chip.vector_cores)",
                       p->cores, p->max_cores);
+  if (p->max_cube && p->cores > p->max_cube)
+    return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0,
+                      "gemm_allreduce runs --cores vector and as many cube cores per rank; %u "
+                      "requested, the chip has %u cube cores (chip.cube_cores)",
+                      p->cores, p->max_cube);
   if (p->op != A2_RED_SUM)
     return a2_err_set(err, A2_E_INPUT, "--op", 0, 0,
                       "gemm_allreduce sums the ranks' products; only sum, not %s",

@@ -63,6 +63,7 @@ TEST(GemmAllreduce, RefusesWhatItCannotRun) {
   } bad[] = {{{"--size", "100"}, "--size"},
              {{"--size", "131072"}, "--size"},
              {{"--op", "max"}, "--op"},
+             {{"--cores", "25"}, "--cores"},  // the chip's 24 cube cores
              {{"--cores", "49"}, "--cores"}};
   for (const auto &b : bad) {
     std::vector<std::string> a = {"run", "--algo", "gemm_allreduce", "--ranks", "2"};
