@@ -29,6 +29,8 @@ a2_code a2_check_gemm_allreduce(const a2_coll_params *p, a2_err *err);
 
 /* 2^floor(log2 P), 0 for P = 0 (allreduce_rhd.c). */
 uint32_t a2_rhd_pow2_below(uint32_t P);
+/* ceil(log2 P): the steps of each NHR phase (allreduce_nhr.c); 0 at P = 1 */
+uint32_t a2_nhr_steps(uint32_t P);
 
 /* Closed-form times, ps (closed_form.c; 0 where they do not apply). */
 uint64_t a2_time_allreduce_mesh(const a2_coll_params *p, const a2_config *cfg);

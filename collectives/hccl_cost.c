@@ -1,6 +1,6 @@
 /* The alpha-beta-gamma formulas of HCCL's algorithm guide (hicann/hccl
- * docs/en/user_guide/coll_algo_intro: Mesh.md, Ring.md, RHD.md; Pairwise priced as its P-1 steps of
- * one block), one per built-in that implements the algorithm. */
+ * docs/en/user_guide/coll_algo_intro: Mesh.md, Ring.md, RHD.md, NHR.md; Pairwise priced as its P-1
+ * steps of one block), one per built-in that implements the algorithm. */
 #include "collectives/hccl_cost.h"
 
 #include <math.h>
@@ -39,6 +39,12 @@ static double rhd(double P, double N, const a2_abg *m) {
          ((q - 1) / q + 1) * N * m->gamma_ps;
 }
 
+/* NHR: ceil(log2 P) steps each way, at any P */
+static double nhr(double P, double N, const a2_abg *m) {
+  return 2 * ceil(log2(P)) * m->alpha_ps + 2 * (P - 1) / P * N * m->beta_ps +
+         (P - 1) / P * N * m->gamma_ps;
+}
+
 /* HCCL's mesh: reduce-scatter + all-gather, every peer at once */
 static double mesh_rs_ag(double P, double N, const a2_abg *m) {
   return 2 * m->alpha_ps + 2 / P * N * m->beta_ps + (P - 1) / P * N * m->gamma_ps;
@@ -68,6 +74,7 @@ static const struct {
      "2 log2(P) a + 2(P-1)/P N b + (P-1)/P N g; P not 2^k: (2 floor(log2 P) + 2) a + "
      "(2(P'-1)/P' + 2) N b + ((P'-1)/P' + 1) N g (HCCL RHD)",
      rhd},
+    {"allreduce_nhr", "2 ceil(log2 P) a + 2(P-1)/P N b + (P-1)/P N g (HCCL NHR)", nhr},
     {"all_to_all_pairwise",
      "(P-1) (a + N b), N = block: P-1 steps of one block each way (Pairwise)", pairwise},
 };

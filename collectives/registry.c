@@ -118,6 +118,11 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
       "log2 P' halving and doubling rounds with partner rank ^ 2^j, unfold",                     \
       "remote read 2*(P'-1)/P'*N per rank, + N when P is not a power of two; 2*log2(P') "        \
       "barrier rounds (+1 when not); N a multiple of P' elements")                               \
+  ROW(allreduce_nhr, one, allreduce_bus, p_chunks_check, no_closed_form,                         \
+      "all-reduce, HCCL's NHR: ceil(log2 P) reduce-scatter and all-gather steps, step s with "   \
+      "ranks 2^s apart, slices r - 2^(s+1) k, at any P",                                         \
+      "remote read 2*(P-1)/P*N per rank; 2*ceil(log2 P) barrier rounds; N a multiple of P "      \
+      "elements")                                                                                \
   ROW(broadcast, one, one, rooted_check, no_closed_form,                                         \
       "broadcast from --root: non-roots read the root's staged window (step 12)",                \
       "remote read N per non-root rank (0 at the root); 1 signal round")                         \

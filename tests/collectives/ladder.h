@@ -64,6 +64,12 @@ inline uint64_t RhdRounds(uint32_t P) {
 inline uint64_t RhdUnit(uint32_t P) {
   return 4 * Pow2Below(P);
 }
+// NHR: ceil(log2 P) steps a phase
+inline uint64_t NhrRounds(uint32_t P) {
+  uint64_t k = 0;
+  while ((1ull << k) < P) k++;
+  return 2 * k;
+}
 inline uint64_t PeerRounds(uint32_t P) {
   return P - 1;
 }
@@ -87,6 +93,7 @@ inline const std::vector<Ladder> &AllCollectives() {
       {"allreduce_sdma_mesh", Zero, TwoSlices, ThreeRounds, 4, false, false, true},
       {"allreduce_ring", TwoChunks, Zero, RingRounds, 4, true, false},
       {"allreduce_rhd", RhdRead, Zero, RhdRounds, 0, true, false, false, RhdUnit},
+      {"allreduce_nhr", TwoChunks, Zero, NhrRounds, 4, true, false},
       {"broadcast", FromRoot, Zero, OneRound, 0, false, true},
       {"allgather", PeersTimesN, Zero, OneRound, 0, false, false},
       {"reduce_scatter", PeersTimesN, Zero, OneRound, 0, true, false},
