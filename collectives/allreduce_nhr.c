@@ -50,13 +50,16 @@ static uint32_t mod(int64_t a, uint32_t P) {
   return (uint32_t)a;
 }
 
-/* data[off, off+len) += data@peer[off, off+len), one step per piece. */
-static void add_from(a2_tiles *t, const a2_coll_ctx *c, uint32_t peer, uint64_t off, uint64_t len) {
+/* data[off, off+len) += data@peer[off, off+len), one step per piece; piece
+ * s takes receive tile turn + s, so the slices of a step alternate tiles
+ * and the next slice's read overlaps this one's add. */
+static void add_from(a2_tiles *t, const a2_coll_ctx *c, uint32_t peer, uint64_t off, uint64_t len,
+                     uint64_t turn) {
   uint64_t T = c->T;
   uint16_t acc = c->tiles.acc[0];
   A2_STEPS(t->tb, s, a2_pieces(len, T)) {
     uint64_t o = off + s * T, n = a2_min64(off + len - o, T);
-    uint16_t recv = a2_recv_tile(t, s);
+    uint16_t recv = a2_recv_tile(t, turn + s);
     a2_tb_rload(t->tb, recv, DATA, peer, o, n);
     a2_tb_load(t->tb, acc, DATA, o, n);
     a2_tb_vop(t->tb, c->vop, acc, acc, recv, n);
@@ -64,9 +67,9 @@ static void add_from(a2_tiles *t, const a2_coll_ctx *c, uint32_t peer, uint64_t 
   }
 }
 
-/* A copy whose pieces take receive tiles 0, 1, 0, ... from its start. */
-static void copy(a2_tiles *t, a2_at src, a2_at dst, uint64_t len, uint64_t T) {
-  t->turn = 0;
+/* A copy whose pieces take receive tiles turn, turn + 1, ... */
+static void copy(a2_tiles *t, a2_at src, a2_at dst, uint64_t len, uint64_t T, uint64_t turn) {
+  t->turn = turn;
   a2_coll_copy(t, src, &dst, 1, len, T);
 }
 
@@ -85,23 +88,24 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   uint32_t P = c->P, K = a2_nhr_steps(P);
   uint64_t N = c->N, B = c->B, T = c->T;
   a2_tiles t = a2_tiles_on(tb, &c->tiles);
-  copy(&t, a2_at_local(X, 0), a2_at_local(DATA, 0), N, T);
+  uint64_t np = a2_pieces(B, T); /* pieces of a slice */
+  copy(&t, a2_at_local(X, 0), a2_at_local(DATA, 0), N, T, 0);
   for (uint32_t s = 0; s < K; s++) { /* reduce-scatter */
     uint32_t d = 1u << s, n = (P - 1 + d) / (2 * d);
     signal_step(tb, mod((int64_t)me - d, P), s);
     for (uint32_t k = 0; k < n; k++)
-      add_from(&t, c, mod((int64_t)me + d, P), mod((int64_t)me - 2ll * d * k, P) * B, B);
+      add_from(&t, c, mod((int64_t)me + d, P), mod((int64_t)me - 2ll * d * k, P) * B, B, k * np);
   }
-  copy(&t, a2_at_local(DATA, me * B), a2_at_local(RESULT, me * B), B, T);
+  copy(&t, a2_at_local(DATA, me * B), a2_at_local(RESULT, me * B), B, T, 0);
   for (uint32_t s = 0; s < K; s++) { /* all-gather */
     uint32_t d = 1u << (K - 1 - s), n = (P - 1 + d) / (2 * d), from = mod((int64_t)me - d, P);
     signal_step(tb, mod((int64_t)me + d, P), (uint64_t)K + s);
     for (uint32_t k = 0; k < n; k++) {
       uint64_t off = mod((int64_t)from - 2ll * d * k, P) * B;
-      copy(&t, a2_at_peer(RESULT, from, off), a2_at_local(RESULT, off), B, T);
+      copy(&t, a2_at_peer(RESULT, from, off), a2_at_local(RESULT, off), B, T, k * np);
     }
   }
-  copy(&t, a2_at_local(RESULT, 0), a2_at_local(Y, 0), N, T);
+  copy(&t, a2_at_local(RESULT, 0), a2_at_local(Y, 0), N, T, 0);
 }
 
 A2_DEFINE_GENERATOR(allreduce_nhr, shape, body)

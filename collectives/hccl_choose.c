@@ -6,7 +6,8 @@
  *   AllReduceMeshExecutor, no inline   allreduce_two_phase (local reduce)
  *   AllReduceRingExecutor, ring topo   allreduce_ring
  *   across servers, level-1 Ring       allreduce_ring over all ranks
- *   across servers, level-1 NHR / HD   allreduce_rhd over all ranks (log-step)
+ *   across servers, level-1 NHR        allreduce_nhr over all ranks
+ *   across servers, level-1 HD         allreduce_rhd over all ranks
  * Across servers HCCL runs a hierarchical all-reduce (server-local mesh
  * reduce-scatter, the level-1 algorithm between servers, all-gather); the
  * built-ins have no hierarchical form yet, so the flat form of the level-1
@@ -26,9 +27,13 @@
 #define SMALL_COUNT_1_MB MB
 #define LEVEL1_DELAY_US 60.0
 
-static const char *const allreduce_cands[] = {"allreduce_mesh",      "allreduce_two_phase",
-                                              "allreduce_sdma_mesh", "allreduce_ring",
-                                              "allreduce_rhd",       NULL};
+static const char *const allreduce_cands[] = {"allreduce_mesh",
+                                              "allreduce_two_phase",
+                                              "allreduce_sdma_mesh",
+                                              "allreduce_ring",
+                                              "allreduce_rhd",
+                                              "allreduce_nhr",
+                                              NULL};
 
 int a2_hccl_is_op(const char *name) {
   return name && !strcmp(name, "allreduce");
@@ -97,7 +102,9 @@ static void level1_a2(const a2_config *cfg, const a2_coll_params *p, uint32_t d,
   const char *l1 = nhr < ring ? "NHR" : "Ring";
   double best = nhr < ring ? nhr : ring;
   if (hd < best) l1 = "HD";
-  c->algo = !strcmp(l1, "Ring") ? "allreduce_ring" : "allreduce_rhd";
+  c->algo = !strcmp(l1, "Ring")  ? "allreduce_ring"
+            : !strcmp(l1, "NHR") ? "allreduce_nhr"
+                                 : "allreduce_rhd";
   snprintf(c->hccl, sizeof c->hccl, "AllReduceMeshExecutor, level-1 %s", l1);
   snprintf(c->why, sizeof c->why,
            "%.0f servers of %u: level-1 costs (60 us a step, NIC %.0f GB/s): Ring %.1f us, "
@@ -112,12 +119,11 @@ static void choose_a3(const a2_coll_params *p, a2_hccl_choice *c) {
   uint64_t N = p->size_bytes;
   c->source = "all_reduce_operator.cc SelectAlgfor91093";
   if (servers > 1 && d > 2 && N <= SMALL_COUNT_1_MB * d) {
-    c->algo = "allreduce_rhd";
+    c->algo = "allreduce_nhr";
     snprintf(c->hccl, sizeof c->hccl, "AllReduceComm, level-1 NHR");
     snprintf(c->why, sizeof c->why,
              "A3, %u servers of %u dies in one super-node, %llu B <= 1 MiB x %u "
-             "(smallCountOptimMultiServer): NHR over all ranks; NHR is not a built-in, the "
-             "log-step allreduce_rhd stands in",
+             "(smallCountOptimMultiServer): NHR over all ranks (allreduce_nhr)",
              servers, d, (unsigned long long)N, d);
   } else if (servers == 1 && inline_reduce(p) && p->nranks > 2 &&
              N <= SMALL_COUNT_512_KB * p->nranks) {
@@ -149,7 +155,7 @@ a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
       return a2_err_set(err, A2_E_INPUT, "--hccl-algo", 0, 0,
                         "'%s' is not an all-reduce built-in (allreduce_mesh, "
                         "allreduce_two_phase, allreduce_sdma_mesh, allreduce_ring, "
-                        "allreduce_rhd)",
+                        "allreduce_rhd, allreduce_nhr)",
                         force);
     c->algo = force;
     c->forced = 1;
@@ -169,9 +175,11 @@ a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
     else
       level1_a2(cfg, p, d, c);
   }
-  if (!runs(c->algo, p)) { /* e.g. the SDMA mesh needs N in P chunks */
-    const char *fallback =
-        !strcmp(c->algo, "allreduce_sdma_mesh") ? "allreduce_mesh" : "allreduce_ring";
+  if (!runs(c->algo, p)) { /* e.g. the SDMA mesh and NHR need N in P chunks */
+    const char *fallback = !strcmp(c->algo, "allreduce_sdma_mesh") ? "allreduce_mesh"
+                           : !strcmp(c->algo, "allreduce_nhr")     ? "allreduce_rhd"
+                                                                   : "allreduce_ring";
+    if (!runs(fallback, p)) fallback = "allreduce_mesh"; /* runs any whole elements */
     size_t n = strlen(c->why);
     snprintf(c->why + n, sizeof c->why - n, "; %s cannot run this size or P, so %s", c->algo,
              fallback);

@@ -56,10 +56,12 @@ TEST(HcclChoose, OneA2ServerSmallCountMeshUpTo256KiBThenTheLoopedSdmaMesh) {
 
 TEST(HcclChoose, AcrossA2ServersTheLevelOneCostsPickRingUpToThreeServersNhrBeyond) {
   EXPECT_EQ(Chosen(Cluster(16), A2_HCCL_A2, 16, 1 << 20), "allreduce_ring");  // tie: Ring
-  EXPECT_EQ(Chosen(Cluster(64), A2_HCCL_A2, 64, 1 << 20), "allreduce_rhd");   // NHR
+  EXPECT_EQ(Chosen(Cluster(64), A2_HCCL_A2, 64, 1 << 20), "allreduce_nhr");   // NHR
   // 3 servers: Ring's 2 steps each way tie NHR's ceil(log2 3) = 2; 4: NHR's 2 beat Ring's 3
-  EXPECT_EQ(Chosen(Cluster(24), A2_HCCL_A2, 24, 1 << 20), "allreduce_ring");
-  EXPECT_EQ(Chosen(Cluster(32), A2_HCCL_A2, 32, 1 << 20), "allreduce_rhd");
+  EXPECT_EQ(Chosen(Cluster(24), A2_HCCL_A2, 24, 3 << 20), "allreduce_ring");
+  // 1 MiB is not 24 chunks of whole elements: the ring cannot run it, the mesh does
+  EXPECT_EQ(Chosen(Cluster(24), A2_HCCL_A2, 24, 1 << 20), "allreduce_mesh");
+  EXPECT_EQ(Chosen(Cluster(32), A2_HCCL_A2, 32, 1 << 20), "allreduce_nhr");  // tie: NHR > HD
   // within one server of the cluster: the server rule
   EXPECT_EQ(Chosen(Cluster(16), A2_HCCL_A2, 8, 4096), "allreduce_mesh");
 }
@@ -70,7 +72,7 @@ TEST(HcclChoose, A3RulesOfSelectAlgfor91093) {
   ASSERT_EQ(
       a2_config_load((std::string(A2_SOURCE_DIR) + "/configs/a3-supernode.yaml").c_str(), &cfg, &e),
       A2_OK);
-  EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 64, 1 << 20), "allreduce_rhd");      // multi-server small
+  EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 64, 1 << 20), "allreduce_nhr");      // multi-server small
   EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 64, 64 << 20), "allreduce_ring");    // double ring
   EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 16, 256 * 1024), "allreduce_mesh");  // one server small
   EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 16, 16 << 20), "allreduce_ring");
@@ -106,7 +108,7 @@ TEST(HcclChoose, ExplainRunsEveryCandidateAndNamesTheMeasuredBest) {
             std::string::npos)
       << r;
   for (const char *n : {"allreduce_mesh", "allreduce_two_phase", "allreduce_sdma_mesh",
-                        "allreduce_ring", "allreduce_rhd"})
+                        "allreduce_ring", "allreduce_rhd", "allreduce_nhr"})
     EXPECT_NE(r.out.find(std::string("  ") + n), std::string::npos) << n;
   EXPECT_NE(r.out.find("<- HCCL's choice"), std::string::npos);
   EXPECT_NE(r.out.find("measured best "), std::string::npos);
