@@ -1,6 +1,6 @@
 /* The alpha-beta-gamma formulas of HCCL's algorithm guide (hicann/hccl
- * docs/en/user_guide/coll_algo_intro: Mesh.md, Ring.md, RHD.md, NHR.md; Pairwise priced as its P-1
- * steps of one block), one per built-in that implements the algorithm. */
+ * docs/en/user_guide/coll_algo_intro: Mesh.md, Ring.md, RHD.md, NHR.md, Star.md; Pairwise priced as
+ * its P-1 steps of one block), one per built-in that implements the algorithm. */
 #include "collectives/hccl_cost.h"
 
 #include <math.h>
@@ -55,6 +55,12 @@ static double one_shot(double P, double N, const a2_abg *m) {
   return m->alpha_ps + N * m->beta_ps + (P - 1) * N * m->gamma_ps;
 }
 
+/* Star: one step, N to every non-root */
+static double star(double P, double N, const a2_abg *m) {
+  (void)P;
+  return m->alpha_ps + N * m->beta_ps;
+}
+
 /* N is the block: one block each way a step */
 static double pairwise(double P, double N, const a2_abg *m) {
   return (P - 1) * (m->alpha_ps + N * m->beta_ps);
@@ -75,6 +81,7 @@ static const struct {
      "(2(P'-1)/P' + 2) N b + ((P'-1)/P' + 1) N g (HCCL RHD)",
      rhd},
     {"allreduce_nhr", "2 ceil(log2 P) a + 2(P-1)/P N b + (P-1)/P N g (HCCL NHR)", nhr},
+    {"broadcast_star", "a + N b (HCCL Star: one step, N to every non-root)", star},
     {"all_to_all_pairwise",
      "(P-1) (a + N b), N = block: P-1 steps of one block each way (Pairwise)", pairwise},
 };

@@ -126,6 +126,10 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
   ROW(broadcast, one, one, rooted_check, no_closed_form,                                         \
       "broadcast from --root: non-roots read the root's staged window (step 12)",                \
       "remote read N per non-root rank (0 at the root); 1 signal round")                         \
+  ROW(broadcast_star, one, one, rooted_check, no_closed_form,                                    \
+      "broadcast from --root, HCCL's Star: the root puts its slice into every other rank's "     \
+      "window at once (DMA), one set-notify each",                                               \
+      "remote write (P-1)*N at the root, no remote read; 1 signal round")                        \
   ROW(allgather, ranks, gather_bus, elems_check, no_closed_form,                                 \
       "all-gather: N per rank in, P*N out; one barrier, every rank reads every peer (step 13)",  \
       "remote read (P-1)*N per rank; 1 barrier round")                                           \

@@ -15,7 +15,8 @@
 namespace a2test {
 namespace {
 
-const char *const kCatalogue[] = {"allreduce_rhd", "allreduce_nhr", "all_to_all_pairwise"};
+const char *const kCatalogue[] = {"allreduce_rhd", "allreduce_nhr", "all_to_all_pairwise",
+                                  "broadcast_star"};
 const uint32_t kRanks[] = {2, 3, 4, 5, 6, 7, 8, 9, 16};
 
 struct Point {
@@ -51,14 +52,16 @@ TEST_P(Catalogue, MeasuredTrafficEqualsTheCardOnEveryRank) {
   ASSERT_TRUE(RunJson(Args(RunArgs(c.algo, c.P, N), ConfigFlags(c)), &d));
   EXPECT_EQ(d["status"].Str(), "OK");
   EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
-  uint64_t want = 0;
+  uint64_t want = 0, want_write = 0;
   for (uint32_t r = 0; r < c.P; r++) {
     SCOPED_TRACE("rank " + std::to_string(r));
     EXPECT_EQ(d["per_rank"][r]["remote_read_bytes"].Int(), (long long)l.read(c.P, N, r, 0));
     EXPECT_EQ(d["per_rank"][r]["remote_write_bytes"].Int(), (long long)l.write(c.P, N, r, 0));
     want = std::max(want, l.read(c.P, N, r, 0));
+    want_write = std::max(want_write, l.write(c.P, N, r, 0));
   }
   EXPECT_EQ(d["analytic"]["remote_read_bytes_per_rank"].Num(), (double)want);
+  EXPECT_EQ(d["analytic"]["remote_write_bytes_per_rank"].Num(), (double)want_write);
   EXPECT_EQ(d["measured"]["barrier_rounds"].Int(), (long long)l.rounds(c.P));
   EXPECT_EQ(d["analytic"]["barrier_rounds"].Int(), (long long)l.rounds(c.P));
 }

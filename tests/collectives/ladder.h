@@ -37,6 +37,10 @@ inline uint64_t TwoChunks(uint32_t P, uint64_t N, uint32_t, uint32_t) {
 inline uint64_t FromRoot(uint32_t, uint64_t N, uint32_t r, uint32_t root) {
   return r == root ? 0 : N;
 }
+// Star broadcast: the root writes N to each other rank
+inline uint64_t FromRootByPut(uint32_t P, uint64_t N, uint32_t r, uint32_t root) {
+  return r == root ? (P - 1) * N : 0;
+}
 // broadcast + mesh all-reduce + all-gather
 inline uint64_t Composed(uint32_t P, uint64_t N, uint32_t r, uint32_t root) {
   return FromRoot(P, N, r, root) + 2 * PeersTimesN(P, N, r, root);
@@ -95,6 +99,7 @@ inline const std::vector<Ladder> &AllCollectives() {
       {"allreduce_rhd", RhdRead, Zero, RhdRounds, 0, true, false, false, RhdUnit},
       {"allreduce_nhr", TwoChunks, Zero, NhrRounds, 4, true, false},
       {"broadcast", FromRoot, Zero, OneRound, 0, false, true},
+      {"broadcast_star", Zero, FromRootByPut, OneRound, 0, false, true},
       {"allgather", PeersTimesN, Zero, OneRound, 0, false, false},
       {"reduce_scatter", PeersTimesN, Zero, OneRound, 0, true, false},
       {"all_to_all", Zero, PeersTimesN, OneRound, 0, false, false},

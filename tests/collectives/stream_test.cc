@@ -227,7 +227,8 @@ std::vector<Case> Cases() {
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; i++) {
     std::string name = t[i].name;
-    bool rooted = name == "broadcast" || name == "compose_bcast_allreduce_allgather";
+    bool rooted = name == "broadcast" || name == "broadcast_star" ||
+                  name == "compose_bcast_allreduce_allgather";
     if (name == "gemm_allreduce") {  // --size is M (a multiple of 128), fp16, sum
       for (uint32_t P : {2u, 3u, 4u, 8u, 16u})
         for (uint64_t M : {128u, 384u, 640u})
