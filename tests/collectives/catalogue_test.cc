@@ -2,7 +2,8 @@
 // built-in runs OK with its measured traffic and rounds equal to its card
 // for every rank at P = 2..9 and 16, on the A2 server and the A2 cluster
 // (8-NPU servers over a switch); the hand-written RHD trace reports exactly
-// what the built-in reports; gen's file of it does too at odd P.
+// what the built-in reports; gen's file of it does too at odd P, and so do
+// gen's files of NHR and Star.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -113,6 +114,26 @@ TEST(RhdByHand, GenOfTheBuiltInReportsLikeTheBuiltInAtOddP) {
     ASSERT_TRUE(RunJson({"run", "--trace-file", file, "--ranks", std::to_string(P)}, &traced));
     EXPECT_EQ(JsonScalars(traced.root()), JsonScalars(built_in.root()));
   }
+}
+
+// gen writes NHR and Star in the trace format; running the file reports
+// number for number what the built-in reports, at odd and even P.
+TEST(CatalogueGen, NhrAndStarFilesReportLikeTheBuiltIns) {
+  for (const char *algo : {"allreduce_nhr", "broadcast_star"})
+    for (uint32_t P : {3u, 4u, 5u, 7u}) {
+      SCOPED_TRACE(std::string(algo) + " P=" + std::to_string(P));
+      const std::string size = std::to_string(4096 * P), root = std::to_string(P - 1);
+      TempDir dir;
+      std::string file = dir.path() + "/gen.a2t";
+      CliResult g = RunCli({"gen", "--algo", algo, "--ranks", std::to_string(P), "--size", size,
+                            "--root", root, "-o", file});
+      ASSERT_EQ(g.exit_code, 0) << g;
+      JsonDoc built_in, traced;
+      ASSERT_TRUE(RunJson(RunArgs(algo, P, 4096 * P, {"--root", root}), &built_in));
+      ASSERT_TRUE(RunJson({"run", "--trace-file", file, "--ranks", std::to_string(P)}, &traced));
+      EXPECT_EQ(traced["status"].Str(), "OK");
+      EXPECT_EQ(JsonScalars(traced.root()), JsonScalars(built_in.root()));
+    }
 }
 
 }  // namespace
