@@ -21,9 +21,15 @@
 
 enum { X, Y, DATA, RESULT, SIG };
 
+/* One accumulator and NRECV receive tiles, of the largest power-of-two
+ * piece (<= 64 KiB) that fits them all in UB: a step's slices come from one
+ * peer, NRECV of them in flight. */
+#define NRECV 8
 static void declare_tiles(a2_tb *tb, const a2_coll_params *p, a2_coll_ctx *c) {
-  a2_coll_set_piece(c, c->B, a2_coll_chunk_bytes(p->ub_bytes));
-  a2_tiles_declare(&c->tiles, tb, p->dtype, c->T, 1, 2);
+  uint64_t piece = 64 * 1024;
+  while (piece > 32 && (1 + NRECV) * piece > p->ub_bytes) piece /= 2;
+  a2_coll_set_piece(c, c->B, piece);
+  a2_tiles_declare(&c->tiles, tb, p->dtype, c->T, 1, NRECV);
 }
 
 static const a2_coll_shape shape = {
@@ -50,20 +56,34 @@ static uint32_t mod(int64_t a, uint32_t P) {
   return (uint32_t)a;
 }
 
-/* data[off, off+len) += data@peer[off, off+len), one step per piece; piece
- * s takes receive tile turn + s, so the slices of a step alternate tiles
- * and the next slice's read overlaps this one's add. */
-static void add_from(a2_tiles *t, const a2_coll_ctx *c, uint32_t peer, uint64_t off, uint64_t len,
-                     uint64_t turn) {
-  uint64_t T = c->T;
+/* One step's n slices from `peer`, software-pipelined: piece i (slice
+ * i / np, its piece i % np) is read into receive tile i % NRECV, NRECV - 1
+ * pieces ahead of its use, so NRECV reads are in flight while the vector
+ * core adds (reduce: data += the piece) or the MTE stores (gather: result =
+ * the piece). Slice k sits at slice index slot0 - 2dk (mod P). */
+static void step_slices(a2_tiles *t, const a2_coll_ctx *c, uint16_t win, uint32_t peer,
+                        uint32_t slot0, uint32_t d, uint32_t n, int reduce) {
+  uint64_t T = c->T, B = c->B, np = a2_pieces(B, T), M = (uint64_t)n * np;
+  uint32_t P = c->P;
   uint16_t acc = c->tiles.acc[0];
-  A2_STEPS(t->tb, s, a2_pieces(len, T)) {
-    uint64_t o = off + s * T, n = a2_min64(off + len - o, T);
-    uint16_t recv = a2_recv_tile(t, turn + s);
-    a2_tb_rload(t->tb, recv, DATA, peer, o, n);
-    a2_tb_load(t->tb, acc, DATA, o, n);
-    a2_tb_vop(t->tb, c->vop, acc, acc, recv, n);
-    a2_tb_store(t->tb, acc, DATA, o, n);
+  A2_STEPS(t->tb, s, M + NRECV - 1) {
+    for (int phase = 0; phase < 2; phase++) {
+      uint64_t i = phase == 0 ? s : s - (NRECV - 1);
+      if (phase == 0 ? s >= M : s < NRECV - 1) continue;
+      uint64_t k = i / np, j = i % np;
+      uint64_t off = mod((int64_t)slot0 - 2ll * d * (int64_t)k, P) * B + j * T;
+      uint64_t len = a2_min64(B - j * T, T);
+      uint16_t recv = a2_recv_tile(t, i);
+      if (phase == 0) {
+        a2_tb_rload(t->tb, recv, win, peer, off, len);
+      } else if (reduce) {
+        a2_tb_load(t->tb, acc, win, off, len);
+        a2_tb_vop(t->tb, c->vop, acc, acc, recv, len);
+        a2_tb_store(t->tb, acc, win, off, len);
+      } else {
+        a2_tb_store(t->tb, recv, win, off, len);
+      }
+    }
   }
 }
 
@@ -88,22 +108,17 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   uint32_t P = c->P, K = a2_nhr_steps(P);
   uint64_t N = c->N, B = c->B, T = c->T;
   a2_tiles t = a2_tiles_on(tb, &c->tiles);
-  uint64_t np = a2_pieces(B, T); /* pieces of a slice */
   copy(&t, a2_at_local(X, 0), a2_at_local(DATA, 0), N, T, 0);
   for (uint32_t s = 0; s < K; s++) { /* reduce-scatter */
     uint32_t d = 1u << s, n = (P - 1 + d) / (2 * d);
     signal_step(tb, mod((int64_t)me - d, P), s);
-    for (uint32_t k = 0; k < n; k++)
-      add_from(&t, c, mod((int64_t)me + d, P), mod((int64_t)me - 2ll * d * k, P) * B, B, k * np);
+    step_slices(&t, c, DATA, mod((int64_t)me + d, P), me, d, n, 1);
   }
   copy(&t, a2_at_local(DATA, me * B), a2_at_local(RESULT, me * B), B, T, 0);
   for (uint32_t s = 0; s < K; s++) { /* all-gather */
     uint32_t d = 1u << (K - 1 - s), n = (P - 1 + d) / (2 * d), from = mod((int64_t)me - d, P);
     signal_step(tb, mod((int64_t)me + d, P), (uint64_t)K + s);
-    for (uint32_t k = 0; k < n; k++) {
-      uint64_t off = mod((int64_t)from - 2ll * d * k, P) * B;
-      copy(&t, a2_at_peer(RESULT, from, off), a2_at_local(RESULT, off), B, T, k * np);
-    }
+    step_slices(&t, c, RESULT, from, from, d, n, 0);
   }
   copy(&t, a2_at_local(RESULT, 0), a2_at_local(Y, 0), N, T, 0);
 }
