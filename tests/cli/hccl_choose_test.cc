@@ -72,7 +72,9 @@ TEST(HcclChoose, A3RulesOfSelectAlgfor91093) {
   ASSERT_EQ(
       a2_config_load((std::string(A2_SOURCE_DIR) + "/configs/a3-supernode.yaml").c_str(), &cfg, &e),
       A2_OK);
-  EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 64, 1 << 20), "allreduce_nhr");      // multi-server small
+  EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 64, 1 << 20), "allreduce_nhr");  // multi-server small
+  // NHR needs N in P chunks: 128 KiB is not 48 of whole elements, RHD's 32 are
+  EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 48, 128 << 10), "allreduce_rhd");
   EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 64, 64 << 20), "allreduce_ring");    // double ring
   EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 16, 256 * 1024), "allreduce_mesh");  // one server small
   EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 16, 16 << 20), "allreduce_ring");
