@@ -50,15 +50,18 @@ algos=$("$a" list | awk '/^[a-z]/{print $1}')
   exit 1
 }
 for algo in $algos; do
+  small=96KiB large=1MiB
+  # gemm_allreduce's --size is the GEMM's M, a multiple of 128 rows
+  [ "$algo" = gemm_allreduce ] && small=256 large=1024
   for cfg in "" "--config configs/a2-cluster.yaml --set interconnect.ranks=16" \
     "--config configs/a3-supernode.yaml --set interconnect.ranks=16"; do
     p=8
     [ -n "$cfg" ] && p=16
     for t in packet reservation; do
       # shellcheck disable=SC2086
-      one --algo "$algo" --ranks $p --size 96KiB $cfg --set interconnect.timing=$t
+      one --algo "$algo" --ranks $p --size $small $cfg --set interconnect.timing=$t
       # shellcheck disable=SC2086
-      one --algo "$algo" --ranks $p --size 1MiB $cfg --set interconnect.timing=$t --no-data --json
+      one --algo "$algo" --ranks $p --size $large $cfg --set interconnect.timing=$t --no-data --json
     done
   done
 done
