@@ -3,10 +3,9 @@
  * every candidate measured on the same config and how far HCCL's choice is
  * from the measured best. */
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
+#include "procs/procs.h"
 
 /* One candidate, run quietly: its time and whether it was OK. */
 static int measure_here(const a2_run_opts *o, const a2_config *cfg, const char *algo,
@@ -41,44 +40,36 @@ static int measure_here(const a2_run_opts *o, const a2_config *cfg, const char *
 }
 
 typedef struct {
-  int rc;
+  const a2_run_opts *o;
+  const a2_config *cfg;
+  const char *algo;
+} measure_args;
+
+typedef struct {
   bool ok;
   uint64_t t_ps;
   double hccl_ps;
 } outcome;
+
+static int measure_child(void *ctx, void *out) {
+  const measure_args *a = ctx;
+  outcome *r = out;
+  return measure_here(a->o, a->cfg, a->algo, &r->t_ps, &r->ok, &r->hccl_ps);
+}
 
 /* measure_here in a child process: a simulation's time and state belong to
  * the process (the SystemC kernel), so each candidate gets a fresh one and
  * the chosen run after them starts from zero too. */
 static int measure(const a2_run_opts *o, const a2_config *cfg, const char *algo, uint64_t *t_ps,
                    bool *ok, double *hccl_ps) {
-  int fd[2];
-  outcome r = {1, false, 0, -1};
-  fflush(stdout);
-  fflush(stderr);
-  if (pipe(fd)) return 1;
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fd[0]);
-    close(fd[1]);
-    return 1;
-  }
-  if (pid == 0) {
-    close(fd[0]);
-    r.rc = measure_here(o, cfg, algo, &r.t_ps, &r.ok, &r.hccl_ps);
-    ssize_t w = write(fd[1], &r, sizeof r);
-    _exit(w == (ssize_t)sizeof r ? 0 : 1);
-  }
-  close(fd[1]);
-  ssize_t n = read(fd[0], &r, sizeof r);
-  close(fd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (n != (ssize_t)sizeof r || !WIFEXITED(status) || WEXITSTATUS(status)) return 1;
+  measure_args a = {o, cfg, algo};
+  outcome r = {false, 0, -1};
+  int rc = a2_procs_call(measure_child, &a, &r, sizeof r);
+  if (rc < 0) return 1;
   *t_ps = r.t_ps;
   *ok = r.ok;
   *hccl_ps = r.hccl_ps;
-  return r.rc;
+  return rc;
 }
 
 int a2_cli_choose(a2_run_opts *o, const a2_config *cfg, FILE *out) {

@@ -8,14 +8,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <yajl/yajl_gen.h>
 
 #include "cli/cli.h"
 #include "cli/json.h"
 #include "common/units.h"
 #include "noc/topology.h"
+#include "procs/procs.h"
 
 typedef struct {
   const char *spec;
@@ -329,30 +328,27 @@ out:
   return rc;
 }
 
+typedef struct {
+  a2_run_opts *o;
+  const a2_config *cfg;
+  job *jobs;
+  uint32_t nj, i;
+} alone_args;
+
+static int alone_child(void *ctx, void *out) {
+  alone_args *a = ctx;
+  int rc = run_set(a->o, a->cfg, a->jobs, a->nj, (int)a->i, NULL);
+  *(uint64_t *)out = a->jobs[a->i].together_ps;
+  return rc;
+}
+
 /* Job i alone, in a child: its time through a pipe. */
 static int run_alone(a2_run_opts *o, const a2_config *cfg, job *jobs, uint32_t nj, uint32_t i) {
-  int fd[2];
-  if (pipe(fd)) return A2_EXIT_INTERNAL;
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) return A2_EXIT_INTERNAL;
-  if (pid == 0) {
-    close(fd[0]);
-    int rc = run_set(o, cfg, jobs, nj, (int)i, NULL);
-    uint64_t t = jobs[i].together_ps;
-    if (write(fd[1], &t, sizeof t) != (ssize_t)sizeof t) rc = A2_EXIT_INTERNAL;
-    fflush(stderr);
-    _exit(rc);
-  }
-  close(fd[1]);
+  alone_args a = {o, cfg, jobs, nj, i};
   uint64_t t = 0;
-  ssize_t got = read(fd[0], &t, sizeof t);
-  close(fd[0]);
-  int st = 0;
-  if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st)) return A2_EXIT_INTERNAL;
-  jobs[i].alone_ps = got == (ssize_t)sizeof t ? t : 0;
-  return WEXITSTATUS(st);
+  int rc = a2_procs_call(alone_child, &a, &t, sizeof t);
+  jobs[i].alone_ps = t;
+  return rc < 0 ? A2_EXIT_INTERNAL : rc;
 }
 
 static void jnum(yajl_gen g, const char *k, const char *fmt, double v) {

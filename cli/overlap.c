@@ -5,10 +5,9 @@
  * compute-only; overlap efficiency = hidden communication / comm-only, with
  * hidden = sequential - pipelined (pto-isa's gemm_ar README). */
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
+#include "procs/procs.h"
 
 /* One side, in this process: its simulated time; 1 when it cannot run or
  * fails (not finished, a mismatch, a race). */
@@ -43,37 +42,21 @@ static int side_here(const a2_run_opts *o, const a2_config *cfg, uint32_t part, 
 }
 
 typedef struct {
-  int rc;
-  uint64_t t_ps;
-} side_result;
+  const a2_run_opts *o;
+  const a2_config *cfg;
+  uint32_t part;
+} side_args;
+
+static int side_child(void *ctx, void *out) {
+  const side_args *a = ctx;
+  return side_here(a->o, a->cfg, a->part, out);
+}
 
 /* side_here in a child process (a simulation's state belongs to the process). */
 static int side(const a2_run_opts *o, const a2_config *cfg, uint32_t part, uint64_t *t_ps) {
-  int fd[2];
-  side_result r = {1, 0};
-  fflush(stdout);
-  fflush(stderr);
-  if (pipe(fd)) return 1;
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fd[0]);
-    close(fd[1]);
-    return 1;
-  }
-  if (pid == 0) {
-    close(fd[0]);
-    r.rc = side_here(o, cfg, part, &r.t_ps);
-    ssize_t w = write(fd[1], &r, sizeof r);
-    _exit(w == (ssize_t)sizeof r ? 0 : 1);
-  }
-  close(fd[1]);
-  ssize_t n = read(fd[0], &r, sizeof r);
-  close(fd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (n != (ssize_t)sizeof r || !WIFEXITED(status) || WEXITSTATUS(status)) return 1;
-  *t_ps = r.t_ps;
-  return r.rc;
+  side_args a = {o, cfg, part};
+  int rc = a2_procs_call(side_child, &a, t_ps, sizeof *t_ps);
+  return rc < 0 ? 1 : rc;
 }
 
 int a2_overlap_measure(const a2_run_opts *o, const a2_config *cfg, a2_overlap *ov) {

@@ -4,47 +4,36 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <yajl/yajl_gen.h>
 
 #include "cli/cli.h"
 #include "cli/json.h"
+#include "procs/procs.h"
+
+typedef struct {
+  a2_run_opts *o;
+  double t0;
+  uint32_t seed;
+} seed_args;
+
+static int seed_child(void *ctx, void *out) {
+  seed_args *a = ctx;
+  int null = open("/dev/null", O_WRONLY); /* the run's own report is not printed: the spread is */
+  if (null >= 0) dup2(null, STDOUT_FILENO);
+  a->o->seed = a->seed;
+  a->o->faults.seed = a->seed;
+  return a2_run_once(a->o, a->t0, out);
+}
 
 /* One run with seed `seed` in a child; its simulated time (ps) through a
  * pipe, its exit code as the child's. Returns the exit code (3 when the
  * child could not be run). */
 static int run_child(a2_run_opts *o, double t0, uint32_t seed, uint64_t *time_ps) {
-  int fd[2];
+  seed_args a = {o, t0, seed};
   *time_ps = 0;
-  if (pipe(fd)) return A2_EXIT_INTERNAL;
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fd[0]);
-    close(fd[1]);
-    return A2_EXIT_INTERNAL;
-  }
-  if (pid == 0) { /* the run's own report is not printed: the spread is */
-    close(fd[0]);
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) dup2(null, STDOUT_FILENO);
-    o->seed = seed;
-    o->faults.seed = seed;
-    uint64_t t = 0;
-    int rc = a2_run_once(o, t0, &t);
-    fflush(stderr);
-    if (write(fd[1], &t, sizeof t) != (ssize_t)sizeof t) rc = A2_EXIT_INTERNAL;
-    _exit(rc);
-  }
-  close(fd[1]);
-  ssize_t got = read(fd[0], time_ps, sizeof *time_ps);
-  close(fd[0]);
-  int st = 0;
-  if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st)) return A2_EXIT_INTERNAL;
-  if (got != (ssize_t)sizeof *time_ps) *time_ps = 0;
-  return WEXITSTATUS(st);
+  int rc = a2_procs_call(seed_child, &a, time_ps, sizeof *time_ps);
+  return rc < 0 ? A2_EXIT_INTERNAL : rc;
 }
 
 static int cmp_u64(const void *a, const void *b) {

@@ -5,6 +5,8 @@
  *            to completion, this binary's path
  *   pool.c   running many children, at most N at once, each one's output
  *            handed back by its index
+ *   call.c   running one function of this process in a forked child and
+ *            reading back its fixed-size result
  * SIGINT, SIGTERM and SIGHUP only set a flag (and wake poll through a
  * self-pipe): the command then stops its children, reaps every one (no
  * zombies) and dies of the same signal (a2_procs_reraise). */
@@ -80,6 +82,16 @@ typedef struct {
  * before it returns. Needs a2_procs_signals_install first for signals to
  * interrupt it. */
 int a2_procs_pool_run(const a2_procs_pool *pool);
+
+/* Run fn(ctx, out) in a forked child and copy the `size` bytes it leaves in
+ * out back into the caller's out (a simulation's state belongs to its
+ * process, so a command that needs a second simulation beside its own runs
+ * it this way). stdout and stderr are flushed first. Returns fn's return
+ * value (the child's exit code, 0..255), or -1 when the child cannot be
+ * started, dies of a signal or does not hand back its result (out is then
+ * zeroed). */
+typedef int (*a2_procs_call_fn)(void *ctx, void *out);
+int a2_procs_call(a2_procs_call_fn fn, void *ctx, void *out, size_t size);
 
 /* Free a NULL-terminated argv of malloc'd strings (NULL is fine). */
 void a2_procs_argv_free(char **argv);
