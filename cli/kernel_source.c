@@ -17,6 +17,8 @@ static void factors_of(const a2_golden *g, uint32_t P, double *size, double *bus
   case A2_GOLDEN_ALLGATHER:
   case A2_GOLDEN_REDUCE_SCATTER:
   case A2_GOLDEN_ALLTOALL:
+  case A2_GOLDEN_GATHER: /* nccl-tests gather / scatter: P blocks, (P - 1) / P */
+  case A2_GOLDEN_SCATTER:
     *size = p;
     *bus = (p - 1) / p;
     break;

@@ -47,14 +47,17 @@ static double want_of(const a2_kernel *k, const a2_buf_decl *in, uint32_t r, uin
   double w = 0;
   switch (g->kind) {
   case A2_GOLDEN_ALLREDUCE:
+  case A2_GOLDEN_REDUCE:
   case A2_GOLDEN_REDUCE_SCATTER: {
-    uint64_t i = g->kind == A2_GOLDEN_ALLREDUCE ? idx : (uint64_t)r * n + idx;
+    uint64_t i = g->kind == A2_GOLDEN_REDUCE_SCATTER ? (uint64_t)r * n + idx : idx;
     w = input_value(k, in, 0, i);
     for (uint32_t q = 1; q < P; q++) w = reduce(g->op, w, input_value(k, in, q, i));
     return w;
   }
   case A2_GOLDEN_BROADCAST: return input_value(k, in, g->root, idx);
-  case A2_GOLDEN_ALLGATHER: return input_value(k, in, (uint32_t)(idx / n), idx % n);
+  case A2_GOLDEN_ALLGATHER:
+  case A2_GOLDEN_GATHER: return input_value(k, in, (uint32_t)(idx / n), idx % n);
+  case A2_GOLDEN_SCATTER: return input_value(k, in, g->root, (uint64_t)r * n + idx);
   case A2_GOLDEN_ALLTOALL:
     return input_value(k, in, (uint32_t)(idx / n), (uint64_t)r * n + idx % n);
   case A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER: {
@@ -171,14 +174,18 @@ void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
   double rtol = out->dtype == A2_FP16 ? 1e-2 : 1e-5;
   uint64_t n = g->bytes / a2_dtype_size(out->dtype);
   bool wide = g->kind == A2_GOLDEN_ALLGATHER || g->kind == A2_GOLDEN_ALLTOALL ||
-              g->kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER;
+              g->kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER || g->kind == A2_GOLDEN_GATHER;
   uint64_t total = wide ? n * k->nranks : n;
-  /* The same value is wanted on every rank except for reduce-scatter and
-   * all-to-all: compute it once per index then. */
-  bool per_rank = g->kind == A2_GOLDEN_REDUCE_SCATTER || g->kind == A2_GOLDEN_ALLTOALL;
+  /* The same value is wanted on every rank except for reduce-scatter,
+   * all-to-all and scatter: compute it once per index then. */
+  bool per_rank = g->kind == A2_GOLDEN_REDUCE_SCATTER || g->kind == A2_GOLDEN_ALLTOALL ||
+                  g->kind == A2_GOLDEN_SCATTER;
+  /* reduce and gather define the root's output only */
+  bool root_only = g->kind == A2_GOLDEN_REDUCE || g->kind == A2_GOLDEN_GATHER;
+  uint32_t r0 = root_only ? g->root : 0, r1 = root_only ? g->root + 1 : k->nranks;
   for (uint64_t i = 0; i < total; i++) {
     double same = per_rank ? 0 : want_of(k, in, 0, i, n);
-    for (uint32_t r = 0; r < k->nranks; r++) {
+    for (uint32_t r = r0; r < r1; r++) {
       double want = per_rank ? want_of(k, in, r, i, n) : same;
       double got = element(a2_sim_buffer(s, r, g->out_buf), out->dtype, i);
       res->elements++;

@@ -49,6 +49,9 @@ static const char *const golden_names[A2_GOLDEN_KINDS] = {
     "gemm",
     "gemm_allreduce",
     "allgather_gemm",
+    "reduce",
+    "gather",
+    "scatter",
 };
 static const char *const reduce_names[A2_REDUCE_OPS] = {"sum", "max", "min", "prod"};
 

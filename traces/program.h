@@ -149,16 +149,31 @@ typedef enum {
   A2_GOLDEN_GEMM = 7,           /* out[r] = in[r] x B (a2_kernel.gemm: M x K by K x N, fp16,
                                    tile-blocked: model/check.c), within fp16 tolerance */
   A2_GOLDEN_GEMM_ALLREDUCE = 8, /* out[r] = sum over q of in[q] x B, the same layout */
-  A2_GOLDEN_ALLGATHER_GEMM = 9  /* out[r] rows q*M .. q*M+M-1 = in[q] x B[r] (all-gather of the
+  A2_GOLDEN_ALLGATHER_GEMM = 9, /* out[r] rows q*M .. q*M+M-1 = in[q] x B[r] (all-gather of the
                                    M-row slices of A, then the GEMM), the same layout */
+  /* rooted collectives: only the ranks named below are checked */
+  A2_GOLDEN_REDUCE = 10, /* out[root][i] = op over q of in[q][i]                        (i < n) */
+  A2_GOLDEN_GATHER = 11, /* out[root][q*n + i] = in[q][i]                               (i < n) */
+  A2_GOLDEN_SCATTER = 12 /* out[r][i] = in[root][r*n + i]                               (i < n) */
 } a2_golden_kind;
 /* The gemm kinds: their operands and shape are in a2_kernel.gemm. */
 static inline int a2_golden_is_gemm(int kind) {
   return kind >= A2_GOLDEN_GEMM && kind <= A2_GOLDEN_ALLGATHER_GEMM;
 }
 
+/* The kinds with a root rank (a2_golden.root; 0 for the others). */
+static inline int a2_golden_has_root(int kind) {
+  return kind == A2_GOLDEN_BROADCAST || kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER ||
+         (kind >= A2_GOLDEN_REDUCE && kind <= A2_GOLDEN_SCATTER);
+}
+/* The kinds with a reduction (a2_golden.op; sum for the others). */
+static inline int a2_golden_has_op(int kind) {
+  return kind == A2_GOLDEN_ALLREDUCE || kind == A2_GOLDEN_REDUCE_SCATTER ||
+         kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER || kind == A2_GOLDEN_REDUCE;
+}
+
 typedef enum { A2_RED_SUM = 0, A2_RED_MAX, A2_RED_MIN, A2_RED_PROD } a2_reduce_op;
-#define A2_GOLDEN_KINDS 10
+#define A2_GOLDEN_KINDS 13
 #define A2_REDUCE_OPS 4
 /* Names used by the trace format, the CLI and reports ("allreduce", "sum"). */
 const char *a2_golden_name(a2_golden_kind k);
@@ -170,7 +185,7 @@ typedef struct {
   uint16_t in_buf;  /* tensor holding each rank's input */
   uint16_t out_buf; /* tensor that must hold the result */
   uint64_t bytes;   /* n * element size: the per-rank block the formulas above index */
-  uint32_t root;    /* broadcast root */
+  uint32_t root;    /* broadcast, reduce, gather, scatter: the root rank */
 } a2_golden;
 
 /* Initial contents of a tensor: PATTERN fills element i of rank r with

@@ -74,15 +74,33 @@ static a2_code parse_storage(a2t_parser *p, int kw, a2t_decl *d) {
     if (!strcmp(nm, is_tile ? a->tiles[i].name : a->bufs[i].name))
       return a2t_fail(p, t.line, t.col, "%s '%s' is already declared (line %d)",
                       is_tile ? "tile" : "buffer", nm, is_tile ? p->tile_line[i] : p->buf_line[i]);
+  int arr = is_tile ? a2t_tile_array_find(a, nm, strlen(nm)) : -1;
+  if (arr >= 0)
+    return a2t_fail(p, t.line, t.col, "tile '%s' is already declared (line %d)", nm,
+                    p->tile_line[a->tarr[arr].first]);
   if (n == max)
     return a2t_fail(p, t.line, t.col, "more than %u %s", max, is_tile ? "tiles" : "buffers");
+  uint32_t count = 0; /* tile NAME[COUNT]: a tile array (text_tiles.c); 0: a single tile */
+  if (is_tile && (rc = a2t_parse_tile_count(p, n, &count))) return rc;
   if (kw == KW_SIGNAL && p->cur.kind == TK_NAME)
     return a2t_fail(p, p->cur.line, p->cur.col,
                     "a signal has no element type (its cells are int32): write 'signal %s[N]'", nm);
   if (kw != KW_SIGNAL && (rc = a2t_parse_dtype(p, &dt))) return rc;
   if ((rc = a2t_expect(p, TK_LBRACK, "'[' and an element count")) ||
-      (rc = a2t_parse_int(p, &d->e[0])) ||
-      (rc = a2t_expect(p, TK_RBRACK, "']' after the element count")))
+      (rc = a2t_parse_int(p, &d->e[0])))
+    return rc;
+  if (p->cur.kind == TK_COMMA) { /* signal NAME[ROWS, COLS] (text_cells.c) */
+    if (kw != KW_SIGNAL)
+      return a2t_fail(p, p->cur.line, p->cur.col,
+                      "only a signal takes two dimensions, [ROWS, COLS]: a %s has one element "
+                      "count",
+                      a2t_decl_words[kw]);
+    if ((rc = a2t_next(p)) || (rc = a2t_parse_int(p, &d->e[1]))) return rc;
+    a->sig2d[n] = 1;
+  }
+  if ((rc = a2t_expect(p, TK_RBRACK,
+                       kw == KW_SIGNAL ? "']' (or ', COLS') after the cell count"
+                                       : "']' after the element count")))
     return rc;
   a2_init_kind init = A2_INIT_ZERO;
   uint8_t space = A2_SPACE_UB;
@@ -110,10 +128,26 @@ static a2_code parse_storage(a2t_parser *p, int kw, a2t_decl *d) {
   d->index = (uint16_t)n;
   if (is_tile) {
     d->kind = D_TILE;
-    snprintf(a->tiles[n].name, A2_NAME_MAX, "%s", nm);
-    a->tiles[n].dtype = dt;
-    a->tiles[n].space = space;
-    p->tile_line[a->ntiles++] = t.line;
+    int is_array = count > 0;
+    if (!is_array) count = 1;
+    d->index2 = (uint16_t)count;
+    if (is_array) {
+      snprintf(a->tarr[a->ntarr].name, A2_NAME_MAX, "%s", nm);
+      a->tarr[a->ntarr].first = (uint16_t)n;
+      a->tarr[a->ntarr].count = (uint16_t)count;
+    }
+    for (uint32_t j = 0; j < count; j++) {
+      a2_tile_decl *td = &a->tiles[n + j];
+      if (is_array) /* NAME[j]: in reports; never a name the text can spell */
+        snprintf(td->name, A2_NAME_MAX, "%.40s[%u]", nm, j);
+      else
+        snprintf(td->name, A2_NAME_MAX, "%s", nm);
+      td->dtype = dt;
+      td->space = space;
+      a->tile_array[n + j] = is_array ? (uint8_t)a->ntarr : A2T_NO_ARRAY;
+      p->tile_line[a->ntiles++] = t.line;
+    }
+    if (is_array) a->ntarr++;
   } else {
     d->kind = D_BUF;
     snprintf(a->bufs[n].name, A2_NAME_MAX, "%s", nm);
@@ -137,8 +171,8 @@ static a2_code parse_golden(a2t_parser *p, a2t_decl *d) {
     return a2t_expected(
         p,
         "a golden kind (allreduce, broadcast, allgather, reduce_scatter, "
-        "all_to_all, bcast_allreduce_allgather, gemm, gemm_allreduce, allgather_gemm or "
-        "none)");
+        "all_to_all, bcast_allreduce_allgather, gemm, gemm_allreduce, allgather_gemm, reduce, "
+        "gather, scatter or none)");
   d->kind = D_GOLDEN;
   d->golden = (uint8_t)k;
   if ((rc = a2t_next(p)) || k == A2_GOLDEN_NONE) return rc;
@@ -156,12 +190,12 @@ static a2_code parse_golden(a2t_parser *p, a2t_decl *d) {
     return A2_OK;
   }
   if (k == A2_GOLDEN_ALLREDUCE || k == A2_GOLDEN_REDUCE_SCATTER ||
-      k == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER) {
+      k == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER || k == A2_GOLDEN_REDUCE) {
     a2_reduce_op op;
     if ((rc = a2t_parse_redop(p, &op))) return rc;
     d->op = (uint8_t)op;
   }
-  if (k == A2_GOLDEN_BROADCAST || k == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER)
+  if (a2_golden_has_root(k))
     if ((rc = a2t_parse_int(p, &d->e[1]))) return rc;
   if ((rc = a2t_buf_ref(p, &d->index)) ||
       (rc = a2t_expect(p, TK_ARROW, "'->' between the input and the output buffer")) ||

@@ -31,6 +31,7 @@ typedef struct {
   a2_program *prog;
   const a2_trace_param *params; /* overrides of `param` values */
   size_t nparams;
+  uint64_t rows[A2_MAX_BUFS], cols[A2_MAX_BUFS]; /* 2-D signals (a2t_ast.sig2d) */
 } xp;
 
 #define STEPS_WHAT "steps (statements run, loop iterations, program blocks and expression nodes)"
@@ -126,16 +127,31 @@ static a2_code decl(xp *x, const a2t_decl *d, a2_kernel *k) {
       }
     return val(x, d->e[0], &x->env[d->slot]);
   case D_BUF:
+    if (a->sig2d[d->index]) { /* signal NAME[ROWS, COLS] */
+      uint64_t rb, cb;
+      if ((rc = bytes_of(x, d->e[0], 4, A2T_MAX_BYTES, "row count", &rb)) ||
+          (rc = bytes_of(x, d->e[1], 4, A2T_MAX_BYTES, "column count", &cb)))
+        return rc;
+      x->rows[d->index] = rb / 4;
+      x->cols[d->index] = cb / 4;
+      if (x->cols[d->index] && x->rows[d->index] > A2T_MAX_BYTES / 4 / x->cols[d->index])
+        return a2_err_set(x->err, A2_E_INPUT, x->name, d->line, d->col,
+                          "signal of %llu rows x %llu columns is too large (%llu bytes at most)",
+                          (unsigned long long)x->rows[d->index],
+                          (unsigned long long)x->cols[d->index], (unsigned long long)A2T_MAX_BYTES);
+      k->bufs[d->index].bytes = x->rows[d->index] * x->cols[d->index] * 4;
+      return A2_OK;
+    }
     if ((rc = bytes_of(x, d->e[0], a2_dtype_size(a->bufs[d->index].dtype), A2T_MAX_BYTES,
                        "element count", &b)))
       return rc;
     k->bufs[d->index].bytes = b;
     return A2_OK;
-  case D_TILE:
+  case D_TILE: /* a tile, or the index2 tiles of a tile array */
     if ((rc = bytes_of(x, d->e[0], a2_dtype_size(a->tiles[d->index].dtype), A2T_MAX_BYTES,
                        "element count", &b)))
       return rc;
-    k->tiles[d->index].bytes = b;
+    for (uint32_t j = 0; j < d->index2; j++) k->tiles[d->index + j].bytes = b;
     return A2_OK;
   case D_GOLDEN:
     k->golden.kind = (a2_golden_kind)d->golden;
@@ -202,13 +218,32 @@ static a2_code instr(xp *x, const a2t_stmt *s, a2_instr *in) {
                    .buf = s->buf,
                    .buf2 = s->buf2,
                    .line = (uint32_t)s->line};
+  uint16_t *tiles[3] = {&in->tile, &in->tile_a, &in->tile_b};
+  for (int j = 0; j < 3; j++) /* elements of tile arrays (text_tiles.c) */
+    if (s->tix[j] != A2T_NONE) {
+      int64_t v;
+      if ((rc = val(x, s->tix[j], &v)) ||
+          (rc = a2t_tile_index(x->a, x->name, a2_op_name((a2_opcode)s->op), *tiles[j], s->tix[j], v,
+                               tiles[j], x->err)))
+        return rc;
+    }
   switch ((a2_opcode)s->op) {
   case A2_OP_NOTIFY:
   case A2_OP_WAIT:
     in->len = 4;
-    if ((rc = bytes_of(x, e[E_OFF], 4, UINT64_MAX, "cell", &in->off)) ||
-        (rc = int32_of(x, e[E_AUX], "value", &in->value)))
+    if (e[E_COL] != A2T_NONE) { /* a 2-D signal's [ROW, COL] (text_cells.c) */
+      int64_t row, col;
+      uint64_t cell;
+      if ((rc = val(x, e[E_OFF], &row)) || (rc = val(x, e[E_COL], &col)) ||
+          (rc = a2t_signal_cell(x->a, x->name, a2_op_name((a2_opcode)s->op), &x->k->bufs[s->buf],
+                                e[E_OFF], e[E_COL], row, col, x->rows[s->buf], x->cols[s->buf],
+                                &cell, x->err)))
+        return rc;
+      in->off = cell * 4;
+    } else if ((rc = bytes_of(x, e[E_OFF], 4, UINT64_MAX, "cell", &in->off))) {
       return rc;
+    }
+    if ((rc = int32_of(x, e[E_AUX], "value", &in->value))) return rc;
     break;
   case A2_OP_VADD:
   case A2_OP_VMAX:

@@ -10,7 +10,8 @@
 typedef enum { LOCAL, REMOTE } side;
 typedef enum { OFF_LEN, OFF_ONLY, CELL } shape;
 
-/* BUF[OFF:LEN], BUF@PEER[OFF:LEN], BUF[OFF] or SIG@PEER[CELL]. */
+/* BUF[OFF:LEN], BUF@PEER[OFF:LEN], BUF[OFF] or SIG@PEER[CELL]; a 2-D
+ * signal's cell is [ROW, COL], the column into *len (text_cells.c). */
 static a2_code region(a2t_parser *p, const char *op, side sd, shape sh, uint16_t *buf,
                       uint32_t *peer, uint32_t *off, uint32_t *len) {
   a2_code rc;
@@ -33,7 +34,20 @@ static a2_code region(a2t_parser *p, const char *op, side sd, shape sh, uint16_t
                                   : "'[' and an offset after the buffer")) ||
       (rc = a2t_parse_int(p, off)))
     return rc;
-  if (sh == OFF_LEN) {
+  if (sh == CELL && p->ast->sig2d[*buf]) {
+    const char *nm = p->ast->bufs[*buf].name;
+    if (p->cur.kind != TK_COMMA) {
+      char what[128];
+      snprintf(what, sizeof what,
+               "',' and a column: signal '%s' has rows and columns, %s[ROW, COL]", nm, nm);
+      return a2t_expected(p, what);
+    }
+    if ((rc = a2t_next(p)) || (rc = a2t_parse_int(p, len))) return rc;
+  } else if (sh == CELL && p->cur.kind == TK_COMMA) {
+    return a2t_fail(p, p->cur.line, p->cur.col,
+                    "signal '%s' has one dimension: one cell index, not [ROW, COL]",
+                    p->ast->bufs[*buf].name);
+  } else if (sh == OFF_LEN) {
     if ((rc = a2t_expect(p, TK_COLON, "':' and a length after the offset")) ||
         (rc = a2t_parse_int(p, len)))
       return rc;
@@ -45,8 +59,10 @@ static a2_code region(a2t_parser *p, const char *op, side sd, shape sh, uint16_t
   return a2t_expect(p, TK_RBRACK, "']' to close the region");
 }
 
-static a2_code tile(a2t_parser *p, uint16_t *t, const char *comma_after) {
-  a2_code rc = a2t_tile_ref(p, t);
+/* Tile operand j (0: tile, 1: tile_a, 2: tile_b) of st. */
+static a2_code tile(a2t_parser *p, a2t_stmt *st, int j, const char *comma_after) {
+  uint16_t *t = j == 0 ? &st->tile : j == 1 ? &st->tile_a : &st->tile_b;
+  a2_code rc = a2t_tile_ref(p, t, &st->tix[j]);
   if (rc || !comma_after) return rc;
   char what[64];
   snprintf(what, sizeof what, "',' after %s", comma_after);
@@ -119,11 +135,11 @@ static a2_code operands(a2t_parser *p, a2t_stmt *st, const char *op) {
   switch ((a2_opcode)st->op) {
   case A2_OP_LOAD:
   case A2_OP_STORE:
-    if ((rc = tile(p, &st->tile, "tile name"))) return rc;
+    if ((rc = tile(p, st, 0, "tile name"))) return rc;
     return region(p, op, LOCAL, OFF_LEN, &st->buf, NULL, &e[E_OFF], &e[E_LEN]);
   case A2_OP_RLOAD:
   case A2_OP_RSTORE:
-    if ((rc = tile(p, &st->tile, "tile name")) ||
+    if ((rc = tile(p, st, 0, "tile name")) ||
         (rc = region(p, op, REMOTE, OFF_LEN, &st->buf, &e[E_PEER], &e[E_OFF], &e[E_LEN])))
       return rc;
     if (st->op == A2_OP_RSTORE && a2t_tok_is(&p->cur, "atomic_add")) {
@@ -144,12 +160,12 @@ static a2_code operands(a2t_parser *p, a2t_stmt *st, const char *op) {
       return rc;
     return dma_options(p, st);
   case A2_OP_NOTIFY:
-    if ((rc = region(p, op, REMOTE, CELL, &st->buf, &e[E_PEER], &e[E_OFF], NULL)) ||
+    if ((rc = region(p, op, REMOTE, CELL, &st->buf, &e[E_PEER], &e[E_OFF], &e[E_COL])) ||
         (rc = pick(p, "set", "add", &st->mode)))
       return rc;
     return a2t_parse_int(p, &e[E_AUX]);
   case A2_OP_WAIT:
-    if ((rc = region(p, op, LOCAL, CELL, &st->buf, NULL, &e[E_OFF], NULL)) ||
+    if ((rc = region(p, op, LOCAL, CELL, &st->buf, NULL, &e[E_OFF], &e[E_COL])) ||
         (rc = pick(p, "eq", "ge", &st->mode)))
       return rc;
     return a2t_parse_int(p, &e[E_AUX]);
@@ -157,18 +173,19 @@ static a2_code operands(a2t_parser *p, a2t_stmt *st, const char *op) {
   case A2_OP_VMAX:
   case A2_OP_VMIN:
   case A2_OP_VMUL:
-    if ((rc = tile(p, &st->tile, "the destination tile")) ||
-        (rc = tile(p, &st->tile_a, "the first source tile")) ||
-        (rc = tile(p, &st->tile_b, "the second source tile")))
+    if ((rc = tile(p, st, 0, "the destination tile")) ||
+        (rc = tile(p, st, 1, "the first source tile")) ||
+        (rc = tile(p, st, 2, "the second source tile")))
       return rc;
     return a2t_parse_int(p, &e[E_LEN]);
   case A2_OP_COMPUTE: return a2t_parse_int(p, &e[E_AUX]);
   case A2_OP_TLOAD:    /* tload L1TILE, BUF[OFF:LEN] */
   case A2_OP_TFIXPIPE: /* tstore_fixpipe L0CTILE, BUF[OFF:LEN] */
-    if ((rc = tile(p, &st->tile, "tile name"))) return rc;
+    if ((rc = tile(p, st, 0, "tile name"))) return rc;
     return region(p, op, LOCAL, OFF_LEN, &st->buf, NULL, &e[E_OFF], &e[E_LEN]);
   case A2_OP_TEXTRACT: /* textract L0TILE, L1TILE[OFF:LEN] */
-    if ((rc = tile(p, &st->tile, "the destination tile")) || (rc = a2t_tile_ref(p, &st->tile_a)) ||
+    if ((rc = tile(p, st, 0, "the destination tile")) ||
+        (rc = a2t_tile_ref(p, &st->tile_a, &st->tix[1])) ||
         (rc = a2t_expect(p, TK_LBRACK, "'[' and an offset after the source tile")) ||
         (rc = a2t_parse_int(p, &e[E_OFF2])) ||
         (rc = a2t_expect(p, TK_COLON, "':' and a length after the offset")) ||
@@ -176,12 +193,11 @@ static a2_code operands(a2t_parser *p, a2t_stmt *st, const char *op) {
       return rc;
     return a2t_expect(p, TK_RBRACK, "']' to close the region");
   case A2_OP_TMATMUL: /* tmatmul L0C, L0A, L0B, M, K, N [acc] */
-    if ((rc = tile(p, &st->tile, "the accumulator tile")) ||
-        (rc = tile(p, &st->tile_a, "the left operand tile")) ||
-        (rc = tile(p, &st->tile_b, "the right operand tile")) ||
-        (rc = a2t_parse_int(p, &e[E_AUX])) || (rc = a2t_expect(p, TK_COMMA, "',' after M")) ||
-        (rc = a2t_parse_int(p, &e[E_OFF2])) || (rc = a2t_expect(p, TK_COMMA, "',' after K")) ||
-        (rc = a2t_parse_int(p, &e[E_OFF])))
+    if ((rc = tile(p, st, 0, "the accumulator tile")) ||
+        (rc = tile(p, st, 1, "the left operand tile")) ||
+        (rc = tile(p, st, 2, "the right operand tile")) || (rc = a2t_parse_int(p, &e[E_AUX])) ||
+        (rc = a2t_expect(p, TK_COMMA, "',' after M")) || (rc = a2t_parse_int(p, &e[E_OFF2])) ||
+        (rc = a2t_expect(p, TK_COMMA, "',' after K")) || (rc = a2t_parse_int(p, &e[E_OFF])))
       return rc;
     if (a2t_tok_is(&p->cur, "acc")) {
       st->mode = 1;
@@ -196,6 +212,7 @@ static a2_code operands(a2t_parser *p, a2t_stmt *st, const char *op) {
 a2_code a2t_parse_instr(a2t_parser *p, a2_opcode op, uint32_t *s) {
   a2t_stmt st = {.kind = ST_INSTR, .op = (uint8_t)op, .line = p->cur.line, .col = p->cur.col};
   for (int i = 0; i < E_SLOTS; i++) st.e[i] = A2T_NONE;
+  for (int i = 0; i < 3; i++) st.tix[i] = A2T_NONE;
   const char *name = a2_op_names[op];
   a2_code rc = a2t_next(p);
   if (!rc) rc = operands(p, &st, name);

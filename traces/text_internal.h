@@ -40,6 +40,7 @@
 #define A2T_MAX_BYTES (1ull << 40) /* one buffer, tile or golden block */
 #define A2T_NONE UINT32_MAX        /* "no index" */
 #define A2T_MAX_PARAMS 32          /* `param` declarations */
+#define A2T_NO_ARRAY 0xff          /* a2t_ast.tile_array: a single tile */
 
 /* ---- tokens (text_lex.c) ---- */
 
@@ -143,6 +144,7 @@ enum {
   E_OFF2,
   E_AUX,   /* chunk, or notify/wait/compute value */
   E_QUEUE, /* put/get: queue */
+  E_COL,   /* notify/wait on a 2-D signal: the column (E_OFF is the row) */
   E_SLOTS
 };
 
@@ -151,7 +153,9 @@ typedef struct {
   uint8_t op, mode; /* ST_INSTR: a2_opcode, A2_MODE_* */
   uint8_t has_chunk;
   int line, col;
-  uint16_t tile, tile_a, tile_b, buf, buf2;
+  uint16_t tile, tile_a, tile_b, buf, buf2; /* tiles of a tile array: its first tile */
+  uint32_t tix[3];     /* the index expressions of tile, tile_a, tile_b in their tile arrays
+                          (A2T_NONE: a single tile) */
   uint32_t e[E_SLOTS]; /* ST_INSTR: E_*; ST_FOR: from, to, step (A2T_NONE: 1); ST_IF and
                           ST_ASSERT: cond; ST_LET: value */
   uint32_t slot;       /* ST_FOR / ST_LET: the variable; ST_ASSERT: its message (a2t_ast.text) */
@@ -184,10 +188,12 @@ typedef struct {
   uint8_t op;     /* D_GOLDEN / D_KERNEL: a2_reduce_op */
   uint8_t dtype;  /* D_KERNEL */
   int line, col;
-  uint16_t index, index2; /* D_BUF / D_TILE: which; D_GOLDEN: in, out buffers */
+  uint16_t index, index2; /* D_BUF / D_TILE: which (D_TILE: the first of index2 tiles);
+                             D_GOLDEN: in, out buffers */
   uint16_t index3;        /* D_GOLDEN gemm: B's buffer */
   uint32_t e[6];          /* D_KERNEL: size, root; D_GOLDEN: n, root (gemm: M K N BM BK BN);
-                             D_CARD: read, write, rounds; otherwise e[0] = the value / count */
+                             D_CARD: read, write, rounds; otherwise e[0] = the value / count
+                             (a 2-D signal: e[0] rows, e[1] columns) */
   uint32_t slot;          /* D_LET, D_PARAM (index: which of a2t_ast.params); D_ASSERT: its
                              message (offset in a2t_ast.text); e[0] its condition */
 } a2t_decl;
@@ -217,7 +223,17 @@ typedef struct {
   a2_buf_decl bufs[A2_MAX_BUFS]; /* bytes still 0: sizes are expressions (D_BUF) */
   a2_init_kind init[A2_MAX_BUFS];
   a2_tile_decl tiles[A2_MAX_TILES];
-  char algo[A2_NAME_MAX]; /* `kernel NAME` */
+  /* Tile arrays (`tile NAME[COUNT] ...`, text_tiles.c): COUNT consecutive
+   * tiles, named NAME[0] .. NAME[COUNT-1] in the kernel. tile_array[t] is
+   * the array tile t belongs to, or A2T_NO_ARRAY. */
+  struct {
+    char name[A2_NAME_MAX];
+    uint16_t first, count;
+  } tarr[A2_MAX_TILES];
+  uint32_t ntarr;
+  uint8_t tile_array[A2_MAX_TILES];
+  uint8_t sig2d[A2_MAX_BUFS]; /* a signal declared with rows and columns (text_cells.c) */
+  char algo[A2_NAME_MAX];     /* `kernel NAME` */
   struct {
     char name[A2_NAME_MAX];
     int line;
@@ -309,7 +325,26 @@ a2_code a2t_parse_let(a2t_parser *p, const char *word, uint32_t *slot, uint32_t 
 a2_code a2t_parse_instr(a2t_parser *p, a2_opcode op, uint32_t *s);
 /* A declared buffer / tile by name (current token), with a helpful error. */
 a2_code a2t_buf_ref(a2t_parser *p, uint16_t *idx);
-a2_code a2t_tile_ref(a2t_parser *p, uint16_t *idx);
+/* A tile, or an element of a tile array, NAME[EXPR] (text_tiles.c): *idx is
+ * the tile (an array's first), *ix the index expression or A2T_NONE. */
+a2_code a2t_tile_ref(a2t_parser *p, uint16_t *idx, uint32_t *ix);
+/* Tile arrays (text_tiles.c). The declaration's `[COUNT]` after its name
+ * (current token: '[' if there is one); *count is 0 when there is none. */
+a2_code a2t_parse_tile_count(a2t_parser *p, uint32_t ntiles, uint32_t *count);
+/* The tile array named (s, n), or -1. */
+int a2t_tile_array_find(const a2t_ast *a, const char *s, size_t n);
+/* A single tile by name (text_names.c; a2t_tile_ref handles the arrays). */
+a2_code a2t_tile_name_ref(a2t_parser *p, uint16_t *idx);
+/* Element v of the array whose first tile is `first`, named by instruction
+ * `op` at the index expression ix: *tile is its tile, or an error naming the
+ * index and the bound. */
+a2_code a2t_tile_index(const a2t_ast *a, const char *name, const char *op, uint16_t first,
+                       uint32_t ix, int64_t v, uint16_t *tile, a2_err *err);
+/* 2-D signals (text_cells.c): the cell of (row, col) in signal buf, or an
+ * error at the row or column expression naming the index and the bound. */
+a2_code a2t_signal_cell(const a2t_ast *a, const char *name, const char *op, const a2_buf_decl *b,
+                        uint32_t row_e, uint32_t col_e, int64_t row, int64_t col, uint64_t rows,
+                        uint64_t cols, uint64_t *cell, a2_err *err);
 /* fp32 | fp16 | int32, and sum | max | min | prod (current token). */
 a2_code a2t_parse_dtype(a2t_parser *p, a2_dtype *t);
 a2_code a2t_parse_redop(a2t_parser *p, a2_reduce_op *op);

@@ -55,6 +55,7 @@ static a2_code ref(a2t_parser *p, int want_buf, uint16_t *idx) {
     if (a2t_tok_is(&t, a->bufs[k].name)) b = (int)k;
   for (uint32_t k = 0; k < a->ntiles; k++)
     if (a2t_tok_is(&t, a->tiles[k].name)) ti = (int)k;
+  if (ti < 0 && a2t_tile_array_find(a, t.s, t.n) >= 0) ti = 0; /* only "is a tile" below */
   int i = want_buf ? b : ti;
   if (i >= 0) {
     *idx = (uint16_t)i;
@@ -64,8 +65,15 @@ static a2_code ref(a2t_parser *p, int want_buf, uint16_t *idx) {
     return a2t_fail(p, t.line, t.col, "'%.*s' is a %s, not a %s", (int)t.n, t.s,
                     want_buf ? "tile" : "buffer", what);
   const char *names[A2_MAX_TILES];
-  uint32_t n = want_buf ? a->nbufs : a->ntiles;
-  for (uint32_t k = 0; k < n; k++) names[k] = want_buf ? a->bufs[k].name : a->tiles[k].name;
+  uint32_t n = 0;
+  if (want_buf)
+    for (uint32_t k = 0; k < a->nbufs; k++) names[n++] = a->bufs[k].name;
+  else /* single tiles and the names of tile arrays */
+    for (uint32_t k = 0; k < a->ntiles; k++)
+      if (a->tile_array[k] == A2T_NO_ARRAY)
+        names[n++] = a->tiles[k].name;
+      else if (a->tarr[a->tile_array[k]].first == k)
+        names[n++] = a->tarr[a->tile_array[k]].name;
   const char *near = a2t_suggest(t.s, t.n, names, n);
   if (near)
     return a2t_fail(p, t.line, t.col, "unknown %s '%.*s' (did you mean '%s'?)", what, (int)t.n, t.s,
@@ -76,7 +84,7 @@ static a2_code ref(a2t_parser *p, int want_buf, uint16_t *idx) {
 a2_code a2t_buf_ref(a2t_parser *p, uint16_t *idx) {
   return ref(p, 1, idx);
 }
-a2_code a2t_tile_ref(a2t_parser *p, uint16_t *idx) {
+a2_code a2t_tile_name_ref(a2t_parser *p, uint16_t *idx) {
   return ref(p, 0, idx);
 }
 

@@ -107,7 +107,7 @@ static void decls(wr *w, const a2_kernel *k) {
 
 static void golden(wr *w, const a2_kernel *k) {
   const a2_golden *g = &k->golden;
-  if (g->kind > A2_GOLDEN_ALLGATHER_GEMM || g->op > A2_RED_PROD)
+  if (g->kind >= A2_GOLDEN_KINDS || g->op > A2_RED_PROD)
     bad(w, "golden: unknown kind or reduction");
   else if (a2_golden_is_gemm(g->kind) && k->gemm.b_buf >= k->nbufs)
     bad(w, "golden: unknown buffer");
@@ -125,9 +125,7 @@ static void golden(wr *w, const a2_kernel *k) {
     return;
   }
   char pre[48] = "";
-  int with_op = g->kind == A2_GOLDEN_ALLREDUCE || g->kind == A2_GOLDEN_REDUCE_SCATTER ||
-                g->kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER;
-  int with_root = g->kind == A2_GOLDEN_BROADCAST || g->kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER;
+  int with_op = a2_golden_has_op(g->kind), with_root = a2_golden_has_root(g->kind);
   snprintf(pre, sizeof pre, "%s%s", with_op ? a2_reduce_name(g->op) : "", with_op ? " " : "");
   if (with_root) snprintf(pre + strlen(pre), sizeof pre - strlen(pre), "%u ", g->root);
   const a2_buf_decl *in = &k->bufs[g->in_buf], *out = &k->bufs[g->out_buf];

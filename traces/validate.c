@@ -161,9 +161,10 @@ static a2_code check_golden(const a2_kernel *k, const char *name, a2_err *err) {
     return a2_err_set(err, A2_E_INPUT, name, 0, 0, "golden: unknown buffer");
   if (a2_golden_is_gemm(g->kind)) return a2_validate_gemm_golden(k, name, err);
   uint64_t P = k->nranks;
-  int in_wide = g->kind == A2_GOLDEN_REDUCE_SCATTER || g->kind == A2_GOLDEN_ALLTOALL;
+  int in_wide = g->kind == A2_GOLDEN_REDUCE_SCATTER || g->kind == A2_GOLDEN_ALLTOALL ||
+                g->kind == A2_GOLDEN_SCATTER;
   int out_wide = g->kind == A2_GOLDEN_ALLGATHER || g->kind == A2_GOLDEN_ALLTOALL ||
-                 g->kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER;
+                 g->kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER || g->kind == A2_GOLDEN_GATHER;
   const a2_buf_decl *in = &k->bufs[g->in_buf], *out = &k->bufs[g->out_buf];
   if (in->dtype != out->dtype || g->bytes % a2_dtype_size(in->dtype))
     return a2_err_set(err, A2_E_INPUT, name, 0, 0,
