@@ -99,8 +99,9 @@ static a2_code parse_storage(a2t_parser *p, int kw, a2t_decl *d) {
     a->sig2d[n] = 1;
   }
   if ((rc = a2t_expect(p, TK_RBRACK,
-                       kw == KW_SIGNAL ? "']' (or ', COLS') after the cell count"
-                                       : "']' after the element count")))
+                       kw != KW_SIGNAL ? "']' after the element count"
+                       : a->sig2d[n]   ? "']' after the column count"
+                                       : "']' (or ', COLS') after the cell count")))
     return rc;
   a2_init_kind init = A2_INIT_ZERO;
   uint8_t space = A2_SPACE_UB;

@@ -126,6 +126,9 @@ TEST(TraceDeclTest, EveryGoldenKindWithBlockBytesFromTheInputType) {
       {"golden all_to_all x -> y 16", A2_GOLDEN_ALLTOALL, A2_RED_SUM, 0},
       {"golden bcast_allreduce_allgather max $nranks - 1 x -> y 16",
        A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER, A2_RED_MAX, 3},
+      {"golden reduce max 2 x -> y 16", A2_GOLDEN_REDUCE, A2_RED_MAX, 2},
+      {"golden gather $nranks / 2 x -> y 16", A2_GOLDEN_GATHER, A2_RED_SUM, 2},
+      {"golden scatter 1 x -> y 16", A2_GOLDEN_SCATTER, A2_RED_SUM, 1},
   };
   for (const GoldenCase &c : cases) {
     Trace t(std::string("tensor x fp16[64] = pattern\ntensor y fp16[64]\n") + c.line + "\n" + kWork,
