@@ -81,6 +81,9 @@ static a2_code parse_storage(a2t_parser *p, int kw, a2t_decl *d) {
   if (n == max)
     return a2t_fail(p, t.line, t.col, "more than %u %s", max, is_tile ? "tiles" : "buffers");
   uint32_t count = 0; /* tile NAME[COUNT]: a tile array (text_tiles.c); 0: a single tile */
+  if (is_tile && p->cur.kind == TK_LBRACK && strlen(nm) > A2T_MAX_ARRAY_NAME)
+    return a2t_fail(p, t.line, t.col, "tile array name '%s' is longer than %d characters", nm,
+                    A2T_MAX_ARRAY_NAME);
   if (is_tile && (rc = a2t_parse_tile_count(p, n, &count))) return rc;
   if (kw == KW_SIGNAL && p->cur.kind == TK_NAME)
     return a2t_fail(p, p->cur.line, p->cur.col,
@@ -140,7 +143,7 @@ static a2_code parse_storage(a2t_parser *p, int kw, a2t_decl *d) {
     for (uint32_t j = 0; j < count; j++) {
       a2_tile_decl *td = &a->tiles[n + j];
       if (is_array) /* NAME[j]: in reports; never a name the text can spell */
-        snprintf(td->name, A2_NAME_MAX, "%.40s[%u]", nm, j);
+        snprintf(td->name, A2_NAME_MAX, "%s[%u]", nm, j);
       else
         snprintf(td->name, A2_NAME_MAX, "%s", nm);
       td->dtype = dt;

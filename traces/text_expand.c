@@ -173,7 +173,9 @@ static a2_code decl(xp *x, const a2t_decl *d, a2_kernel *k) {
     k->golden.op = (a2_reduce_op)d->op;
     k->golden.in_buf = d->index;
     k->golden.out_buf = d->index2;
-    if (d->e[1] != A2T_NONE && (rc = ranged(x, d->e[1], 0, UINT32_MAX, "root", &w))) return rc;
+    if (d->e[1] != A2T_NONE &&
+        (rc = ranged(x, d->e[1], 0, (int64_t)k->nranks - 1, "golden root", &w)))
+      return rc;
     k->golden.root = (uint32_t)w;
     return bytes_of(x, d->e[0], a2_dtype_size(a->bufs[d->index].dtype), A2T_MAX_BYTES,
                     "block size n", &k->golden.bytes);

@@ -41,6 +41,7 @@
 #define A2T_NONE UINT32_MAX        /* "no index" */
 #define A2T_MAX_PARAMS 32          /* `param` declarations */
 #define A2T_NO_ARRAY 0xff          /* a2t_ast.tile_array: a single tile */
+#define A2T_MAX_ARRAY_NAME 40      /* a tile array's name: NAME[63] fits A2_NAME_MAX */
 
 /* ---- tokens (text_lex.c) ---- */
 
@@ -340,6 +341,11 @@ a2_code a2t_tile_name_ref(a2t_parser *p, uint16_t *idx);
  * index and the bound. */
 a2_code a2t_tile_index(const a2t_ast *a, const char *name, const char *op, uint16_t first,
                        uint32_t ix, int64_t v, uint16_t *tile, a2_err *err);
+/* For the writer: when tiles i, i+1, ... of k are named BASE[0], BASE[1],
+ * ... with one type, size and space (and no other tile is named BASE or
+ * BASE[...]), copies BASE and returns how many there are (a tile array the
+ * reader gives back tile for tile); 0 otherwise. */
+uint32_t a2t_tile_array_run(const a2_kernel *k, uint32_t i, char base[A2_NAME_MAX]);
 /* 2-D signals (text_cells.c): the cell of (row, col) in signal buf, or an
  * error at the row or column expression naming the index and the bound. */
 a2_code a2t_signal_cell(const a2t_ast *a, const char *name, const char *op, const a2_buf_decl *b,

@@ -5,6 +5,8 @@
  * is a number, fixed when the file is read (the tile set does not depend on
  * P); the index is any expression, checked against the count when the file
  * is expanded. In the kernel the tiles are NAME[0] .. NAME[COUNT-1]. */
+#include <stdio.h>
+
 #include "traces/text_internal.h"
 
 int a2t_tile_array_find(const a2t_ast *a, const char *s, size_t n) {
@@ -61,4 +63,38 @@ a2_code a2t_tile_index(const a2t_ast *a, const char *name, const char *op, uint1
   return a2_err_set(err, A2_E_INPUT, name, n->sline, n->scol,
                     "%s: tile index %lld is outside '%s' (%u tiles: 0..%u)", op, (long long)v,
                     arr == A2T_NO_ARRAY ? "?" : a->tarr[arr].name, count, count - 1);
+}
+
+/* Whether s[0..n) is a name of the format ([A-Za-z_][A-Za-z0-9_]*). */
+static int is_name(const char *s, size_t n) {
+  if (n == 0) return 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return 0;
+  }
+  return 1;
+}
+
+uint32_t a2t_tile_array_run(const a2_kernel *k, uint32_t i, char base[A2_NAME_MAX]) {
+  const char *nm = k->tiles[i].name;
+  const char *br = memchr(nm, '[', strnlen(nm, A2_NAME_MAX));
+  size_t n = br ? (size_t)(br - nm) : 0;
+  if (!br || n > A2T_MAX_ARRAY_NAME || !is_name(nm, n) || strcmp(br, "[0]")) return 0;
+  memcpy(base, nm, n);
+  base[n] = '\0';
+  uint32_t m = 1;
+  for (; i + m < k->ntiles; m++) {
+    const a2_tile_decl *t = &k->tiles[i + m], *t0 = &k->tiles[i];
+    char want[A2_NAME_MAX + 16];
+    snprintf(want, sizeof want, "%s[%u]", base, m);
+    if (strcmp(t->name, want) || t->dtype != t0->dtype || t->bytes != t0->bytes ||
+        t->space != t0->space)
+      break;
+  }
+  for (uint32_t j = 0; j < k->ntiles; j++) /* the array's name is its own */
+    if ((j < i || j >= i + m) && !strncmp(k->tiles[j].name, base, n) &&
+        (k->tiles[j].name[n] == '\0' || k->tiles[j].name[n] == '['))
+      return 0;
+  return m;
 }

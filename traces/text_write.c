@@ -91,7 +91,10 @@ static void decls(wr *w, const a2_kernel *k) {
   }
   for (uint32_t i = 0; i < k->ntiles && !w->rc; i++) {
     const a2_tile_decl *t = &k->tiles[i];
-    if (!name_ok(t->name)) bad(w, "tile #%u has no valid name", i);
+    char base[A2_NAME_MAX];
+    uint32_t run = 0; /* tiles NAME[0], NAME[1], ...: written as one tile array */
+    if (!name_ok(t->name) && !(run = a2t_tile_array_run(k, i, base)))
+      bad(w, "tile #%u has no valid name", i);
     for (uint32_t j = 0; j < i; j++)
       if (!strcmp(t->name, k->tiles[j].name)) bad(w, "two tiles are named '%s'", t->name);
     if (t->dtype > A2_INT32) bad(w, "tile '%s': bad element type", t->name);
@@ -100,8 +103,14 @@ static void decls(wr *w, const a2_kernel *k) {
     char sp[16] = "";
     if (t->space != A2_SPACE_UB)
       snprintf(sp, sizeof sp, " in %s", a2_space_name((a2_space)t->space));
-    line(w, "tile %s %s[%llu]%s", t->name, a2_dtype_name(t->dtype),
-         el(w, t->bytes, a2_dtype_size(t->dtype), t->name), sp);
+    if (run) {
+      line(w, "tile %s[%u] %s[%llu]%s", base, run, a2_dtype_name(t->dtype),
+           el(w, t->bytes, a2_dtype_size(t->dtype), t->name), sp);
+      i += run - 1;
+    } else {
+      line(w, "tile %s %s[%llu]%s", t->name, a2_dtype_name(t->dtype),
+           el(w, t->bytes, a2_dtype_size(t->dtype), t->name), sp);
+    }
   }
 }
 

@@ -380,6 +380,67 @@ std::vector<Malformed> Cases() {
                6,
                "elements [32, 80) are outside 'x' (64 elements",
                15});
+  // tile arrays, 2-D signals and rooted goldens (docs/trace-format.md)
+  c.push_back({"TraceTileArrayIndexOutside",
+               Via::kTrace,
+               std::string(kTraceHeader) +
+                   "tile b[2] fp32[64]\nprogram\n  load b[$rank + 1], x[0:64]\nend\n",
+               {},
+               6,
+               "load: tile index 2 is outside 'b' (2 tiles: 0..1) (rank 1)",
+               10});
+  c.push_back({"TraceTileArrayUnindexed",
+               Via::kTrace,
+               std::string(kTraceHeader) + "tile b[2] fp32[64]\nprogram\n  load b, x[0:64]\nend\n",
+               {},
+               6,
+               "'b' is an array of 2 tiles: name one, b[INDEX]",
+               8});
+  c.push_back({"TraceTileArrayCountNotANumber",
+               Via::kTrace,
+               std::string(kTraceHeader) + "tile b[$nranks] fp32[64]\n",
+               {},
+               4,
+               "expected the number of tiles of the array",
+               8});
+  c.push_back({"TraceTileArrayTooManyTiles",
+               Via::kTrace,
+               std::string(kTraceHeader) + "tile b[64] fp32[1]\n",
+               {},
+               4,
+               "tile array of 64 tiles: expected 1..63",
+               8});
+  c.push_back({"TraceSignal2dColumnOutside",
+               Via::kTrace,
+               std::string(kTraceHeader) +
+                   "signal s[2, $nranks]\nprogram\n  notify s@0[1, $rank + 1] add 1\nend\n",
+               {},
+               6,
+               "notify: column 2 is outside signal 's' of 2 rows x 2 columns (columns 0..1) (rank "
+               "1)",
+               17});
+  c.push_back({"TraceSignal2dOneIndex",
+               Via::kTrace,
+               std::string(kTraceHeader) + "signal s[2, 2]\nprogram\n  wait s[1] ge 1\nend\n",
+               {},
+               6,
+               "signal 's' has rows and columns, s[ROW, COL]",
+               11});
+  c.push_back({"TraceTensorTwoDimensions",
+               Via::kTrace,
+               std::string(kTraceHeader) + "tensor z fp32[4, 4]\n",
+               {},
+               4,
+               "only a signal takes two dimensions",
+               16});
+  c.push_back(
+      {"TraceGoldenRootOutside",
+       Via::kTrace,
+       std::string(kTraceHeader) + "golden reduce sum 5 x -> y 64\nprogram\n  compute 1\nend\n",
+       {},
+       4,
+       "golden root 5 is outside 0..1",
+       19});
   c.push_back({"TraceBinaryGarbage", Via::kTrace, Garbage(4096), {}, 1, "unexpected character"});
   c.push_back({"TraceTruncated",
                Via::kTrace,

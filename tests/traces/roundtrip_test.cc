@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -357,6 +358,43 @@ TEST(TraceRoundTripTest, KernelsTheFormatCannotExpressAreRefusedWithoutOutput) {
   k.golden.bytes = 32;
   Write(k);
   a2_kernel_free(&k);
+}
+
+}  // namespace
+
+namespace {
+
+std::string ReadExample(const char *f) {
+  std::ifstream in(std::string(A2_SOURCE_DIR) + "/traces/examples/" + f);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Tile arrays are written as tile arrays (their tiles are NAME[0], NAME[1],
+// ...), 2-D signals as their cells; loading the text gives the same kernel.
+TEST(TraceRoundTripTest, TileArraysAndTwoDimensionalSignalsSurvive) {
+  for (const char *f : {"allreduce_two_phase_db.a2t", "gather_mesh.a2t", "reduce_mesh.a2t"}) {
+    SCOPED_TRACE(f);
+    Trace t(ReadExample(f), 4, "ex.a2t");
+    ASSERT_TRUE(t.ok()) << t.Message();
+    std::string text = Write(t.k());
+    EXPECT_NE(text.find("[2] fp32[64]\n"), std::string::npos) << text;
+    RoundTrip(t.k());
+  }
+}
+
+// A tile named like an array element but not part of a whole array
+// (NAME[1] without NAME[0], or beside a tile NAME) is refused, not written.
+TEST(TraceRoundTripTest, TileNamesThatAreNotAWholeArrayAreRefused) {
+  Trace t(ReadExample("allreduce_two_phase_db.a2t"), 2, "ex.a2t");
+  ASSERT_TRUE(t.ok()) << t.Message();
+  a2_kernel k = t.k();  // shallow: only the tile names change below
+  snprintf(k.tiles[0].name, sizeof k.tiles[0].name, "recv");  // beside recv[0], recv[1]
+  EXPECT_EQ(Write(k, A2_E_INTERNAL), "");
+  snprintf(k.tiles[0].name, sizeof k.tiles[0].name, "acc");
+  snprintf(k.tiles[1].name, sizeof k.tiles[1].name, "recv[2]");  // recv[2], recv[1]
+  EXPECT_EQ(Write(k, A2_E_INTERNAL), "");
 }
 
 }  // namespace
