@@ -50,6 +50,7 @@ typedef struct {
   uint32_t seeds;           /* --seeds K: K runs, seeds seed..seed+K-1; 0: one run */
   const char *jobs[A2_MAX_JOBS]; /* --job SPEC (cli/jobs.c) */
   int njobs;
+  bool hccl;             /* choose as HCCL does: --algo allreduce, --hccl or a flag below */
   bool explain;          /* --explain: why the chooser chose, and the candidates measured */
   const char *hccl_algo; /* --hccl-algo NAME: force the chooser's pick (HCCL_ALGO) */
   int hccl_device;       /* --hccl-device a2|a3 (a2_hccl_device) */
@@ -148,7 +149,8 @@ int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps);
 int a2_run_jobs(a2_run_opts *o);
 /* --seeds K (cli/seeds.c): K runs, one process each, and their spread. */
 int a2_run_seeds(a2_run_opts *o, double t0);
-/* --algo allreduce: replace o->algo with the built-in HCCL would choose;
+/* o->hccl (--algo allreduce, --hccl): replace o->algo, an operation, with
+ * the built-in HCCL would choose;
  * with --explain print why, and run every candidate, to `out`. 0 or an exit
  * code (error printed). */
 int a2_cli_choose(a2_run_opts *o, const a2_config *cfg, FILE *out);

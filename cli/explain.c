@@ -1,7 +1,7 @@
-/* `run --algo allreduce`: the built-in HCCL would choose
- * (collectives/hccl_choose.h), and with --explain the rule that chose it,
- * every candidate measured on the same config and how far HCCL's choice is
- * from the measured best. */
+/* `run --algo allreduce` (or --algo OP --hccl for the other operations):
+ * the built-in HCCL would choose (collectives/hccl_choose.h), and with
+ * --explain the rule that chose it, every candidate measured on the same
+ * config and how far HCCL's choice is from the measured best. */
 #include <string.h>
 
 #include "cli/cli.h"
@@ -89,7 +89,9 @@ int a2_cli_choose(a2_run_opts *o, const a2_config *cfg, FILE *out) {
   fprintf(out, "  %-22s %14s %14s  %s\n", "built-in", "measured_us", "hccl_abg_us", "status");
   const char *best = NULL;
   uint64_t best_t = 0, chosen_t = 0;
-  for (const char *const *n = a2_hccl_candidates(op); *n; n++) {
+  const char *cands[64];
+  uint32_t ncand = a2_hccl_candidates(op, cands, 64);
+  for (const char *const *n = cands; n < cands + ncand; n++) {
     uint64_t t = 0;
     bool ok = false;
     double h = -1;
@@ -97,8 +99,10 @@ int a2_cli_choose(a2_run_opts *o, const a2_config *cfg, FILE *out) {
       fprintf(out, "  %-22s %14s %14s  cannot run this P or size\n", *n, "-", "-");
       continue;
     }
-    fprintf(out, "  %-22s %14.3f %14.3f  %s%s\n", *n, (double)t / 1e6, h >= 0 ? h / 1e6 : 0.0,
-            ok ? "OK" : "not OK", !strcmp(*n, ch.algo) ? "  <- HCCL's choice" : "");
+    char abg[32] = "-";
+    if (h >= 0) snprintf(abg, sizeof abg, "%.3f", h / 1e6);
+    fprintf(out, "  %-22s %14.3f %14s  %s%s\n", *n, (double)t / 1e6, abg, ok ? "OK" : "not OK",
+            !strcmp(*n, ch.algo) ? "  <- HCCL's choice" : "");
     if (!ok) continue;
     if (!best || t < best_t) best = *n, best_t = t;
     if (!strcmp(*n, ch.algo)) chosen_t = t;

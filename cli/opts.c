@@ -16,17 +16,20 @@ static const char run_usage[] =
     "                   [--no-race-check] [--no-data] [--timeline FILE] [--json] [--profile]\n"
     "                   [--slow-rank NPU=F]... [--slow-link A-B=F]... [--link-down A-B]...\n"
     "                   [--jitter T] [--seeds K]\n"
-    "                   [--explain] [--hccl-algo NAME] [--hccl-device a2|a3]\n"
+    "                   [--hccl] [--explain] [--hccl-algo NAME] [--hccl-device a2|a3]\n"
     "   or: a2a3sim run --job algo=NAME,ranks=A-B[,size=S][,start=T][,cores=C]...\n"
     "                   [the flags above but --algo, --trace-file, -d, --ranks, --seeds]\n"
     "\n"
     "  --algo NAME        built-in collective (a2a3sim list), or allreduce: the one HCCL\n"
     "                     would choose for this topology, P and size (docs/collectives.md)\n"
-    "  --explain          with --algo allreduce: print the choice and its rule, run every\n"
-    "                     all-reduce built-in and show the measured best and HCCL's miss\n"
-    "  --hccl-algo NAME   with --algo allreduce: force this built-in (as HCCL_ALGO does)\n"
-    "  --hccl-device D    the device whose rules the chooser applies: a2 (910B, default)\n"
-    "                     or a3 (910_93)\n"
+    "  --hccl             with --algo allgather, reduce_scatter, all_to_all or broadcast:\n"
+    "                     run the one HCCL would choose for the operation, not the built-in\n"
+    "                     of that name (--algo allreduce chooses without it)\n"
+    "  --explain          (implies --hccl) print the choice and its rule, run every\n"
+    "                     built-in of the operation and show the measured best and HCCL's miss\n"
+    "  --hccl-algo NAME   (implies --hccl) force this built-in (as HCCL_ALGO does)\n"
+    "  --hccl-device D    (implies --hccl) the device whose rules the chooser applies:\n"
+    "                     a2 (910B, default) or a3 (910_93)\n"
     "  --trace-file FILE  a kernel written in the trace format (docs/trace-format.md)\n"
     "  --param NAME=VALUE set a `param` of the trace file (a count or a size: 16KiB);\n"
     "                     repeatable, only with --trace-file\n"
@@ -214,7 +217,8 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     O_JOB,
     O_EXPLAIN,
     O_HCCL_ALGO,
-    O_HCCL_DEVICE
+    O_HCCL_DEVICE,
+    O_HCCL
   };
   static const struct option longs[] = {{"algo", required_argument, 0, O_ALGO},
                                         {"devices", required_argument, 0, 'd'},
@@ -250,11 +254,13 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
                                         {"explain", no_argument, 0, O_EXPLAIN},
                                         {"hccl-algo", required_argument, 0, O_HCCL_ALGO},
                                         {"hccl-device", required_argument, 0, O_HCCL_DEVICE},
+                                        {"hccl", no_argument, 0, O_HCCL},
                                         {0, 0, 0, 0}};
   const char *ops[A2_REDUCE_OPS];
   for (int i = 0; i < A2_REDUCE_OPS; i++) ops[i] = a2_reduce_name((a2_reduce_op)i);
   *o = (a2_run_opts){.size_bytes = 256, .seed = 1, .cores = 1, .max_sim_ps = UINT64_MAX};
   bool have_d = false, have_ranks = false, have_size = false, have_coll_flag = false;
+  const char *chooser_flag = NULL; /* the first flag that asks for the chooser */
   bool noted_alias = false;
   const char *gen_only = NULL, *run_only = NULL;
   char why[256];
@@ -396,17 +402,25 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
         return a2_cmd_usage_error("--max-sim-time", "expected a time such as 10ms, got '%s'",
                                   optarg);
       break;
+    case O_HCCL:
+      o->hccl = true;
+      run_only = "--hccl";
+      if (!chooser_flag) chooser_flag = run_only;
+      break;
     case O_EXPLAIN:
       o->explain = true;
       run_only = "--explain";
+      if (!chooser_flag) chooser_flag = run_only;
       break;
     case O_HCCL_ALGO:
       o->hccl_algo = optarg;
       run_only = "--hccl-algo";
+      if (!chooser_flag) chooser_flag = run_only;
       break;
     case O_HCCL_DEVICE: {
       static const char *const devs[] = {"a2", "a3"};
       run_only = "--hccl-device";
+      if (!chooser_flag) chooser_flag = run_only;
       rc = parse_choice("--hccl-device", optarg, devs, 2, &o->hccl_device);
       break;
     }
@@ -438,9 +452,14 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   if (!o->algo && !o->trace_file)
     return a2_cmd_usage_error("--algo", cmd == A2_CMD_RUN ? "required (or --trace-file FILE)"
                                                           : "required (see a2a3sim list)");
-  if ((o->explain || o->hccl_algo) && !a2_hccl_is_op(o->algo))
-    return a2_cmd_usage_error(o->explain ? "--explain" : "--hccl-algo",
-                              "only with --algo allreduce (the chooser)");
+  /* --hccl, --explain, --hccl-algo and --hccl-device ask for the chooser;
+   * `--algo allreduce` (no built-in has the name) asks alone */
+  if (chooser_flag && !a2_hccl_is_op(o->algo))
+    return a2_cmd_usage_error(chooser_flag,
+                              "only with --algo allreduce, allgather, reduce_scatter, all_to_all "
+                              "or broadcast (the chooser)%s",
+                              o->algo ? "" : ", not with --trace-file");
+  o->hccl = chooser_flag || a2_hccl_implicit(o->algo);
   if (o->nparams && !o->trace_file)
     return a2_cmd_usage_error("--param", "only with --trace-file (a trace's `param` values)");
   if (o->trace_file && (have_size || have_coll_flag))

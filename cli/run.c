@@ -45,8 +45,7 @@ int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps) {
   *time_ps = 0;
   if ((exit_code = a2_load_run_config(o, &r.cfg, &r.ranks_grown_from))) goto out;
   /* the explanation goes before the report (to stderr with --json: stdout is one object) */
-  if (a2_hccl_is_op(o->algo) && (exit_code = a2_cli_choose(o, &r.cfg, o->json ? stderr : stdout)))
-    goto out;
+  if (o->hccl && (exit_code = a2_cli_choose(o, &r.cfg, o->json ? stderr : stdout))) goto out;
   if ((exit_code = a2_build_kernel(o, &r.cfg, &k, &r.desc))) goto out;
   if ((exit_code = a2_overlap_measure(o, &r.cfg, &r.overlap))) goto out;
   r.config_name = o->config_path ? o->config_path : A2_DEFAULT_CONFIG " (built-in)";

@@ -1,17 +1,12 @@
-/* HCCL's all-reduce selection, reproduced from the rules of its operator
+/* HCCL's algorithm selection for all-reduce, all-gather, reduce-scatter,
+ * all-to-all and broadcast, reproduced from the rules of its operator
  * sources (docs/sources.md "Algorithms"), single-operator mode, AIV off,
- * non-deterministic. What each HCCL executor maps to:
- *   AllReduceMeshSmallCountExecutor    allreduce_mesh (one shot)
- *   AllReduceMeshOpbaseLoopExecutor    allreduce_sdma_mesh (SDMA inline reduce)
- *   AllReduceMeshExecutor, no inline   allreduce_two_phase (local reduce)
- *   AllReduceRingExecutor, ring topo   allreduce_ring
- *   across servers, level-1 Ring       allreduce_ring over all ranks
- *   across servers, level-1 NHR        allreduce_nhr over all ranks
- *   across servers, level-1 HD         allreduce_rhd over all ranks
- * Across servers HCCL runs a hierarchical all-reduce (server-local mesh
- * reduce-scatter, the level-1 algorithm between servers, all-gather); the
- * built-ins have no hierarchical form yet, so the flat form of the level-1
- * algorithm stands in, and the choice says so. */
+ * non-deterministic reduction, no zero-copy, the default 200 MiB CCL
+ * buffer. Each operation is a table of rules, tried in order; a rule is
+ * the conditions it needs and refuses, a size test, HCCL's executor and the
+ * built-in that runs it (or a name pattern the level-1 algorithm between
+ * servers fills in). A named built-in that is missing or cannot run the
+ * parameters falls back to the nearest one, and the explanation says so. */
 #include "collectives/hccl_choose.h"
 
 #include <math.h>
@@ -20,27 +15,242 @@
 
 #define KB 1024ull
 #define MB (1024ull * 1024ull)
-/* HCCL's thresholds (all_reduce_operator.cc) and its static step delay
- * (coll_alg_operator.cc: LATENCY, 60 us) */
-#define SMALL_COUNT_256_KB (256 * KB)
-#define SMALL_COUNT_512_KB (512 * KB)
-#define SMALL_COUNT_1_MB MB
+/* HCCL's static step delay of its level-1 cost model (coll_alg_operator.cc: LATENCY) */
 #define LEVEL1_DELAY_US 60.0
+/* HCCL_BUFFSIZE's default, the CCL buffer each rank has */
+#define CCL_BUFFER (200 * MB)
+/* below this HCCL's RS/AG level-1 Pipeline is off (PIPELINE_MIN_SIZE_NO_LITE) */
+#define PIPELINE_MIN (2 * MB)
 
-static const char *const allreduce_cands[] = {"allreduce_mesh",
-                                              "allreduce_two_phase",
-                                              "allreduce_sdma_mesh",
-                                              "allreduce_ring",
-                                              "allreduce_rhd",
-                                              "allreduce_nhr",
-                                              NULL};
+/* conditions a rule needs or refuses */
+enum {
+  C_ONE = 1 << 0,           /* the ranks are one server */
+  C_MULTI = 1 << 1,         /* several servers */
+  C_RING = 1 << 2,          /* ring topology (isRingTopo) */
+  C_INLINE = 1 << 3,        /* SDMA / RDMA inline reduce: --op sum */
+  C_D_GT2 = 1 << 4,         /* more than 2 devices a server */
+  C_P_GT2 = 1 << 5,         /* more than 2 ranks */
+  C_D_MOD4 = 1 << 6,        /* devices a server a multiple of 4 */
+  C_P_POW2 = 1 << 7,        /* P a power of two */
+  C_BIG = 1 << 8,           /* N x P above the CCL buffer */
+  C_AG_DMA_LIMIT = 1 << 9,  /* all-gather's dmaReduceLimit: N x P above 4 (d % 4 = 0), 2 (d even)
+                               or 1 CCL buffers */
+  C_RS_DMA_LIMIT = 1 << 10, /* reduce-scatter's: P a power of two and N x P above 2 buffers */
+  C_D_GT1 = 1 << 11,        /* more than 1 device a server */
+};
 
-int a2_hccl_is_op(const char *name) {
-  return name && !strcmp(name, "allreduce");
+/* the size test of a rule: N <= lim (x P, x d, / servers), or N >= lim */
+typedef enum { T_ANY, T_LE, T_LE_P, T_LE_D, T_LE_PER_SERVER, T_GE } size_test;
+
+/* the level-1 algorithm of a rule: none, HCCL's cost comparison, or fixed */
+typedef enum { L1_NONE, L1_COST, L1_HD, L1_NHR } level1;
+
+typedef struct {
+  unsigned need, deny;
+  size_test test;
+  uint64_t lim;
+  const char *hccl; /* HCCL's executor */
+  const char *algo; /* the built-in; with a level-1 algorithm a pattern, %s = ring|nhr|rhd */
+  level1 l1;
+  const char *why;
+} rule;
+
+/* the level-1 cost formula an operation's SelectAlgoTypeFor* uses */
+typedef enum { COST_ALLREDUCE, COST_GATHER } cost_kind;
+
+typedef struct {
+  const char *from, *to;
+} fallback;
+
+typedef struct {
+  const char *op, *label; /* "allgather", "an all-gather" */
+  const char *source_a2, *source_a3;
+  const rule *a2, *a3; /* terminated by a rule with hccl NULL */
+  cost_kind cost;
+  const fallback *fallbacks; /* one step, terminated by from NULL */
+  const char *fallback_other, *last_resort;
+} op_rules;
+
+#define END \
+  { 0, 0, T_ANY, 0, NULL, NULL, L1_NONE, NULL }
+
+/* ---- all-reduce (all_reduce_operator.cc) ---- */
+static const rule allreduce_a2[] = {
+    {C_ONE | C_RING, 0, T_ANY, 0, "AllReduceRingExecutor", "allreduce_ring", L1_NONE,
+     "one server, ring topology (isRingTopo)"},
+    {C_ONE, C_INLINE, T_ANY, 0, "AllReduceMeshExecutor", "allreduce_two_phase", L1_NONE,
+     "one server, mesh; this --op has no SDMA inline reduce, so the mesh executor with a local "
+     "reduce"},
+    {C_ONE, 0, T_LE, 256 * KB, "AllReduceMeshSmallCountExecutor", "allreduce_mesh", L1_NONE,
+     "one server, mesh, SDMA inline reduce, N <= 256 KiB (MeshTopoSelector: small count)"},
+    {C_ONE, 0, T_ANY, 0, "AllReduceMeshOpbaseLoopExecutor", "allreduce_sdma_mesh", L1_NONE,
+     "one server, mesh, SDMA inline reduce, N > 256 KiB (MeshTopoSelector: loop)"},
+    {C_MULTI, 0, T_ANY, 0, "AllReduceMeshExecutor", "allreduce_%s", L1_COST,
+     "several servers: the hierarchical all-reduce with the level-1 algorithm of least cost; "
+     "the flat form of the level-1 algorithm over all ranks stands in"},
+    END};
+static const rule allreduce_a3[] = {
+    {C_MULTI | C_D_GT2, 0, T_LE_D, MB, "AllReduceComm", "allreduce_nhr", L1_NHR,
+     "A3, several servers in one super-node, N <= 1 MiB x d (smallCountOptimMultiServer): NHR "
+     "over all ranks"},
+    {C_ONE | C_INLINE | C_P_GT2, 0, T_LE_P, 512 * KB, "AllReduceMeshSmallCountExecutor",
+     "allreduce_mesh", L1_NONE,
+     "A3, one server, SDMA inline reduce, N <= 512 KiB x P (smallCountOptimSingleServer)"},
+    {0, 0, T_ANY, 0, "AllReduce double-ring executor", "allreduce_ring", L1_NONE,
+     "A3: the double-ring executors; the single ring stands in"},
+    END};
+static const fallback allreduce_fb[] = {
+    {"allreduce_sdma_mesh", "allreduce_mesh"}, {"allreduce_nhr", "allreduce_rhd"}, {NULL, NULL}};
+
+/* ---- all-gather (all_gather_operator.cc) ---- */
+static const rule allgather_a2[] = {
+    {C_ONE | C_RING, 0, T_ANY, 0, "AllGatherRingExecutor", "allgather_ring", L1_NONE,
+     "one server, ring topology (isRingTopo)"},
+    {C_ONE, 0, T_ANY, 0, "AllGatherMeshOpbaseExecutor", "allgather", L1_NONE,
+     "one server, mesh (isSingleMeshAggregation)"},
+    {C_MULTI | C_D_GT1, 0, T_GE, PIPELINE_MIN, "AllGatherMeshOpbasePipelineExecutor",
+     "allgather_hier_ring", L1_NONE,
+     "several servers, N >= 2 MiB (GetDefaultAlgoLevel1V2: level-1 Pipeline, intra- and "
+     "inter-server links at once); Pipeline is not a built-in, the hierarchical ring stands in"},
+    {C_MULTI, 0, T_ANY, 0, "AllGatherMeshExecutor", "allgather_hier_%s", L1_COST,
+     "several servers: server-local mesh, the level-1 algorithm of least cost between servers"},
+    END};
+static const rule allgather_a3[] = {
+    {C_ONE | C_D_GT2, 0, T_LE, 512 * KB, "AllGatherSmallCount", "allgather", L1_NONE,
+     "A3, one server, N <= 512 KiB (smallCountOptimSingleServer)"},
+    {C_MULTI | C_D_GT2 | C_D_MOD4, C_AG_DMA_LIMIT, T_LE_PER_SERVER, MB, "AllGatherSmallCount",
+     "allgather", L1_NONE,
+     "A3, several servers, d a multiple of 4, N x servers <= 1 MiB (smallCountOptimMultiServer)"},
+    {C_MULTI | C_D_GT2, C_D_MOD4 | C_AG_DMA_LIMIT, T_LE_PER_SERVER, 512 * KB, "AllGatherSmallCount",
+     "allgather", L1_NONE,
+     "A3, several servers, N x servers <= 512 KiB (smallCountOptimMultiServer)"},
+    {C_ONE, 0, T_ANY, 0, "AlignedAllGatherDoubleRingFor91093Executor", "allgather_double_ring",
+     L1_NONE, "A3, one server: the double ring"},
+    {C_MULTI, 0, T_ANY, 0, "AlignedAllGatherDoubleRingFor91093Executor", "allgather_hier_nhr",
+     L1_NHR, "A3, several servers: the double ring in a server, NHR between (A3's default)"},
+    END};
+
+/* ---- reduce-scatter (reduce_scatter_operator.cc) ---- */
+static const rule reduce_scatter_a2[] = {
+    {C_ONE | C_RING, 0, T_ANY, 0, "ReduceScatterRingExecutor", "reduce_scatter_ring", L1_NONE,
+     "one server, ring topology (isRingTopo)"},
+    {C_ONE | C_INLINE, 0, T_ANY, 0, "ReduceScatterMeshDmaEliminationExecutor", "reduce_scatter",
+     L1_NONE, "one server, mesh, SDMA inline reduce (SingleMeshInlineReduce)"},
+    {C_ONE, 0, T_ANY, 0, "ReduceScatterMeshExecutor", "reduce_scatter", L1_NONE,
+     "one server, mesh, no inline reduce for this --op"},
+    {C_MULTI | C_INLINE | C_D_GT1, 0, T_GE, PIPELINE_MIN, "ReduceScatterMeshOpbasePipelineExecutor",
+     "reduce_scatter_hier_ring", L1_NONE,
+     "several servers, inline reduce, N >= 2 MiB (GetDefaultAlgoLevel1V2: level-1 Pipeline); "
+     "Pipeline is not a built-in, the hierarchical ring stands in"},
+    {C_MULTI, 0, T_ANY, 0, "ReduceScatterMeshExecutor", "reduce_scatter_hier_%s", L1_COST,
+     "several servers: server-local mesh, the level-1 algorithm of least cost between servers"},
+    END};
+static const rule reduce_scatter_a3[] = {
+    {C_ONE | C_INLINE | C_D_GT2, C_RS_DMA_LIMIT, T_LE, 512 * KB, "ReduceScatterDeterExecutor",
+     "reduce_scatter", L1_NONE,
+     "A3, one server, SDMA inline reduce, N <= 512 KiB (smallCountOptimSingleServer)"},
+    {C_MULTI | C_INLINE | C_D_GT2, C_P_POW2 | C_RS_DMA_LIMIT, T_LE, 256 * KB, "ReduceScatterComm",
+     "reduce_scatter_rhd", L1_HD,
+     "A3, several servers, P not a power of two, N <= 256 KiB: HD over all ranks"},
+    {C_MULTI | C_INLINE | C_D_GT2 | C_P_POW2, C_RS_DMA_LIMIT, T_LE_PER_SERVER, MB,
+     "ReduceScatterDeterExecutor", "reduce_scatter", L1_NONE,
+     "A3, several servers, P a power of two, N x servers <= 1 MiB (smallCountOptimMultiServer)"},
+    {C_ONE, 0, T_ANY, 0, "AlignedReduceScatterDoubleRingFor91093Executor",
+     "reduce_scatter_double_ring", L1_NONE, "A3, one server: the double ring"},
+    {C_MULTI, 0, T_ANY, 0, "AlignedReduceScatterDoubleRingFor91093Executor",
+     "reduce_scatter_hier_nhr", L1_NHR,
+     "A3, several servers: the double ring in a server, NHR between (A3's default)"},
+    END};
+
+/* ---- broadcast (broadcast_operator.cc): level 1 only HD or NHR ---- */
+static const rule broadcast_a2[] = {
+    {C_ONE | C_RING, 0, T_ANY, 0, "BroadCastRingExecutor", "broadcast_ring", L1_NONE,
+     "one server, ring topology"},
+    {C_ONE, 0, T_ANY, 0, "BroadCastMeshExecutor", "broadcast", L1_NONE, "one server, mesh"},
+    {C_MULTI, 0, T_ANY, 0, "BroadCastMeshExecutor", "broadcast_hier_rhd", L1_HD,
+     "several servers: HCCL's broadcast has no level-1 ring and resets it to HD"},
+    END};
+static const rule broadcast_a3[] = {
+    {C_MULTI | C_D_GT2, 0, T_LE_D, MB, "BroadCastComm", "broadcast_hier_nhr", L1_NHR,
+     "A3, several servers, N <= 1 MiB x d (smallCountOptimMultiServer): NHR"},
+    {C_ONE | C_D_GT2, 0, T_LE_P, 512 * KB, "BroadCastSmallCountExecutor", "broadcast", L1_NONE,
+     "A3, one server, N <= 512 KiB x P (smallCountOptimSingleServer)"},
+    {C_ONE, 0, T_ANY, 0, "BroadCastRingFor91093Executor", "broadcast_ring", L1_NONE,
+     "A3, one server: the ring"},
+    {C_MULTI, 0, T_ANY, 0, "BroadCastRingFor91093Executor", "broadcast_hier_nhr", L1_NHR,
+     "A3, several servers: the ring in a server, NHR between"},
+    END};
+
+/* ---- all-to-all (alltoall_operator.cc SelectAlgforAlltoAll) ---- */
+static const rule all_to_all_a2[] = {
+    {C_ONE | C_BIG, 0, T_ANY, 0, "RunAlltoAllDirectFullmesh", "all_to_all", L1_NONE,
+     "one server, N x P above the 200 MiB CCL buffer (IsSupportDirectFullmeshForAlltoallv): "
+     "every block at once"},
+    {C_ONE, 0, T_ANY, 0, "RunAlltoAllVFullMesh", "all_to_all_pairwise", L1_NONE,
+     "one server, N x P within the CCL buffer: the full-mesh executor's pairwise steps"},
+    {C_MULTI, 0, T_ANY, 0, "RunAlltoAllVStaged", "all_to_all_pairwise", L1_NONE,
+     "several servers: staged (server-local, then pairwise between servers); the flat pairwise "
+     "over all ranks stands in"},
+    END};
+static const rule all_to_all_a3[] = {
+    {0, 0, T_ANY, 0, "RunAlltoAllDirectFullmesh", "all_to_all", L1_NONE,
+     "A3: HCCS between every die of the super-node (IsSupportDirectFullmeshForAlltoallv): every "
+     "block at once"},
+    END};
+
+static const fallback none_fb[] = {{NULL, NULL}};
+
+static const op_rules ops[] = {
+    {"allreduce", "an all-reduce", "all_reduce_operator.cc SelectAlgfor910B, coll_alg_operator.cc",
+     "all_reduce_operator.cc SelectAlgfor91093", allreduce_a2, allreduce_a3, COST_ALLREDUCE,
+     allreduce_fb, "allreduce_ring", "allreduce_mesh"},
+    {"allgather", "an all-gather", "all_gather_operator.cc SelectAlgfor910B, coll_alg_operator.cc",
+     "all_gather_operator.cc SelectAlgfor91093", allgather_a2, allgather_a3, COST_GATHER, none_fb,
+     "allgather", "allgather"},
+    {"reduce_scatter", "a reduce-scatter",
+     "reduce_scatter_operator.cc SelectAlgfor910B, coll_alg_operator.cc",
+     "reduce_scatter_operator.cc SelectAlgfor91093", reduce_scatter_a2, reduce_scatter_a3,
+     COST_GATHER, none_fb, "reduce_scatter", "reduce_scatter"},
+    {"all_to_all", "an all-to-all", "alltoall_operator.cc SelectAlgforAlltoAll",
+     "alltoall_operator.cc SelectAlgforAlltoAll", all_to_all_a2, all_to_all_a3, COST_GATHER,
+     none_fb, "all_to_all", "all_to_all"},
+    {"broadcast", "a broadcast", "broadcast_operator.cc SelectAlgfor910B",
+     "broadcast_operator.cc SelectAlgfor91093", broadcast_a2, broadcast_a3, COST_GATHER, none_fb,
+     "broadcast", "broadcast"},
+};
+#define NOPS (sizeof ops / sizeof ops[0])
+
+static const op_rules *find_op(const char *name) {
+  for (size_t i = 0; name && i < NOPS; i++)
+    if (!strcmp(ops[i].op, name)) return &ops[i];
+  return NULL;
 }
 
-const char *const *a2_hccl_candidates(const char *op) {
-  return a2_hccl_is_op(op) ? allreduce_cands : NULL;
+int a2_hccl_is_op(const char *name) {
+  return find_op(name) != NULL;
+}
+
+int a2_hccl_implicit(const char *name) {
+  return a2_hccl_is_op(name) && !a2_collective_find(name);
+}
+
+const char *a2_hccl_ops(void) {
+  return "allreduce, allgather, reduce_scatter, all_to_all, broadcast";
+}
+
+/* A built-in of `op`: the operation's name, or it and an underscore. */
+static int of_op(const char *op, const char *name) {
+  size_t n = strlen(op);
+  return !strncmp(name, op, n) && (name[n] == 0 || name[n] == '_');
+}
+
+uint32_t a2_hccl_candidates(const char *op, const char **out, uint32_t max) {
+  uint32_t n = 0, nt = 0;
+  const a2_collective *t = a2_collective_table(&nt);
+  if (!a2_hccl_is_op(op)) return 0;
+  for (uint32_t i = 0; i < nt; i++)
+    if (of_op(op, t[i].name) && n < max) out[n++] = t[i].name;
+  return n;
 }
 
 static int runs(const char *algo, const a2_coll_params *p) {
@@ -49,141 +259,143 @@ static int runs(const char *algo, const a2_coll_params *p) {
   return c && (!c->check || !c->check(p, &e));
 }
 
-/* SDMA inline reduce (IsSupportSDMAReduce): the DMA engines add, nothing else */
-static int inline_reduce(const a2_coll_params *p) {
-  return p->op == A2_RED_SUM;
+typedef struct {
+  uint32_t P, d, m; /* ranks, devices a server, servers */
+  uint64_t N;
+  unsigned cond;
+} situation;
+
+static int is_pow2(uint32_t x) {
+  return x && !(x & (x - 1));
 }
 
-static void one_server_a2(const a2_config *cfg, const a2_coll_params *p, a2_hccl_choice *c) {
-  uint64_t N = p->size_bytes;
-  if (cfg->topology == A2_TOPO_RING) {
-    c->algo = "allreduce_ring";
-    snprintf(c->hccl, sizeof c->hccl, "AllReduceRingExecutor");
-    snprintf(c->why, sizeof c->why, "one server, ring topology (isRingTopo)");
-    return;
-  }
-  if (!inline_reduce(p)) {
-    c->algo = "allreduce_two_phase";
-    snprintf(c->hccl, sizeof c->hccl, "AllReduceMeshExecutor");
-    snprintf(c->why, sizeof c->why,
-             "one server, mesh; --op %s has no SDMA inline reduce, so the mesh executor with a "
-             "local reduce",
-             a2_reduce_name(p->op));
-    return;
-  }
-  if (N <= SMALL_COUNT_256_KB) {
-    c->algo = "allreduce_mesh";
-    snprintf(c->hccl, sizeof c->hccl, "AllReduceMeshSmallCountExecutor");
-    snprintf(c->why, sizeof c->why,
-             "one server, mesh, SDMA inline reduce, %llu B <= 256 KiB (MeshTopoSelector: "
-             "small count)",
-             (unsigned long long)N);
-    return;
-  }
-  c->algo = "allreduce_sdma_mesh";
-  snprintf(c->hccl, sizeof c->hccl, "AllReduceMeshOpbaseLoopExecutor");
-  snprintf(c->why, sizeof c->why,
-           "one server, mesh, SDMA inline reduce, %llu B > 256 KiB (MeshTopoSelector: loop)",
-           (unsigned long long)N);
+static situation situate(const a2_config *cfg, a2_hccl_device dev, const a2_coll_params *p) {
+  situation s = {p->nranks, p->nranks, 1, p->size_bytes, 0};
+  if (dev == A2_HCCL_A3)
+    s.d = p->nranks < A2_HCCL_A3_SERVER_DEVICES ? p->nranks : A2_HCCL_A3_SERVER_DEVICES;
+  else if (cfg->topology == A2_TOPO_TWO_LEVEL && cfg->group_size && cfg->group_size < p->nranks)
+    s.d = cfg->group_size;
+  if (s.d == 0) s.d = 1;
+  s.m = (s.P + s.d - 1) / s.d;
+  uint64_t total = s.N * s.P;
+  s.cond |= s.m > 1 ? C_MULTI : C_ONE;
+  if (dev == A2_HCCL_A2 && cfg->topology == A2_TOPO_RING) s.cond |= C_RING;
+  if (p->op == A2_RED_SUM) s.cond |= C_INLINE;
+  if (s.d > 2) s.cond |= C_D_GT2;
+  if (s.d > 1) s.cond |= C_D_GT1;
+  if (s.P > 2) s.cond |= C_P_GT2;
+  if (s.d % 4 == 0) s.cond |= C_D_MOD4;
+  if (is_pow2(s.P)) s.cond |= C_P_POW2;
+  if (total > CCL_BUFFER) s.cond |= C_BIG;
+  uint64_t ag_bufs = s.d % 4 == 0 ? 4 : s.d % 2 == 0 ? 2 : 1;
+  if (total > ag_bufs * CCL_BUFFER) s.cond |= C_AG_DMA_LIMIT;
+  if (is_pow2(s.P) && total > 2 * CCL_BUFFER) s.cond |= C_RS_DMA_LIMIT;
+  return s;
 }
 
-/* coll_alg_operator.cc SelectAlgoTypeForAllReduce: m servers of d devices,
- * a fixed 60 us a step and the NIC's bandwidth; ties go Ring > NHR > HD. */
-static void level1_a2(const a2_config *cfg, const a2_coll_params *p, uint32_t d,
-                      a2_hccl_choice *c) {
-  double m = ceil((double)p->nranks / d), N = (double)p->size_bytes;
-  double bw = (double)(cfg->nic_bw ? cfg->nic_bw : cfg->link_bw), t = N / d / bw * 1e6; /* us */
-  double ring = 2 * (m - 1) * LEVEL1_DELAY_US + 2 * (m - 1) / m * t;
-  double lg = ceil(log2(m));
-  double nhr = 2 * lg * LEVEL1_DELAY_US + 2 * (m - 1) / m * t;
-  int pow2 = ((uint32_t)m & ((uint32_t)m - 1)) == 0;
-  double hd = pow2 ? 2 * log2(m) * LEVEL1_DELAY_US + 2 * (m - 1) / m * t
-                   : 2 * lg * LEVEL1_DELAY_US + 2 * (2 * m - 1) / m * t;
-  const char *l1 = nhr < ring ? "NHR" : "Ring";
+static int size_ok(const rule *r, const situation *s) {
+  switch (r->test) {
+  case T_ANY: return 1;
+  case T_LE: return s->N <= r->lim;
+  case T_LE_P: return s->N <= r->lim * s->P;
+  case T_LE_D: return s->N <= r->lim * s->d;
+  case T_LE_PER_SERVER: return s->N * s->m <= r->lim;
+  case T_GE: return s->N >= r->lim;
+  }
+  return 0;
+}
+
+/* coll_alg_operator.cc SelectAlgoTypeFor*: m servers of d devices, a fixed
+ * 60 us a step and the NIC's bandwidth; ties go Ring > NHR > HD. Writes
+ * the costs into why, returns "ring", "nhr" or "rhd". */
+static const char *level1_cost(const op_rules *o, const a2_config *cfg, const situation *s,
+                               char *why, size_t n) {
+  double m = s->m, D = LEVEL1_DELAY_US, lg = ceil(log2(m));
+  double bw = (double)(cfg->nic_bw ? cfg->nic_bw : cfg->link_bw);
+  int pow2 = is_pow2(s->m);
+  double ring, nhr, hd;
+  if (o->cost == COST_ALLREDUCE) { /* both halves: factor 2, a server's share N/d */
+    double t = (double)s->N / s->d / bw * 1e6;
+    ring = 2 * (m - 1) * D + 2 * (m - 1) / m * t;
+    nhr = 2 * lg * D + 2 * (m - 1) / m * t;
+    hd = pow2 ? 2 * log2(m) * D + 2 * (m - 1) / m * t : 2 * lg * D + 2 * (2 * m - 1) / m * t;
+  } else { /* one pass of N x P, a loop at most the CCL buffer's share */
+    uint64_t per_loop = CCL_BUFFER / s->P;
+    double t = (double)(s->N < per_loop ? s->N : per_loop) * s->P / bw * 1e6;
+    ring = (m - 1) * D + (m - 1) / m * t;
+    nhr = lg * D + (m - 1) / m * t;
+    hd = pow2 ? log2(m) * D + (m - 1) / m * t : lg * D + (2 * m - 1) / m * t;
+  }
+  const char *l1 = nhr < ring ? "nhr" : "ring";
   double best = nhr < ring ? nhr : ring;
-  if (hd < best) l1 = "HD";
-  c->algo = !strcmp(l1, "Ring")  ? "allreduce_ring"
-            : !strcmp(l1, "NHR") ? "allreduce_nhr"
-                                 : "allreduce_rhd";
-  snprintf(c->hccl, sizeof c->hccl, "AllReduceMeshExecutor, level-1 %s", l1);
-  snprintf(c->why, sizeof c->why,
-           "%.0f servers of %u: level-1 costs (60 us a step, NIC %.0f GB/s): Ring %.1f us, "
-           "NHR %.1f us, HD %.1f us -> %s (ties: Ring > NHR > HD); the built-ins have no "
-           "hierarchical all-reduce, so %s over all %u ranks stands in",
-           m, d, bw / 1e9, ring, nhr, hd, l1, c->algo, p->nranks);
+  if (hd < best) l1 = "rhd";
+  snprintf(why, n,
+           "level-1 costs (60 us a step, NIC %.0f GB/s): Ring %.1f us, NHR %.1f us, HD %.1f us "
+           "(ties: Ring > NHR > HD)",
+           bw / 1e9, ring, nhr, hd);
+  return l1;
 }
 
-static void choose_a3(const a2_coll_params *p, a2_hccl_choice *c) {
-  uint32_t d = p->nranks < A2_HCCL_A3_SERVER_DEVICES ? p->nranks : A2_HCCL_A3_SERVER_DEVICES;
-  uint32_t servers = (p->nranks + A2_HCCL_A3_SERVER_DEVICES - 1) / A2_HCCL_A3_SERVER_DEVICES;
-  uint64_t N = p->size_bytes;
-  c->source = "all_reduce_operator.cc SelectAlgfor91093";
-  if (servers > 1 && d > 2 && N <= SMALL_COUNT_1_MB * d) {
-    c->algo = "allreduce_nhr";
-    snprintf(c->hccl, sizeof c->hccl, "AllReduceComm, level-1 NHR");
-    snprintf(c->why, sizeof c->why,
-             "A3, %u servers of %u dies in one super-node, %llu B <= 1 MiB x %u "
-             "(smallCountOptimMultiServer): NHR over all ranks (allreduce_nhr)",
-             servers, d, (unsigned long long)N, d);
-  } else if (servers == 1 && inline_reduce(p) && p->nranks > 2 &&
-             N <= SMALL_COUNT_512_KB * p->nranks) {
-    c->algo = "allreduce_mesh";
-    snprintf(c->hccl, sizeof c->hccl, "AllReduceMeshSmallCountExecutor");
-    snprintf(c->why, sizeof c->why,
-             "A3, one server, SDMA inline reduce, %llu B <= 512 KiB x P "
-             "(smallCountOptimSingleServer)",
-             (unsigned long long)N);
-  } else {
-    c->algo = "allreduce_ring";
-    snprintf(c->hccl, sizeof c->hccl, "AllReduce double-ring executor");
-    snprintf(c->why, sizeof c->why,
-             "A3, %llu B: the double-ring executors; Double-Ring is not a built-in, the single "
-             "ring stands in",
-             (unsigned long long)N);
-  }
+static const char *l1_hccl_name(const char *l1) {
+  return !strcmp(l1, "ring") ? "Ring" : !strcmp(l1, "nhr") ? "NHR" : "HD";
 }
 
 a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
                        const a2_coll_params *p, const char *force, a2_hccl_choice *c, a2_err *err) {
   memset(c, 0, sizeof *c);
-  if (!a2_hccl_is_op(op))
-    return a2_err_set(err, A2_E_INPUT, "--algo", 0, 0, "'%s': the chooser takes 'allreduce'", op);
+  const op_rules *o = find_op(op);
+  if (!o)
+    return a2_err_set(err, A2_E_INPUT, "--algo", 0, 0, "'%s': the chooser takes %s", op ? op : "",
+                      a2_hccl_ops());
   if (force) {
-    int ok = 0;
-    for (const char *const *n = allreduce_cands; *n; n++) ok |= !strcmp(*n, force);
-    if (!ok)
-      return a2_err_set(err, A2_E_INPUT, "--hccl-algo", 0, 0,
-                        "'%s' is not an all-reduce built-in (allreduce_mesh, "
-                        "allreduce_two_phase, allreduce_sdma_mesh, allreduce_ring, "
-                        "allreduce_rhd, allreduce_nhr)",
-                        force);
-    c->algo = force;
-    c->forced = 1;
-    snprintf(c->hccl, sizeof c->hccl, "forced");
-    snprintf(c->why, sizeof c->why, "forced by --hccl-algo (as HCCL_ALGO forces HCCL's)");
-    c->source = "--hccl-algo";
-    return A2_OK;
+    const char *names[64];
+    uint32_t n = a2_hccl_candidates(op, names, 64);
+    char list[512] = "";
+    for (uint32_t i = 0; i < n; i++) {
+      if (!strcmp(names[i], force)) {
+        c->algo = names[i];
+        c->forced = 1;
+        snprintf(c->hccl, sizeof c->hccl, "forced");
+        snprintf(c->why, sizeof c->why, "forced by --hccl-algo (as HCCL_ALGO forces HCCL's)");
+        c->source = "--hccl-algo";
+        return A2_OK;
+      }
+      size_t l = strlen(list);
+      snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", names[i]);
+    }
+    return a2_err_set(err, A2_E_INPUT, "--hccl-algo", 0, 0, "'%s' is not %s built-in (%s)", force,
+                      o->label, list);
   }
-  if (dev == A2_HCCL_A3) {
-    choose_a3(p, c);
+  situation s = situate(cfg, dev, p);
+  const rule *r = dev == A2_HCCL_A3 ? o->a3 : o->a2;
+  for (; r->hccl; r++)
+    if ((s.cond & r->need) == r->need && !(s.cond & r->deny) && size_ok(r, &s)) break;
+  c->source = dev == A2_HCCL_A3 ? o->source_a3 : o->source_a2;
+  char l1why[256] = "";
+  const char *l1 = r->l1 == L1_HD ? "rhd" : r->l1 == L1_NHR ? "nhr" : NULL;
+  if (r->l1 == L1_COST) l1 = level1_cost(o, cfg, &s, l1why, sizeof l1why);
+  if (l1) {
+    snprintf(c->hccl, sizeof c->hccl, "%s, level-1 %s", r->hccl, l1_hccl_name(l1));
+    snprintf(c->name, sizeof c->name, r->algo, l1);
   } else {
-    uint32_t d =
-        cfg->topology == A2_TOPO_TWO_LEVEL && cfg->group_size ? cfg->group_size : p->nranks;
-    c->source = "all_reduce_operator.cc SelectAlgfor910B, coll_alg_operator.cc";
-    if (p->nranks <= d)
-      one_server_a2(cfg, p, c);
-    else
-      level1_a2(cfg, p, d, c);
+    snprintf(c->hccl, sizeof c->hccl, "%s", r->hccl);
+    snprintf(c->name, sizeof c->name, "%s", r->algo);
   }
-  if (!runs(c->algo, p)) { /* e.g. the SDMA mesh and NHR need N in P chunks */
-    const char *fallback = !strcmp(c->algo, "allreduce_sdma_mesh") ? "allreduce_mesh"
-                           : !strcmp(c->algo, "allreduce_nhr")     ? "allreduce_rhd"
-                                                                   : "allreduce_ring";
-    if (!runs(fallback, p)) fallback = "allreduce_mesh"; /* runs any whole elements */
+  const a2_collective *named = a2_collective_find(c->name);
+  c->algo = named ? named->name : c->name; /* static once it is a built-in */
+  int w = snprintf(c->why, sizeof c->why, "%s; N = %llu B, P = %u: %u server%s of %u", r->why,
+                   (unsigned long long)s.N, s.P, s.m, s.m > 1 ? "s" : "", s.d);
+  if (l1why[0] && w > 0 && (size_t)w < sizeof c->why)
+    snprintf(c->why + w, sizeof c->why - w, "; %s", l1why);
+  if (!runs(c->algo, p)) {
+    const char *fb = o->fallback_other;
+    for (const fallback *f = o->fallbacks; f->from; f++)
+      if (!strcmp(f->from, c->algo)) fb = f->to;
+    if (!strcmp(fb, c->algo) || !runs(fb, p)) fb = o->last_resort;
     size_t n = strlen(c->why);
-    snprintf(c->why + n, sizeof c->why - n, "; %s cannot run this size or P, so %s", c->algo,
-             fallback);
-    c->algo = fallback;
+    snprintf(c->why + n, sizeof c->why - n, "; %s %s, so %s", c->algo,
+             a2_collective_find(c->algo) ? "cannot run this size or P" : "is not a built-in", fb);
+    c->algo = fb;
   }
   return A2_OK;
 }

@@ -1,8 +1,10 @@
-/* Choosing an all-reduce as HCCL does (docs/collectives.md, "Choosing as
- * HCCL does"): the rules of HCCL's operator sources (all_reduce_operator.cc
- * SelectAlgfor910B / SelectAlgfor91093, coll_alg_operator.cc
- * SelectAlgoTypeForAllReduce) for single-operator mode, AIV mode off,
- * non-deterministic reduction, mapped onto the built-ins. */
+/* Choosing an all-reduce, all-gather, reduce-scatter, all-to-all or
+ * broadcast as HCCL does (docs/collectives.md, "Choosing as HCCL does"):
+ * the rules of HCCL's operator sources (all_reduce_operator.cc,
+ * all_gather_operator.cc, reduce_scatter_operator.cc, alltoall_operator.cc,
+ * broadcast_operator.cc: SelectAlgfor910B / SelectAlgfor91093;
+ * coll_alg_operator.cc SelectAlgoTypeFor*) for single-operator mode, AIV
+ * mode off, non-deterministic reduction, mapped onto the built-ins. */
 #ifndef A2_HCCL_CHOOSE_H
 #define A2_HCCL_CHOOSE_H
 
@@ -21,24 +23,35 @@ typedef enum { A2_HCCL_A2 = 0, A2_HCCL_A3 = 1 } a2_hccl_device; /* 910B, 910_93 
 #define A2_HCCL_A3_SERVER_DEVICES 16
 
 typedef struct {
-  const char *algo; /* the built-in that runs it */
+  const char *algo; /* the built-in that runs it (static: a registry name) */
+  char name[48];    /* the built-in the rule names (it may not exist; then algo falls back) */
   char hccl[96];    /* HCCL's executor (and inter-server algorithm) */
   char why[640];    /* the rule that fired, with its numbers */
   const char *source;
   int forced; /* --hccl-algo chose it */
 } a2_hccl_choice;
 
-/* Whether `name` is an operation the chooser takes ("allreduce"). */
+/* Whether `name` is an operation the chooser takes (a2_hccl_ops()). */
 int a2_hccl_is_op(const char *name);
 
-/* Choose for an all-reduce of N bytes a rank over P ranks on cfg. force:
- * NULL, or a built-in name (as HCCL_ALGO forces HCCL's), which is checked
- * to be an all-reduce. A2_E_INPUT naming --hccl-algo for an unknown one. */
+/* Whether `name` is an operation that is not also a built-in's name
+ * ("allreduce"): `run --algo NAME` chooses without --hccl. */
+int a2_hccl_implicit(const char *name);
+
+/* The operations, comma-separated (static text for messages). */
+const char *a2_hccl_ops(void);
+
+/* Choose for operation `op` (N = p->size_bytes a rank as that built-in
+ * takes it, P ranks) on cfg. force: NULL, or a built-in name (as HCCL_ALGO
+ * forces HCCL's), which is checked to be one of op's candidates.
+ * A2_E_INPUT naming --algo for an unknown op, --hccl-algo for an unknown
+ * or foreign built-in. */
 a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
                        const a2_coll_params *p, const char *force, a2_hccl_choice *c, a2_err *err);
 
-/* The built-ins an --explain runs for `op`, NULL-terminated. */
-const char *const *a2_hccl_candidates(const char *op);
+/* The built-ins an --explain runs for `op`: every registry row named op or
+ * op_*, in registry order, at most max into out (static names); the count. */
+uint32_t a2_hccl_candidates(const char *op, const char **out, uint32_t max);
 
 #ifdef __cplusplus
 }

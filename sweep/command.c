@@ -50,9 +50,10 @@ static int closing_line(const a2_sweep *s, const a2_sweep_row *rows, int nplots)
   }
   printf(
       "\n%zu point%s: %zu OK, %zu refused, %zu failed, %zu errors; wrote %s/sweep.csv, "
-      "%s/crossovers.txt, %s/plot.gp and %d PNG%s%s\n",
+      "%s/crossovers.txt, %s%s%s/plot.gp and %d PNG%s%s\n",
       s->npoints, s->npoints == 1 ? "" : "s", nok, nrefused, nfail, nerror, s->out_dir, s->out_dir,
-      s->out_dir, nplots < 0 ? 0 : nplots, nplots == 1 ? "" : "s",
+      s->hccl_op ? s->out_dir : "", s->hccl_op ? "/hccl.txt, " : "", s->out_dir,
+      nplots < 0 ? 0 : nplots, nplots == 1 ? "" : "s",
       nplots < 0 ? " (plots skipped: no gnuplot)"
       : nplots   ? ""
                  : " (nothing to plot)");
@@ -117,6 +118,7 @@ int a2_sweep_main(int argc, char **argv) {
   int nplots = 0;
   if (!rc && w.rank == 0) rc = a2_sweep_write_csv(&s, rows);
   if (!rc && w.rank == 0) rc = write_crossovers(&s, rows);
+  if (!rc && w.rank == 0) rc = a2_sweep_hccl_write(&s, rows);
   if (!rc && w.rank == 0) rc = a2_sweep_plot(&s, rows, &nplots);
   if (!rc && w.rank == 0) rc = closing_line(&s, rows, nplots);
   for (size_t i = 0; i < s.npoints; i++) a2_sweep_row_free(&rows[i]);

@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include "collectives/collective.h"
+#include "collectives/hccl_choose.h"
 #include "common/units.h"
 #include "sweep/sweep.h"
 
 static const char sweep_usage[] =
-    "usage: a2a3sim sweep --algo A,B,.. --ranks P,Q,.. --sizes SPEC\n"
+    "usage: a2a3sim sweep (--algo A,B,.. | --hccl OP) --ranks P,Q,.. --sizes SPEC\n"
+    "                     [--algo A,B,..] [--hccl OP [--hccl-device a2|a3]]\n"
     "                     [--set KEY=V1,V2,..]... [--config FILE] [--jobs N] -o DIR\n"
     "\n"
     "Runs `a2a3sim run --json` for every point of the grid algos x ranks x sizes x\n"
@@ -23,6 +25,11 @@ static const char sweep_usage[] =
     "printed): which algorithm is fastest at each size.\n"
     "\n"
     "  --algo LIST        built-in collectives, comma-separated (a2a3sim list)\n"
+    "  --hccl OP          also HCCL's choice for OP (allreduce, allgather, reduce_scatter,\n"
+    "                     all_to_all, broadcast) at every point: an 'hccl' line in the\n"
+    "                     plots and hccl.txt, where it misses the measured best; the\n"
+    "                     chosen built-ins join --algo, which defaults to OP's built-ins\n"
+    "  --hccl-device D    with --hccl: the rules of a2 (910B, default) or a3 (910_93)\n"
     "  --ranks LIST       rank counts, comma-separated: 2,4,8\n"
     "  --sizes SPEC       bytes per rank: 256B..64MiB:x4 (from 256 B, times 4 while\n"
     "                     <= 64 MiB), 1KiB..8KiB:+1KiB (steps of 1 KiB), or a list\n"
@@ -314,7 +321,7 @@ static int prepare_dir(const char *dir) {
 }
 
 int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
-  enum { O_ALGO = 256, O_RANKS, O_SIZES, O_SET, O_CONFIG, O_JOBS, O_HELP };
+  enum { O_ALGO = 256, O_RANKS, O_SIZES, O_SET, O_CONFIG, O_JOBS, O_HELP, O_HCCL, O_HCCL_DEVICE };
   static const struct option longs[] = {{"algo", required_argument, 0, O_ALGO},
                                         {"ranks", required_argument, 0, O_RANKS},
                                         {"sizes", required_argument, 0, O_SIZES},
@@ -323,11 +330,13 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
                                         {"jobs", required_argument, 0, O_JOBS},
                                         {"output", required_argument, 0, 'o'},
                                         {"help", no_argument, 0, O_HELP},
+                                        {"hccl", required_argument, 0, O_HCCL},
+                                        {"hccl-device", required_argument, 0, O_HCCL_DEVICE},
                                         {0, 0, 0, 0}};
   memset(s, 0, sizeof *s);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   s->jobs = cpus > 0 ? (unsigned)cpus : 1;
-  bool have_jobs = false;
+  bool have_jobs = false, have_device = false;
   opterr = 0;
   optind = 1;
   int c, rc;
@@ -362,6 +371,20 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
       s->jobs = (unsigned)v;
       break;
     }
+    case O_HCCL:
+      if (s->hccl_op) return a2_cmd_usage_error("--hccl", "given twice");
+      if (!a2_hccl_is_op(optarg))
+        return a2_cmd_usage_error("--hccl", "unknown operation '%s'; expected one of %s", optarg,
+                                  a2_hccl_ops());
+      s->hccl_op = optarg;
+      break;
+    case O_HCCL_DEVICE:
+      if (!strcmp(optarg, "a2") || !strcmp(optarg, "a3"))
+        s->hccl_device = optarg[1] == '3';
+      else
+        return a2_cmd_usage_error("--hccl-device", "expected a2 or a3, got '%s'", optarg);
+      have_device = true;
+      break;
     case 'o':
       if (s->out_dir) return a2_cmd_usage_error("-o", "given twice");
       s->out_dir = optarg;
@@ -374,8 +397,9 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
     if (rc) return rc;
   }
   if (optind < argc) return a2_cmd_usage_error(argv[optind], "unexpected argument");
-  if (!s->algos)
+  if (!s->algos && !s->hccl_op)
     return a2_cmd_usage_error("--algo", "required: a comma-separated list (see a2a3sim list)");
+  if (have_device && !s->hccl_op) return a2_cmd_usage_error("--hccl-device", "only with --hccl OP");
   if (!s->ranks)
     return a2_cmd_usage_error("--ranks", "required: a comma-separated list such as 2,4,8");
   if (!s->sizes) return a2_cmd_usage_error("--sizes", "required; %s", sizes_expected);
@@ -388,6 +412,8 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
       return a2_cmd_usage_error(NULL, "the grid has more than %d points", A2_SWEEP_MAX_POINTS);
     s->ncombos *= s->sets[i].nvalues;
   }
+  if ((rc = check_sets(s))) return rc;
+  if (s->hccl_op && (rc = a2_sweep_hccl_prepare(s))) return rc; /* may add algorithms */
   const size_t factors[] = {s->nalgos, s->nranks, s->nsizes, s->ncombos};
   s->npoints = 1;
   for (size_t i = 0; i < 4; i++) {
@@ -395,11 +421,14 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
       return a2_cmd_usage_error(NULL, "the grid has more than %d points", A2_SWEEP_MAX_POINTS);
     s->npoints *= factors[i];
   }
-  if ((rc = check_sets(s))) return rc;
   return prepare_dir(s->out_dir);
 }
 
 void a2_sweep_free(a2_sweep *s) {
+  if (s->hccl_exec)
+    for (size_t i = 0; i < s->nranks * s->nsizes * s->ncombos; i++) free(s->hccl_exec[i]);
+  free(s->hccl_exec);
+  free(s->hccl_pick);
   free_list(s->algos, s->nalgos);
   free(s->ranks);
   free(s->sizes);

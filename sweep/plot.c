@@ -105,6 +105,19 @@ static bool busbw_positive(const a2_sweep *s, const a2_sweep_row *rows, size_t r
   return true;
 }
 
+/* the point of the built-in HCCL picks at (rank, size, combo) */
+static const a2_sweep_row *hccl_row(const a2_sweep *s, const a2_sweep_row *rows, size_t rank,
+                                    size_t size, size_t combo) {
+  size_t a = s->hccl_pick[a2_sweep_hccl_index(s, rank, size, combo)];
+  return &rows[a2_sweep_point_of(s, (a2_sweep_coord){a, rank, size, combo})];
+}
+
+static bool hccl_has_data(const a2_sweep *s, const a2_sweep_row *rows, size_t rank, size_t combo) {
+  for (size_t z = 0; s->hccl_op && z < s->nsizes; z++)
+    if (point_ok(hccl_row(s, rows, rank, z, combo))) return true;
+  return false;
+}
+
 static void data_blocks(const a2_sweep *s, const a2_sweep_row *rows, FILE *f) {
   fputs(
       "# The data: one block per (rank count, --set combination, algorithm), the OK\n"
@@ -125,6 +138,19 @@ static void data_blocks(const a2_sweep *s, const a2_sweep_row *rows, FILE *f) {
         }
         fputs("EOD\n", f);
       }
+  for (size_t r = 0; s->hccl_op && r < s->nranks; r++)
+    for (size_t c = 0; c < s->ncombos; c++) {
+      if (!hccl_has_data(s, rows, r, c)) continue;
+      fprintf(f, "# HCCL's choice for %s: the chosen built-in's point at each size\n", s->hccl_op);
+      fprintf(f, "$d_r%zu_c%zu_hccl << EOD\n", r, c);
+      for (size_t z = 0; z < s->nsizes; z++) {
+        const a2_sweep_row *row = hccl_row(s, rows, r, z, c);
+        if (point_ok(row))
+          fprintf(f, "%llu %s %s\n", (unsigned long long)s->sizes[z], row->time_ns,
+                  row->busbw_gbps);
+      }
+      fputs("EOD\n", f);
+    }
   fputc('\n', f);
 }
 
@@ -157,6 +183,15 @@ static void plot_group(const a2_sweep *s, const a2_sweep_row *rows, const plot_k
             first ? "" : ", \\\n     ", rank, combo, a, k->using, a % 10 + 1);
     gp_string(f, s->algos[a]);
     first = false;
+  }
+  if (hccl_has_data(s, rows, rank, combo)) { /* thick and translucent grey, beside the candidates */
+    char t[64];
+    snprintf(t, sizeof t, "hccl (%s)", s->hccl_op);
+    fprintf(f,
+            "%s$d_r%zu_c%zu_hccl using %s with lines linewidth 7 linecolor rgb \"#80000000\" "
+            "dashtype 1 title ",
+            first ? "" : ", \\\n     ", rank, combo, k->using);
+    gp_string(f, t);
   }
   fputc('\n', f);
 }

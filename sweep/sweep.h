@@ -9,6 +9,8 @@
  *   csv.c         sweep.csv
  *   crossovers.c  the crossover table (stdout and crossovers.txt)
  *   plot.c        plot.gp and the PNGs (gnuplot as a child process)
+ *   hccl.c        --hccl OP: HCCL's choice at every point, its series and where
+ *                 it misses the measured best (stdout and hccl.txt)
  *   mpi.c         optional: the points split over MPI ranks (-DA2_MPI=ON)
  * A point is a child `a2a3sim run` process, so the sweep needs no model:
  * it uses the configs (to check --set values before any point runs) and the
@@ -54,6 +56,12 @@ typedef struct {
   const char *config_path; /* --config, NULL = built-in default */
   const char *out_dir;     /* -o */
   unsigned jobs;           /* --jobs */
+  const char *hccl_op;     /* --hccl OP, NULL = none */
+  int hccl_device;         /* --hccl-device a2|a3 (a2_hccl_device) */
+  /* with --hccl: per (rank, size, combo), index a2_sweep_hccl_index: the
+   * built-in HCCL's rule picks (an index into algos) and its executor */
+  size_t *hccl_pick;
+  char **hccl_exec;
 } a2_sweep;
 
 /* What one point produced (row.c). Number fields are the JSON text
@@ -131,6 +139,17 @@ void a2_sweep_crossovers(const a2_sweep *s, const a2_sweep_row *rows, FILE *out)
  * missing: *nplots = -1), an exit code after printing an error, or
  * (negated) a signal. */
 int a2_sweep_plot(const a2_sweep *s, const a2_sweep_row *rows, int *nplots);
+
+/* hccl.c: with --hccl OP (s->hccl_op), choose at every (rank, size,
+ * combo) as HCCL does, adding the chosen built-ins missing from --algo
+ * (before s->npoints is counted). 0 or an exit code (error printed). */
+int a2_sweep_hccl_prepare(a2_sweep *s);
+size_t a2_sweep_hccl_index(const a2_sweep *s, size_t rank, size_t size, size_t combo);
+/* The report: HCCL's pick against the measured best at every size, and
+ * the points where they differ, with by how much. */
+void a2_sweep_hccl_report(const a2_sweep *s, const a2_sweep_row *rows, FILE *out);
+/* DIR/hccl.txt and stdout (nothing without --hccl); 0 or an exit code. */
+int a2_sweep_hccl_write(const a2_sweep *s, const a2_sweep_row *rows);
 
 /* Shared small helpers (grid.c). */
 char *a2_sweep_strdup(const char *s);

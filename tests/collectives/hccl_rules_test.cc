@@ -1,0 +1,199 @@
+// The chooser's rules for every operation (collectives/hccl_choose.c,
+// docs/collectives.md "Choosing as HCCL does"): HCCL's executor for each
+// case of its operator sources on the A2 server, the A2 cluster, a ring and
+// the A3 super-node, and the built-in that runs it - the named one when it
+// is a built-in that runs the parameters, otherwise the fallback, which the
+// explanation names. The rules are checked by HCCL's executor string, so
+// they hold whichever built-ins exist.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "collectives/hccl_choose.h"
+#include "configs/config.h"
+
+namespace a2test {
+namespace {
+
+a2_config Load(const char *file, uint32_t ranks = 0) {
+  a2_config cfg;
+  a2_err e{};
+  EXPECT_EQ(a2_config_load((std::string(A2_SOURCE_DIR) + "/configs/" + file).c_str(), &cfg, &e),
+            A2_OK)
+      << e.msg;
+  if (ranks) {
+    EXPECT_EQ(a2_config_set(&cfg, "interconnect.ranks", std::to_string(ranks).c_str(), &e), A2_OK);
+  }
+  return cfg;
+}
+
+a2_coll_params Params(const a2_config &cfg, uint32_t P, uint64_t N, a2_reduce_op op) {
+  a2_coll_params p{};
+  p.nranks = P;
+  p.size_bytes = N;
+  p.cores = 1;
+  p.op = op;
+  p.dtype = A2_FP32;
+  p.ub_bytes = cfg.ub_bytes;
+  return p;
+}
+
+struct Pick {
+  std::string hccl, name, algo, why;
+};
+
+Pick Choose(const char *op, const a2_config &cfg, a2_hccl_device dev, uint32_t P, uint64_t N,
+            a2_reduce_op rop = A2_RED_SUM) {
+  a2_coll_params p = Params(cfg, P, N, rop);
+  a2_hccl_choice c;
+  a2_err e{};
+  EXPECT_EQ(a2_hccl_choose(op, &cfg, dev, &p, nullptr, &c, &e), A2_OK) << e.msg;
+  return {c.hccl, c.name, c.algo ? c.algo : "", c.why};
+}
+
+bool Runs(const std::string &algo, const a2_config &cfg, uint32_t P, uint64_t N) {
+  const a2_collective *c = a2_collective_find(algo.c_str());
+  a2_coll_params p = Params(cfg, P, N, A2_RED_SUM);
+  a2_err e{};
+  return c && (!c->check || !c->check(&p, &e));
+}
+
+// The rule named `name`; the run is that built-in when it exists and runs
+// the parameters, else `fallback`, and the explanation says why.
+void ExpectNamed(const Pick &k, const std::string &name, const std::string &fallback,
+                 const a2_config &cfg, uint32_t P, uint64_t N) {
+  EXPECT_EQ(k.name, name) << k.why;
+  if (Runs(name, cfg, P, N)) {
+    EXPECT_EQ(k.algo, name) << k.why;
+  } else {
+    EXPECT_EQ(k.algo, fallback) << k.why;
+    EXPECT_NE(k.why.find("so " + fallback), std::string::npos) << k.why;
+  }
+}
+
+TEST(HcclRules, OneA2ServerMeshExecutors) {
+  a2_config cfg = Load("a2-8p-hccs.yaml");
+  Pick k = Choose("allgather", cfg, A2_HCCL_A2, 8, 64 << 10);
+  EXPECT_EQ(k.hccl, "AllGatherMeshOpbaseExecutor");
+  EXPECT_EQ(k.algo, "allgather");
+  EXPECT_EQ(Choose("reduce_scatter", cfg, A2_HCCL_A2, 8, 64 << 10).hccl,
+            "ReduceScatterMeshDmaEliminationExecutor");
+  k = Choose("reduce_scatter", cfg, A2_HCCL_A2, 8, 64 << 10, A2_RED_MAX);
+  EXPECT_EQ(k.hccl, "ReduceScatterMeshExecutor");  // no inline reduce for max
+  EXPECT_EQ(k.algo, "reduce_scatter");
+  k = Choose("broadcast", cfg, A2_HCCL_A2, 8, 1 << 20);
+  EXPECT_EQ(k.hccl, "BroadCastMeshExecutor");
+  EXPECT_EQ(k.algo, "broadcast");
+  // all-to-all: pairwise while N x P fits the 200 MiB CCL buffer, then every block at once
+  k = Choose("all_to_all", cfg, A2_HCCL_A2, 8, 25 << 20);
+  EXPECT_EQ(k.hccl, "RunAlltoAllVFullMesh");
+  EXPECT_EQ(k.algo, "all_to_all_pairwise");
+  k = Choose("all_to_all", cfg, A2_HCCL_A2, 8, (25 << 20) + 64);
+  EXPECT_EQ(k.hccl, "RunAlltoAllDirectFullmesh");
+  EXPECT_EQ(k.algo, "all_to_all");
+}
+
+TEST(HcclRules, RingTopologyRingExecutors) {
+  a2_config cfg = Load("ring-8.yaml");
+  Pick k = Choose("allgather", cfg, A2_HCCL_A2, 8, 4096);
+  EXPECT_EQ(k.hccl, "AllGatherRingExecutor");
+  ExpectNamed(k, "allgather_ring", "allgather", cfg, 8, 4096);
+  k = Choose("reduce_scatter", cfg, A2_HCCL_A2, 8, 4096);
+  EXPECT_EQ(k.hccl, "ReduceScatterRingExecutor");
+  ExpectNamed(k, "reduce_scatter_ring", "reduce_scatter", cfg, 8, 4096);
+  EXPECT_EQ(Choose("broadcast", cfg, A2_HCCL_A2, 8, 4096).hccl, "BroadCastRingExecutor");
+}
+
+TEST(HcclRules, AcrossA2ServersLevelOneByCostPipelineForLargeSlices) {
+  a2_config c16 = Load("a2-cluster.yaml", 16), c64 = Load("a2-cluster.yaml", 64);
+  // 2 servers: Ring's one step ties NHR's, Ring wins ties
+  Pick k = Choose("allgather", c16, A2_HCCL_A2, 16, 64 << 10);
+  EXPECT_EQ(k.hccl, "AllGatherMeshExecutor, level-1 Ring");
+  ExpectNamed(k, "allgather_hier_ring", "allgather", c16, 16, 64 << 10);
+  EXPECT_NE(k.why.find("Ring "), std::string::npos) << k.why;
+  // 8 servers: NHR's 3 steps beat Ring's 7 and tie HD's (NHR wins ties)
+  k = Choose("reduce_scatter", c64, A2_HCCL_A2, 64, 64 << 10);
+  EXPECT_EQ(k.hccl, "ReduceScatterMeshExecutor, level-1 NHR");
+  ExpectNamed(k, "reduce_scatter_hier_nhr", "reduce_scatter", c64, 64, 64 << 10);
+  // from 2 MiB the level-1 Pipeline (reduce-scatter: with an inline reduce only)
+  EXPECT_EQ(Choose("allgather", c16, A2_HCCL_A2, 16, 2 << 20).hccl,
+            "AllGatherMeshOpbasePipelineExecutor");
+  EXPECT_EQ(Choose("allgather", c16, A2_HCCL_A2, 16, (2 << 20) - 64).hccl,
+            "AllGatherMeshExecutor, level-1 Ring");
+  EXPECT_EQ(Choose("reduce_scatter", c16, A2_HCCL_A2, 16, 4 << 20).hccl,
+            "ReduceScatterMeshOpbasePipelineExecutor");
+  EXPECT_EQ(Choose("reduce_scatter", c16, A2_HCCL_A2, 16, 4 << 20, A2_RED_MAX).hccl,
+            "ReduceScatterMeshExecutor, level-1 Ring");
+  // broadcast has no level-1 ring: HD
+  k = Choose("broadcast", c16, A2_HCCL_A2, 16, 1 << 20);
+  EXPECT_EQ(k.hccl, "BroadCastMeshExecutor, level-1 HD");
+  ExpectNamed(k, "broadcast_hier_rhd", "broadcast", c16, 16, 1 << 20);
+  k = Choose("all_to_all", c16, A2_HCCL_A2, 16, 4096);
+  EXPECT_EQ(k.hccl, "RunAlltoAllVStaged");
+  EXPECT_EQ(k.algo, "all_to_all_pairwise");
+  // within one server of the cluster: the server rules
+  EXPECT_EQ(Choose("allgather", c16, A2_HCCL_A2, 8, 4096).hccl, "AllGatherMeshOpbaseExecutor");
+}
+
+TEST(HcclRules, A3RulesOfSelectAlgfor91093) {
+  a2_config cfg = Load("a3-supernode.yaml");
+  EXPECT_EQ(Choose("allgather", cfg, A2_HCCL_A3, 16, 512 << 10).hccl, "AllGatherSmallCount");
+  Pick k = Choose("allgather", cfg, A2_HCCL_A3, 16, (512 << 10) + 64);
+  EXPECT_EQ(k.hccl, "AlignedAllGatherDoubleRingFor91093Executor");
+  ExpectNamed(k, "allgather_double_ring", "allgather", cfg, 16, (512 << 10) + 64);
+  // 4 servers of 16: N x 4 <= 1 MiB
+  EXPECT_EQ(Choose("allgather", cfg, A2_HCCL_A3, 64, 256 << 10).hccl, "AllGatherSmallCount");
+  k = Choose("allgather", cfg, A2_HCCL_A3, 64, 512 << 10);
+  EXPECT_EQ(k.hccl, "AlignedAllGatherDoubleRingFor91093Executor, level-1 NHR");
+  ExpectNamed(k, "allgather_hier_nhr", "allgather", cfg, 64, 512 << 10);
+  // reduce-scatter: P not a power of two and small: HD over all ranks
+  EXPECT_EQ(Choose("reduce_scatter", cfg, A2_HCCL_A3, 48, 128 << 10).hccl,
+            "ReduceScatterComm, level-1 HD");
+  EXPECT_EQ(Choose("reduce_scatter", cfg, A2_HCCL_A3, 64, 256 << 10).hccl,
+            "ReduceScatterDeterExecutor");
+  EXPECT_EQ(Choose("reduce_scatter", cfg, A2_HCCL_A3, 64, 1 << 20).hccl,
+            "AlignedReduceScatterDoubleRingFor91093Executor, level-1 NHR");
+  EXPECT_EQ(Choose("reduce_scatter", cfg, A2_HCCL_A3, 16, 256 << 10).hccl,
+            "ReduceScatterDeterExecutor");
+  EXPECT_EQ(Choose("broadcast", cfg, A2_HCCL_A3, 64, 1 << 20).hccl, "BroadCastComm, level-1 NHR");
+  EXPECT_EQ(Choose("broadcast", cfg, A2_HCCL_A3, 16, 8 << 20).hccl,
+            "BroadCastSmallCountExecutor");  // 512 KiB x 16
+  EXPECT_EQ(Choose("broadcast", cfg, A2_HCCL_A3, 16, 16 << 20).hccl,
+            "BroadCastRingFor91093Executor");
+  k = Choose("all_to_all", cfg, A2_HCCL_A3, 64, 4096);
+  EXPECT_EQ(k.hccl, "RunAlltoAllDirectFullmesh");
+  EXPECT_EQ(k.algo, "all_to_all");
+}
+
+TEST(HcclRules, CandidatesAreTheOperationsBuiltIns) {
+  const char *names[64];
+  uint32_t n = a2_hccl_candidates("broadcast", names, 64);
+  std::vector<std::string> v(names, names + n);
+  EXPECT_NE(std::find(v.begin(), v.end(), "broadcast"), v.end());
+  EXPECT_NE(std::find(v.begin(), v.end(), "broadcast_star"), v.end());
+  for (const std::string &s : v) EXPECT_EQ(s.rfind("broadcast", 0), 0u) << s;
+  n = a2_hccl_candidates("allreduce", names, 64);
+  v.assign(names, names + n);
+  EXPECT_NE(std::find(v.begin(), v.end(), "allreduce_sdma_mesh"), v.end());
+  EXPECT_EQ(std::find(v.begin(), v.end(), "gemm_allreduce"), v.end());
+  EXPECT_EQ(a2_hccl_candidates("gather", names, 64), 0u);
+}
+
+TEST(HcclRules, ForcingChecksTheOperationAndUnknownOpsAreRefused) {
+  a2_config cfg = Load("a2-8p-hccs.yaml");
+  a2_coll_params p = Params(cfg, 8, 4096, A2_RED_SUM);
+  a2_hccl_choice c;
+  a2_err e{};
+  EXPECT_EQ(a2_hccl_choose("all_to_all", &cfg, A2_HCCL_A2, &p, "all_to_all", &c, &e), A2_OK);
+  EXPECT_EQ(std::string(c.algo), "all_to_all");
+  EXPECT_TRUE(c.forced);
+  EXPECT_EQ(a2_hccl_choose("allgather", &cfg, A2_HCCL_A2, &p, "allreduce_ring", &c, &e),
+            A2_E_INPUT);
+  EXPECT_NE(std::string(e.msg).find("not an all-gather built-in"), std::string::npos) << e.msg;
+  EXPECT_EQ(a2_hccl_choose("gather", &cfg, A2_HCCL_A2, &p, nullptr, &c, &e), A2_E_INPUT);
+}
+
+}  // namespace
+}  // namespace a2test
