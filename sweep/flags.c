@@ -206,6 +206,11 @@ int a2_sweep_parse_sizes(const char *spec, uint64_t **sizes, size_t *n) {
 static int parse_algos(const char *arg, a2_sweep *s) {
   int rc = split_list("--algo", arg, &s->algos, &s->nalgos);
   for (size_t i = 0; !rc && i < s->nalgos; i++) {
+    if (!a2_collective_find(s->algos[i]) && a2_hccl_is_op(s->algos[i]))
+      return a2_cmd_usage_error("--algo",
+                                "'%s' is an operation, not a built-in: --hccl %s plots "
+                                "HCCL's choice for it",
+                                s->algos[i], s->algos[i]);
     if (!a2_collective_find(s->algos[i]))
       return a2_cmd_usage_error("--algo", "unknown algorithm '%s' (see a2a3sim list)", s->algos[i]);
     for (size_t j = 0; j < i; j++)

@@ -71,6 +71,9 @@ TEST(SweepHccl, BadHcclFlagsAreUsageErrors) {
   EXPECT_TRUE(RunFailsWithUsage({"sweep", "--algo", "allreduce_mesh", "--hccl-device", "a3",
                                  "--ranks", "2", "--sizes", "256", "-o", dir},
                                 {"--hccl-device", "only with --hccl"}));
+  EXPECT_TRUE(RunFailsWithUsage(
+      {"sweep", "--algo", "allreduce", "--ranks", "2", "--sizes", "256", "-o", dir},
+      {"--algo", "'allreduce' is an operation", "--hccl allreduce"}));
   EXPECT_FALSE(Exists(dir));
 }
 
