@@ -142,7 +142,7 @@ static a2_code parse_storage(a2t_parser *p, int kw, a2t_decl *d) {
     }
     for (uint32_t j = 0; j < count; j++) {
       a2_tile_decl *td = &a->tiles[n + j];
-      if (is_array) /* NAME[j]: in reports; never a name the text can spell */
+      if (is_array) /* NAME[j], as reports and the writer (a2t_tile_array_run) name it */
         snprintf(td->name, A2_NAME_MAX, "%s[%u]", nm, j);
       else
         snprintf(td->name, A2_NAME_MAX, "%s", nm);
@@ -193,8 +193,7 @@ static a2_code parse_golden(a2t_parser *p, a2t_decl *d) {
       if ((rc = a2t_parse_int(p, &d->e[i]))) return rc;
     return A2_OK;
   }
-  if (k == A2_GOLDEN_ALLREDUCE || k == A2_GOLDEN_REDUCE_SCATTER ||
-      k == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER || k == A2_GOLDEN_REDUCE) {
+  if (a2_golden_has_op(k)) {
     a2_reduce_op op;
     if ((rc = a2t_parse_redop(p, &op))) return rc;
     d->op = (uint8_t)op;
