@@ -63,6 +63,10 @@ TEST(RootedGoldenTest, ExamplesRunOkAndRaceFreeAtEveryRoot) {
         EXPECT_EQ(d["check"]["elements"].Int(), (long long)(c.elements_per_P * (c.wide ? P : 1)));
         EXPECT_TRUE(d["race_check"]["checked"].Bool());
         EXPECT_EQ(d["race_check"]["races"].Int(), 0);
+        // the file's card (root reads or writes, barrier rounds) is what the model counts
+        for (const char *f :
+             {"remote_read_bytes_per_rank", "remote_write_bytes_per_rank", "barrier_rounds"})
+          EXPECT_EQ(d["measured"][f].Num(), d["analytic"][f].Num()) << f;
       }
 }
 
