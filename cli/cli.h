@@ -56,6 +56,9 @@ typedef struct {
   int hccl_device;       /* --hccl-device a2|a3 (a2_hccl_device) */
   uint32_t part;         /* a fused kernel's side (a2_coll_part): set by the overlap card's
                             child runs only, no flag */
+  /* --m --k --n (elements) and --compute-cores / --comm-cores of the GEMM
+   * built-ins; 0 = not given (a2_coll_params: the defaults) */
+  uint32_t m, k, n, compute_cores, comm_cores;
 } a2_run_opts;
 
 typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;

@@ -30,7 +30,7 @@ static void factors_of(const a2_golden *g, uint32_t P, double *size, double *bus
 static void describe_builtin(const a2_collective *c, const a2_coll_params *p, const a2_config *cfg,
                              a2_run_desc *d) {
   snprintf(d->name, sizeof d->name, "%s", c->name);
-  d->size_bytes = p->size_bytes;
+  d->size_bytes = c->out_bytes ? c->out_bytes(p) : p->size_bytes;
   d->size_factor = c->size_factor(p->nranks);
   d->busbw_factor = c->busbw_factor(p->nranks);
   c->card(p, &d->card);
@@ -52,7 +52,12 @@ a2_coll_params a2_run_coll_params(const a2_run_opts *o, const a2_config *cfg) {
                           .max_cores = cfg->vector_cores,
                           .dma_queues = cfg->sdma_queues,
                           .max_cube = cfg->cube_cores,
-                          .part = o->part};
+                          .part = o->part,
+                          .m = o->m,
+                          .k = o->k,
+                          .n = o->n,
+                          .compute_cores = o->compute_cores,
+                          .comm_cores = o->comm_cores};
 }
 
 static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
@@ -87,6 +92,13 @@ static int from_trace(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, 
                         .ub_bytes = cfg->ub_bytes,
                         .seed = k->seed,
                         .root = k->root};
+    if (c->kind != A2_KIND_COMM) { /* the GEMM built-ins: the shape and the cores */
+      p.m = k->gemm.m;
+      p.k = k->gemm.k;
+      p.n = k->gemm.n;
+      p.compute_cores = k->ncube;
+      p.comm_cores = k->ncores - k->ncube;
+    }
     describe_builtin(c, &p, cfg, d);
     return 0;
   }

@@ -11,6 +11,7 @@ static const char run_usage[] =
     "usage: a2a3sim run (--algo NAME | --trace-file FILE [--param NAME=VALUE]...)\n"
     "                   (-d 0,1,2,3 | --ranks P)\n"
     "                   [--size BYTES] [--op OP] [--dtype T] [--root R] [--cores C]\n"
+    "                   [--m M] [--k K] [--n N] [--compute-cores C] [--comm-cores V]\n"
     "                   [--config FILE] [--set KEY=VALUE]... [--seed S] [--max-sim-time T]\n"
     "                   [--max-events N] [--mem-limit SIZE] [--race-memory SIZE]\n"
     "                   [--no-race-check] [--no-data] [--timeline FILE] [--json] [--profile]\n"
@@ -38,12 +39,19 @@ static const char run_usage[] =
     "                     two_level or torus grows to P NPUs (the report says so)\n"
     "  --size BYTES       bytes of each rank's slice: 256, 4KiB, 1MiB, 1MB...\n"
     "                     (default 256 = the seeds' 64 fp32; not with --trace-file;\n"
-    "                     gemm_allreduce: the GEMM's M rows, a multiple of 128)\n"
+    "                     the GEMM built-ins without --m: the GEMM's M rows)\n"
     "  --op OP            reduction: sum (default), max, min, prod\n"
     "  --dtype T          element type: fp32 (default), fp16\n"
     "  --root R           root rank of broadcast-style collectives (default 0)\n"
-    "  --cores C          vector cores per rank (default 1; gemm_allreduce: C vector\n"
-    "                     and C cube cores)\n"
+    "  --cores C          vector cores per rank (default 1; the GEMM built-ins: C cube\n"
+    "                     and C vector cores unless --compute-cores / --comm-cores)\n"
+    "  --m M, --k K, --n N  the GEMM built-ins (gemm, gemm_allreduce, allgather_gemm):\n"
+    "                     the shape in elements, M rows per rank (a multiple of 128),\n"
+    "                     K (of 256), N (of 256); not padded: pad as gemm_ar does\n"
+    "                     (default M = --size, K 256, N 512); --m is not with --size\n"
+    "  --compute-cores C  the GEMM built-ins: cube cores per rank (<= chip.cube_cores)\n"
+    "  --comm-cores V     gemm_allreduce, allgather_gemm: vector cores per rank that\n"
+    "                     communicate (<= chip.vector_cores)\n"
     "  --config FILE      YAML config (default: the built-in copy of " A2_DEFAULT_CONFIG
     ")\n"
     "  --set KEY=VALUE    override one config key, e.g. interconnect.link.bandwidth=56GB/s\n"
@@ -218,7 +226,12 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     O_EXPLAIN,
     O_HCCL_ALGO,
     O_HCCL_DEVICE,
-    O_HCCL
+    O_HCCL,
+    O_GEMM_M,
+    O_GEMM_K,
+    O_GEMM_N,
+    O_COMPUTE_CORES,
+    O_COMM_CORES
   };
   static const struct option longs[] = {{"algo", required_argument, 0, O_ALGO},
                                         {"devices", required_argument, 0, 'd'},
@@ -255,6 +268,11 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
                                         {"hccl-algo", required_argument, 0, O_HCCL_ALGO},
                                         {"hccl-device", required_argument, 0, O_HCCL_DEVICE},
                                         {"hccl", no_argument, 0, O_HCCL},
+                                        {"m", required_argument, 0, O_GEMM_M},
+                                        {"k", required_argument, 0, O_GEMM_K},
+                                        {"n", required_argument, 0, O_GEMM_N},
+                                        {"compute-cores", required_argument, 0, O_COMPUTE_CORES},
+                                        {"comm-cores", required_argument, 0, O_COMM_CORES},
                                         {0, 0, 0, 0}};
   const char *ops[A2_REDUCE_OPS];
   for (int i = 0; i < A2_REDUCE_OPS; i++) ops[i] = a2_reduce_name((a2_reduce_op)i);
@@ -262,7 +280,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   bool have_d = false, have_ranks = false, have_size = false, have_coll_flag = false;
   const char *chooser_flag = NULL; /* the first flag that asks for the chooser */
   bool noted_alias = false;
-  const char *gen_only = NULL, *run_only = NULL;
+  const char *gen_only = NULL, *run_only = NULL, *gemm_flag = NULL;
   char why[256];
   opterr = 0;
   optind = 1;
@@ -311,6 +329,26 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     case O_CORES:
       have_coll_flag = true;
       rc = parse_u32("--cores", optarg, 1, 1024, &o->cores);
+      break;
+    case O_GEMM_M:
+      gemm_flag = "--m";
+      rc = parse_u32("--m", optarg, 1, 1u << 20, &o->m);
+      break;
+    case O_GEMM_K:
+      gemm_flag = "--k";
+      rc = parse_u32("--k", optarg, 1, 1u << 20, &o->k);
+      break;
+    case O_GEMM_N:
+      gemm_flag = "--n";
+      rc = parse_u32("--n", optarg, 1, 1u << 20, &o->n);
+      break;
+    case O_COMPUTE_CORES:
+      gemm_flag = "--compute-cores";
+      rc = parse_u32("--compute-cores", optarg, 1, 1024, &o->compute_cores);
+      break;
+    case O_COMM_CORES:
+      gemm_flag = "--comm-cores";
+      rc = parse_u32("--comm-cores", optarg, 1, 1024, &o->comm_cores);
       break;
     case O_CONFIG: o->config_path = optarg; break;
     case O_PARAM:
@@ -462,6 +500,18 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   o->hccl = chooser_flag || a2_hccl_implicit(o->algo);
   if (o->nparams && !o->trace_file)
     return a2_cmd_usage_error("--param", "only with --trace-file (a trace's `param` values)");
+  if (gemm_flag && o->trace_file)
+    return a2_cmd_usage_error(gemm_flag, "a trace file fixes its own shape (use --param)");
+  if (gemm_flag && o->algo) {
+    const a2_collective *c = a2_collective_find(o->algo);
+    if (c && c->kind == A2_KIND_COMM)
+      return a2_cmd_usage_error(gemm_flag,
+                                "only for the GEMM built-ins (gemm, gemm_allreduce, "
+                                "allgather_gemm), not %s",
+                                o->algo);
+  }
+  if (o->m && have_size)
+    return a2_cmd_usage_error("--size", "not with --m: the GEMM's M is --m (or --size alone)");
   if (o->trace_file && (have_size || have_coll_flag))
     return a2_cmd_usage_error(have_size ? "--size" : "--op/--dtype/--root/--cores",
                               "a trace file fixes its own sizes and types");

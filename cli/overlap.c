@@ -1,4 +1,5 @@
-/* The overlap card of a fused GEMM + collective (gemm_allreduce): the
+/* The overlap card of a fused GEMM + collective (a registry row of kind
+ * A2_KIND_FUSED: gemm_allreduce, allgather_gemm): the
  * compute-only and communication-only kernels (a2_coll_part) are run, each
  * in a child process, beside the run itself, which is the pipelined time.
  * Sequential = compute-only + comm-only; exposed communication = pipelined -
@@ -61,11 +62,12 @@ static int side(const a2_run_opts *o, const a2_config *cfg, uint32_t part, uint6
 
 int a2_overlap_measure(const a2_run_opts *o, const a2_config *cfg, a2_overlap *ov) {
   memset(ov, 0, sizeof *ov);
-  if (!o->algo || strcmp(o->algo, "gemm_allreduce") || o->part != A2_PART_WHOLE) return 0;
+  const a2_collective *c = o->algo ? a2_collective_find(o->algo) : NULL;
+  if (!c || c->kind != A2_KIND_FUSED || o->part != A2_PART_WHOLE) return 0;
   if (side(o, cfg, A2_PART_COMPUTE, &ov->compute_ps) || side(o, cfg, A2_PART_COMM, &ov->comm_ps))
     return A2_EXIT_FAIL;
-  /* gemm_allreduce: M = --size, K = 256, N = 512 on every rank */
-  ov->flops = 2.0 * (double)o->size_bytes * 256.0 * 512.0 * o->nranks;
+  a2_coll_params p = a2_run_coll_params(o, cfg);
+  ov->flops = c->flops(&p); /* from the run's M, K, N */
   ov->valid = true;
   return 0;
 }

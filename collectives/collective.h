@@ -32,7 +32,16 @@ typedef struct {
                           cores a fused kernel uses; 0 = not checked here */
   uint32_t part;       /* fused compute + communication kernels (gemm_allreduce): which side
                           runs, a2_coll_part; the others ignore it */
+  /* The GEMM built-ins (gemm, gemm_allreduce, allgather_gemm; the others
+   * refuse them): the shape in elements, 0 = the default (M: size_bytes, K
+   * 256, N 512), and the cube / vector cores the kernel uses, 0 = `cores`. */
+  uint32_t m, k, n;
+  uint32_t compute_cores, comm_cores;
 } a2_coll_params;
+
+/* What a built-in is: a collective, a compute kernel (gemm) or a fused
+ * compute + communication kernel (an overlap card: cli/overlap.c). */
+typedef enum { A2_KIND_COMM = 0, A2_KIND_COMPUTE = 1, A2_KIND_FUSED = 2 } a2_coll_kind;
 
 /* The sides of a fused kernel: both (the kernel itself), the compute alone
  * (no communication; its golden is the local GEMM), the communication alone
@@ -75,6 +84,13 @@ typedef struct {
   /* Closed-form time (docs/timing-model.md) on an uncontended full mesh, in
    * ps; 0 when the topology is not a full mesh. */
   uint64_t (*closed_form_ps)(const a2_coll_params *p, const a2_config *cfg);
+  a2_coll_kind kind;
+  /* The GEMM built-ins: floating-point operations of the kernel over all
+   * ranks (2 M K N per rank's GEMM); NULL for collectives. */
+  double (*flops)(const a2_coll_params *p);
+  /* The GEMM built-ins: bytes of C per rank (the reports' S); NULL: S is
+   * size_factor(P) * size_bytes. */
+  uint64_t (*out_bytes)(const a2_coll_params *p);
 } a2_collective;
 
 const a2_collective *a2_collective_find(const char *name);

@@ -24,9 +24,6 @@ void a2_card_broadcast(const a2_coll_params *p, a2_card *c);
 void a2_card_allreduce_mesh(const a2_coll_params *p, a2_card *c);
 void a2_card_allgather(const a2_coll_params *p, a2_card *c);
 
-/* gemm_allreduce's parameter rules (gemm_allreduce.c): --size is M. */
-a2_code a2_check_gemm_allreduce(const a2_coll_params *p, a2_err *err);
-
 /* 2^floor(log2 P), 0 for P = 0 (allreduce_rhd.c). */
 uint32_t a2_rhd_pow2_below(uint32_t P);
 /* ceil(log2 P): the steps of each NHR phase (allreduce_nhr.c); 0 at P = 1 */

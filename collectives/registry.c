@@ -80,12 +80,6 @@ static a2_code rooted_check(const a2_coll_params *p, a2_err *err) {
   return rc ? rc : elems_check(p, err);
 }
 
-/* gemm_allreduce: --size is M; S is C's bytes, M x 512 fp16. */
-static double gemm_c_bytes(uint32_t P) {
-  (void)P;
-  return 1024.0;
-}
-
 static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
   (void)p;
   (void)cfg;
@@ -148,16 +142,38 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
       "no remote data; 1 barrier round; S = 0")                                                  \
   ROW(compose_bcast_allreduce_allgather, one, one, rooted_check, no_closed_form,                 \
       "broadcast from --root, then mesh all-reduce, then all-gather, one signal each (step 16)", \
-      "sum of the three cards: remote read (2P-1)*N per rank; 3 barrier rounds")                 \
-  ROW(gemm_allreduce, gemm_c_bytes, allreduce_bus, a2_check_gemm_allreduce, no_closed_form,      \
-      "GEMM + all-reduce fused (pto-isa gemm_ar): C cube cores compute C = A x B (M = --size, "  \
-      "K 256, N 512, fp16) tile by tile, C vector cores reduce-scatter each finished tile by "   \
-      "remote_store atomic_add into its owner and all-gather it by put",                         \
-      "remote write (T - ceil(T/P) + ceil(T/P)*(P-1)) tiles of 64 KiB at rank 0, T = M/64 "      \
-      "tiles; no remote read; rounds: the waits of the busiest vector core")
+      "sum of the three cards: remote read (2P-1)*N per rank; 3 barrier rounds")
+
+/* The GEMM built-ins, after the collectives in `list` order: GEMM_ROW(NAME,
+ * kind, bus factor, summary, card formula). NAME's file is
+ * collectives/NAME.c, which also defines a2_check_NAME, a2_flops_NAME and
+ * a2_out_bytes_NAME; S is the bytes of C per rank (out_bytes). */
+#define GEMM_BUILTINS(ROW)                                                                        \
+  ROW(gemm, A2_KIND_COMPUTE, zero,                                                                \
+      "GEMM on the cube cores of every rank (pto-isa gemm_ar tiling: 128 x 256 tiles, baseK 64, " \
+      "stepK 4, ping/pong L1 and L0, zigzag): C = A x B, --m x --k x --n fp16, fp32 accumulate",  \
+      "no communication")                                                                         \
+  ROW(gemm_allreduce, A2_KIND_FUSED, allreduce_bus,                                               \
+      "GEMM + all-reduce fused (pto-isa gemm_ar): --compute-cores cube cores compute C = A x B "  \
+      "tile by tile, --comm-cores vector cores reduce-scatter each finished tile by "             \
+      "remote_store atomic_add into its owner and all-gather it by put",                          \
+      "remote write (T - ceil(T/P) + ceil(T/P)*(P-1)) tiles of 64 KiB at rank 0, T = M/128 * "    \
+      "N/256 tiles; no remote read; rounds: the waits of the busiest vector core")                \
+  ROW(allgather_gemm, A2_KIND_FUSED, gather_bus,                                                  \
+      "all-gather + GEMM fused (pto-isa allgather_gemm): vector cores put each rank's M-row "     \
+      "slice of A to every peer in 128-row chunks while the cube cores compute the local rows, "  \
+      "then each chunk as it arrives: C = [A_0; ..; A_P-1] x B",                                  \
+      "remote write (P-1)*M*K*2 bytes per rank; no remote read; rounds: the remote tiles of "     \
+      "cube core 0 (one wait each)")
 
 #define DECLARE(NAME, ...) A2_DECLARE_COLLECTIVE(NAME);
 COLLECTIVES(DECLARE)
+#define DECLARE_GEMM(NAME, ...)                                  \
+  A2_DECLARE_COLLECTIVE(NAME);                                   \
+  a2_code a2_check_##NAME(const a2_coll_params *p, a2_err *err); \
+  double a2_flops_##NAME(const a2_coll_params *p);               \
+  uint64_t a2_out_bytes_##NAME(const a2_coll_params *p);
+GEMM_BUILTINS(DECLARE_GEMM)
 
 #define ENTRY(NAME, SIZE, BUS, CHECK, CLOSED_FORM, SUMMARY, CARD_FORMULA) \
   {.name = #NAME,                                                         \
@@ -170,7 +186,21 @@ COLLECTIVES(DECLARE)
    .def = &a2_def_##NAME,                                                 \
    .card = a2_card_##NAME,                                                \
    .closed_form_ps = CLOSED_FORM},
-static const a2_collective table[] = {COLLECTIVES(ENTRY)};
+#define GEMM_ENTRY(NAME, KIND, BUS, SUMMARY, CARD_FORMULA) \
+  {.name = #NAME,                                          \
+   .summary = SUMMARY,                                     \
+   .card_formula = CARD_FORMULA,                           \
+   .size_factor = one,                                     \
+   .busbw_factor = BUS,                                    \
+   .check = a2_check_##NAME,                               \
+   .gen = a2_gen_##NAME,                                   \
+   .def = &a2_def_##NAME,                                  \
+   .card = a2_card_##NAME,                                 \
+   .closed_form_ps = no_closed_form,                       \
+   .kind = KIND,                                           \
+   .flops = a2_flops_##NAME,                               \
+   .out_bytes = a2_out_bytes_##NAME},
+static const a2_collective table[] = {COLLECTIVES(ENTRY) GEMM_BUILTINS(GEMM_ENTRY)};
 
 const a2_collective *a2_collective_table(uint32_t *n) {
   *n = sizeof table / sizeof table[0];

@@ -50,6 +50,25 @@ TEST(OverlapCard, SidesComeFromRuns) {
   EXPECT_NE(a["overlap"]["comm_only_ps"].Int(), b["overlap"]["comm_only_ps"].Int());
 }
 
+// Every fused registry row has the card, with TFLOPS from the run's own
+// M, K, N (allgather_gemm: every rank computes all P slices); the GEMM
+// alone has none.
+TEST(OverlapCard, AllgatherGemmHasOneFromItsShapeAndGemmHasNone) {
+  JsonDoc d, g;
+  ASSERT_TRUE(RunJson({"run", "--algo", "allgather_gemm", "--ranks", "4", "--m", "256", "--k",
+                       "512", "--n", "256", "--compute-cores", "2", "--comm-cores", "2", "--json"},
+                      &d));
+  EXPECT_EQ(d["status"].Str(), "OK");
+  JsonView o = d["overlap"];
+  EXPECT_GT(o["compute_only_ps"].Int(), 0);
+  EXPECT_GT(o["comm_only_ps"].Int(), 0);
+  EXPECT_GE(o["pipelined_ps"].Int(), std::max(o["compute_only_ps"].Int(), o["comm_only_ps"].Int()));
+  EXPECT_DOUBLE_EQ(o["flops"].Num(), 2.0 * (4 * 256) * 512 * 256 * 4);
+  ASSERT_TRUE(RunJson({"run", "--algo", "gemm", "--ranks", "1", "--m", "128", "--json"}, &g));
+  EXPECT_EQ(g["status"].Str(), "OK");
+  EXPECT_TRUE(g["overlap"].is_null());
+}
+
 TEST(OverlapCard, TextShowsTheCardAndOtherCollectivesHaveNone) {
   CliResult r = RunCli({"run", "--algo", "gemm_allreduce", "-d", "0,1,2,3,4,5,6,7"});
   ASSERT_EQ(r.exit_code, 0) << r;

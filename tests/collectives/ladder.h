@@ -110,11 +110,12 @@ inline const std::vector<Ladder> &AllCollectives() {
   return v;
 }
 
-// The fused compute + communication built-ins: they take --size as the
-// GEMM's M (docs/collectives.md), so the byte-slice matrices above do not
-// apply; tests/collectives/gemm_allreduce_test.cc covers them.
+// The GEMM built-ins (the GEMM alone and the fused compute + communication
+// kernels): they take --size as the GEMM's M without --m
+// (docs/collectives.md), so the byte-slice matrices above do not apply;
+// tests/collectives/gemm_allreduce_test.cc and gemm_test.cc cover them.
 inline const std::vector<std::string> &FusedCollectives() {
-  static const std::vector<std::string> v = {"gemm_allreduce"};
+  static const std::vector<std::string> v = {"gemm", "gemm_allreduce", "allgather_gemm"};
   return v;
 }
 
