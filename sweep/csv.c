@@ -37,7 +37,8 @@ int a2_sweep_write_csv(const a2_sweep *s, const a2_sweep_row *rows) {
   for (size_t a = 0; a < s->naxes; a++) field(f, s->sets[s->axes[a]].key, false);
   fputs(
       "time_ns,algbw_gbps,busbw_gbps,remote_read_bytes_per_rank,remote_write_bytes_per_rank,"
-      "barrier_rounds,ok,status,error\n",
+      "barrier_rounds,compute_us,comm_us,sequential_us,exposed_us,overlap_eff,tflops,ok,status,"
+      "error\n",
       f);
   for (size_t i = 0; i < s->npoints; i++) {
     const a2_sweep_row *r = &rows[i];
@@ -47,7 +48,7 @@ int a2_sweep_write_csv(const a2_sweep *s, const a2_sweep_row *rows) {
     snprintf(num, sizeof num, "%u", s->ranks[c.rank]);
     field(f, num, false);
     snprintf(num, sizeof num, "%llu", (unsigned long long)s->sizes[c.size]);
-    field(f, num, false);
+    field(f, s->no_size ? "" : num, false);
     for (size_t a = 0; a < s->naxes; a++)
       field(f, a2_sweep_set_value(s, s->axes[a], c.combo), false);
     field(f, r->time_ns, false);
@@ -56,6 +57,12 @@ int a2_sweep_write_csv(const a2_sweep *s, const a2_sweep_row *rows) {
     field(f, r->remote_read, false);
     field(f, r->remote_write, false);
     field(f, r->barrier_rounds, false);
+    field(f, r->compute_us, false);
+    field(f, r->comm_us, false);
+    field(f, r->sequential_us, false);
+    field(f, r->exposed_us, false);
+    field(f, r->overlap_eff, false);
+    field(f, r->tflops, false);
     field(f, r->ok ? "true" : "false", false);
     field(f, r->status, false);
     field(f, r->error, true);

@@ -22,7 +22,8 @@ static const char sweep_usage[] =
     "Runs `a2a3sim run --json` for every point of the grid algos x ranks x sizes x\n"
     "(each --set with several values), one process per point, and writes DIR/sweep.csv,\n"
     "DIR/plot.gp with the PNGs gnuplot makes from it, and DIR/crossovers.txt (also\n"
-    "printed): which algorithm is fastest at each size.\n"
+    "printed): which algorithm is fastest at each size. Fused GEMM built-ins fill the\n"
+    "overlap columns (compute_us .. tflops; docs/sweep.md).\n"
     "\n"
     "  --algo LIST        built-in collectives, comma-separated (a2a3sim list)\n"
     "  --hccl OP          also HCCL's choice for OP (allreduce, allgather, reduce_scatter,\n"
@@ -36,6 +37,10 @@ static const char sweep_usage[] =
     "                     256,4KiB,1MiB\n"
     "  --set KEY=V1,V2,.. a config key to sweep (one CSV column per such key); with one\n"
     "                     value, a plain override as in `a2a3sim run`. Repeatable\n"
+    "  --m, --k, --n LIST, --compute-cores LIST, --comm-cores LIST\n"
+    "                     the GEMM built-ins' flags (a2a3sim run --help), swept like\n"
+    "                     --set (columns m, k, n, compute_cores, comm_cores); with --m,\n"
+    "                     --sizes is not given (M replaces it; size_bytes is empty)\n"
     "  --config FILE      YAML config (default: the built-in " A2_DEFAULT_CONFIG
     ")\n"
     "  --jobs N           points run at once (default: the number of online CPUs)\n"
@@ -269,6 +274,31 @@ static int parse_set(const char *arg, a2_sweep *s) {
   return rc;
 }
 
+/* A run flag of the GEMM built-ins as a set: LIST of positive integers. */
+static int parse_flag_set(const char *flag, const char *key, const char *arg, a2_sweep *s) {
+  if (s->nsets == A2_MAX_SETS) return a2_cmd_usage_error(flag, "more than %d sets", A2_MAX_SETS);
+  for (size_t j = 0; j < s->nsets; j++)
+    if (s->sets[j].flag && !strcmp(s->sets[j].flag, flag))
+      return a2_cmd_usage_error(flag, "given twice (use one comma-separated list)");
+  a2_sweep_set *set = &s->sets[s->nsets];
+  if (!(set->key = a2_sweep_strdup(key))) return a2_cmd_oom_error(flag, "out of memory");
+  set->flag = flag;
+  s->nsets++;
+  int rc = split_list(flag, arg, &set->values, &set->nvalues);
+  for (size_t i = 0; !rc && i < set->nvalues; i++) {
+    uint64_t v;
+    if (a2_parse_quantity(set->values[i], A2_UNIT_COUNT, &v, NULL, 0) || v < 1 || v > 1048576)
+      return a2_cmd_usage_error(flag,
+                                "expected a comma-separated list of positive integers, got "
+                                "'%s' in '%s'",
+                                set->values[i], arg);
+    for (size_t j = 0; j < i; j++)
+      if (!strcmp(set->values[i], set->values[j]))
+        return a2_cmd_usage_error(flag, "%s given twice", set->values[i]);
+  }
+  return rc;
+}
+
 /* Every value on a scratch copy of the config (run's messages), then every
  * combination through the cross-key checks. */
 static int check_sets(const a2_sweep *s) {
@@ -280,7 +310,7 @@ static int check_sets(const a2_sweep *s) {
     return a2_err_exit_code(e.code);
   }
   for (size_t i = 0; i < s->nsets; i++)
-    for (size_t v = 0; v < s->sets[i].nvalues; v++) {
+    for (size_t v = 0; v < s->sets[i].nvalues && !s->sets[i].flag; v++) {
       scratch = base;
       if (a2_config_set(&scratch, s->sets[i].key, s->sets[i].values[v], &e)) {
         a2_cmd_error(&e);
@@ -290,7 +320,8 @@ static int check_sets(const a2_sweep *s) {
   for (size_t c = 0; c < s->ncombos; c++) {
     scratch = base;
     for (size_t i = 0; i < s->nsets; i++)
-      if (a2_config_set(&scratch, s->sets[i].key, a2_sweep_set_value(s, i, c), &e)) {
+      if (!s->sets[i].flag &&
+          a2_config_set(&scratch, s->sets[i].key, a2_sweep_set_value(s, i, c), &e)) {
         a2_cmd_error(&e);
         return A2_EXIT_USAGE;
       }
@@ -326,7 +357,24 @@ static int prepare_dir(const char *dir) {
 }
 
 int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
-  enum { O_ALGO = 256, O_RANKS, O_SIZES, O_SET, O_CONFIG, O_JOBS, O_HELP, O_HCCL, O_HCCL_DEVICE };
+  enum {
+    O_ALGO = 256,
+    O_RANKS,
+    O_SIZES,
+    O_SET,
+    O_CONFIG,
+    O_JOBS,
+    O_HELP,
+    O_HCCL,
+    O_HCCL_DEVICE,
+    O_GEMM
+  };
+  /* the GEMM built-ins' run flags: flag, CSV column */
+  static const char *const gemm_flags[][2] = {{"--m", "m"},
+                                              {"--k", "k"},
+                                              {"--n", "n"},
+                                              {"--compute-cores", "compute_cores"},
+                                              {"--comm-cores", "comm_cores"}};
   static const struct option longs[] = {{"algo", required_argument, 0, O_ALGO},
                                         {"ranks", required_argument, 0, O_RANKS},
                                         {"sizes", required_argument, 0, O_SIZES},
@@ -337,6 +385,11 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
                                         {"help", no_argument, 0, O_HELP},
                                         {"hccl", required_argument, 0, O_HCCL},
                                         {"hccl-device", required_argument, 0, O_HCCL_DEVICE},
+                                        {"m", required_argument, 0, O_GEMM + 0},
+                                        {"k", required_argument, 0, O_GEMM + 1},
+                                        {"n", required_argument, 0, O_GEMM + 2},
+                                        {"compute-cores", required_argument, 0, O_GEMM + 3},
+                                        {"comm-cores", required_argument, 0, O_GEMM + 4},
                                         {0, 0, 0, 0}};
   memset(s, 0, sizeof *s);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -394,6 +447,13 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
       if (s->out_dir) return a2_cmd_usage_error("-o", "given twice");
       s->out_dir = optarg;
       break;
+    case O_GEMM + 0:
+    case O_GEMM + 1:
+    case O_GEMM + 2:
+    case O_GEMM + 3:
+    case O_GEMM + 4:
+      rc = parse_flag_set(gemm_flags[c - O_GEMM][0], gemm_flags[c - O_GEMM][1], optarg, s);
+      break;
     case 'h':
     case O_HELP: fputs(sweep_usage, stdout); return -1;
     case ':': return a2_cmd_usage_error(argv[optind - 1], "missing value");
@@ -407,6 +467,16 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
   if (have_device && !s->hccl_op) return a2_cmd_usage_error("--hccl-device", "only with --hccl OP");
   if (!s->ranks)
     return a2_cmd_usage_error("--ranks", "required: a comma-separated list such as 2,4,8");
+  bool have_m = false;
+  for (size_t i = 0; i < s->nsets; i++)
+    have_m |= s->sets[i].flag && !strcmp(s->sets[i].flag, "--m");
+  if (have_m && s->sizes)
+    return a2_cmd_usage_error("--sizes", "not with --m (the GEMM's M replaces the size)");
+  if (have_m) {
+    if (!(s->sizes = calloc(1, sizeof *s->sizes))) return a2_cmd_oom_error("--m", "out of memory");
+    s->nsizes = 1;
+    s->no_size = true;
+  }
   if (!s->sizes) return a2_cmd_usage_error("--sizes", "required; %s", sizes_expected);
   if (!s->out_dir) return a2_cmd_usage_error("-o", "required: the output directory");
   s->ncombos = 1;

@@ -54,15 +54,22 @@ char **a2_sweep_point_argv(const a2_sweep *s, size_t point, const char *argv0) {
   for (size_t i = 0; i < 5; i++) argv[n++] = a2_sweep_strdup(fixed[i]);
   snprintf(num, sizeof num, "%u", s->ranks[c.rank]);
   argv[n++] = a2_sweep_strdup(num);
-  argv[n++] = a2_sweep_strdup("--size");
-  snprintf(num, sizeof num, "%llu", (unsigned long long)s->sizes[c.size]);
-  argv[n++] = a2_sweep_strdup(num);
+  if (!s->no_size) {
+    argv[n++] = a2_sweep_strdup("--size");
+    snprintf(num, sizeof num, "%llu", (unsigned long long)s->sizes[c.size]);
+    argv[n++] = a2_sweep_strdup(num);
+  }
   if (s->config_path) {
     argv[n++] = a2_sweep_strdup("--config");
     argv[n++] = a2_sweep_strdup(s->config_path);
   }
   for (size_t i = 0; i < s->nsets; i++) {
     const char *v = a2_sweep_set_value(s, i, c.combo);
+    if (s->sets[i].flag) { /* a run flag: --m 5504 */
+      argv[n++] = a2_sweep_strdup(s->sets[i].flag);
+      argv[n++] = a2_sweep_strdup(v);
+      continue;
+    }
     size_t len = strlen(s->sets[i].key) + strlen(v) + 2;
     argv[n++] = a2_sweep_strdup("--set");
     if ((argv[n] = malloc(len))) snprintf(argv[n], len, "%s=%s", s->sets[i].key, v);

@@ -66,9 +66,11 @@ static void put_row(bytes *b, uint64_t point, const a2_sweep_row *r) {
   put(b, ints, sizeof ints);
   put(b, &r->time_ps, sizeof r->time_ps);
   put_str(b, r->status);
-  const char *strs[] = {r->time_ns,      r->algbw_gbps,     r->busbw_gbps, r->remote_read,
-                        r->remote_write, r->barrier_rounds, r->error};
-  for (size_t i = 0; i < 7; i++) put_str(b, strs[i]);
+  const char *strs[] = {r->time_ns,       r->algbw_gbps,     r->busbw_gbps,  r->remote_read,
+                        r->remote_write,  r->barrier_rounds, r->compute_us,  r->comm_us,
+                        r->sequential_us, r->exposed_us,     r->overlap_eff, r->tflops,
+                        r->error};
+  for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) put_str(b, strs[i]);
 }
 
 /* Reads one string at *at (bounds-checked); false when malformed. */
@@ -99,12 +101,14 @@ static bool get_row(const char *p, size_t len, size_t *at, const a2_sweep *s, a2
   r->ok = ints[1];
   r->exit_code = ints[2];
   r->time_ps = time_ps;
-  char *status, **strs[] = {&r->time_ns,      &r->algbw_gbps,     &r->busbw_gbps, &r->remote_read,
-                            &r->remote_write, &r->barrier_rounds, &r->error};
+  char *status, **strs[] = {&r->time_ns,       &r->algbw_gbps,     &r->busbw_gbps,  &r->remote_read,
+                            &r->remote_write,  &r->barrier_rounds, &r->compute_us,  &r->comm_us,
+                            &r->sequential_us, &r->exposed_us,     &r->overlap_eff, &r->tflops,
+                            &r->error};
   if (!get_str(p, len, at, &status)) return false;
   snprintf(r->status, sizeof r->status, "%s", status ? status : "");
   free(status);
-  for (size_t i = 0; i < 7; i++)
+  for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
     if (!get_str(p, len, at, strs[i])) return false;
   return true;
 }

@@ -307,6 +307,7 @@ int a2_sweep_plot(const a2_sweep *s, const a2_sweep_row *rows, int *nplots) {
   char script[4096];
   char **pngs = NULL;
   *nplots = 0;
+  if (s->no_size) return 0; /* --m: no size axis to plot along (docs/sweep.md) */
   if (!a2_sweep_path(s, "plot.gp", script, sizeof script))
     return a2_cmd_usage_error("-o", "path too long");
   int rc = write_script(s, rows, script, &pngs);

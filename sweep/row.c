@@ -18,6 +18,18 @@ static char *num_text(yajl_val v) {
   return YAJL_IS_NUMBER(v) ? a2_sweep_strdup(YAJL_GET_NUMBER(v)) : NULL;
 }
 
+/* A ps value (an integer as text, maybe negative) as exact decimal us:
+ * 393742000 -> "393.742000"; NULL when v is not a number. */
+static char *us_text(yajl_val v) {
+  if (!YAJL_IS_NUMBER(v)) return NULL;
+  double d = YAJL_GET_DOUBLE(v);
+  long long ps = YAJL_IS_INTEGER(v) ? YAJL_GET_INTEGER(v) : (long long)(d < 0 ? d - 0.5 : d + 0.5);
+  unsigned long long a = ps < 0 ? (unsigned long long)-ps : (unsigned long long)ps;
+  char buf[48];
+  snprintf(buf, sizeof buf, "%s%llu.%06llu", ps < 0 ? "-" : "", a / 1000000, a % 1000000);
+  return a2_sweep_strdup(buf);
+}
+
 /* First line of text, NULL when empty. */
 static char *first_line(const a2_procs_buf *b) {
   if (!b->len) return NULL;
@@ -52,6 +64,14 @@ static bool from_json(a2_sweep_row *r, const a2_procs_buf *out) {
   r->remote_write = num_text(get(root, "measured", "remote_write_bytes_per_rank"));
   r->barrier_rounds = num_text(get(root, "measured", "barrier_rounds"));
   if (YAJL_IS_INTEGER(time_ps)) r->time_ps = (uint64_t)YAJL_GET_INTEGER(time_ps);
+  if (YAJL_IS_OBJECT(get(root, "overlap", NULL))) { /* a fused built-in's overlap card */
+    r->compute_us = us_text(get(root, "overlap", "compute_only_ps"));
+    r->comm_us = us_text(get(root, "overlap", "comm_only_ps"));
+    r->sequential_us = us_text(get(root, "overlap", "sequential_ps"));
+    r->exposed_us = us_text(get(root, "overlap", "exposed_comm_ps"));
+    r->overlap_eff = num_text(get(root, "overlap", "overlap_efficiency"));
+    r->tflops = num_text(get(root, "overlap", "tflops"));
+  }
   bool complete = r->time_ns && r->algbw_gbps && r->busbw_gbps && r->remote_read &&
                   r->remote_write && r->barrier_rounds && YAJL_IS_INTEGER(time_ps) &&
                   YAJL_IS_STRING(st);
@@ -105,6 +125,12 @@ void a2_sweep_row_free(a2_sweep_row *r) {
   free(r->remote_read);
   free(r->remote_write);
   free(r->barrier_rounds);
+  free(r->compute_us);
+  free(r->comm_us);
+  free(r->sequential_us);
+  free(r->exposed_us);
+  free(r->overlap_eff);
+  free(r->tflops);
   free(r->error);
   memset(r, 0, sizeof *r);
 }

@@ -32,11 +32,15 @@ int a2_sweep_main(int argc, char **argv);
 
 #define A2_SWEEP_MAX_POINTS 100000 /* each point is a process: a sanity bound */
 
-/* One --set flag: KEY=V1,V2,... An axis when it has more than one value. */
+/* One --set flag: KEY=V1,V2,... An axis when it has more than one value.
+ * Or a run flag of the GEMM built-ins (--m, --k, --n, --compute-cores,
+ * --comm-cores LIST): `flag` names it ("--m"), key is its CSV column ("m",
+ * "compute_cores"); NULL for a config key. */
 typedef struct {
   char *key;
   char **values;
   size_t nvalues;
+  const char *flag;
 } a2_sweep_set;
 
 /* The whole study, from the flags. */
@@ -47,6 +51,8 @@ typedef struct {
   size_t nranks;
   uint64_t *sizes; /* --sizes, ascending */
   size_t nsizes;
+  bool no_size; /* --m given without --sizes: one point per combination, no --size passed
+                   (sizes = {0}, the CSV's size_bytes empty) */
   a2_sweep_set sets[A2_MAX_SETS]; /* --set, in the order given */
   size_t nsets;
   size_t axes[A2_MAX_SETS]; /* indices into sets[] of the sets with > 1 value */
@@ -71,6 +77,10 @@ typedef struct {
   bool ok;         /* the JSON's "ok" */
   char status[16]; /* OK FAIL RACE DEADLOCK TIMEOUT (JSON), REFUSED (exit 2), ERROR */
   char *time_ns, *algbw_gbps, *busbw_gbps, *remote_read, *remote_write, *barrier_rounds;
+  /* the overlap card of a fused built-in (run --json "overlap"), NULL for the
+   * others: times in us (exact decimal of the ps integers), efficiency and
+   * TFLOPS as printed */
+  char *compute_us, *comm_us, *sequential_us, *exposed_us, *overlap_eff, *tflops;
   uint64_t time_ps; /* for comparisons (exact); valid when time_ns != NULL */
   char *error;      /* first line of the point's stderr (or what went wrong), NULL = none */
   int exit_code;    /* the point's exit status, -1 when killed by a signal */

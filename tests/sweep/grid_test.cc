@@ -44,7 +44,7 @@ TEST(SweepGrid, FullStudyWritesCsvPlotsAndCrossovers) {
     for (const std::string &p : ranks)
       for (unsigned long long n = 2048; n <= 4194304; n *= 2, i++) {
         std::vector<std::string> f = CsvFields(lines[i]);
-        ASSERT_EQ(f.size(), 12u) << lines[i];
+        ASSERT_EQ(f.size(), 18u) << lines[i];
         EXPECT_EQ(f[0], a);
         EXPECT_EQ(f[1], p);
         EXPECT_EQ(f[2], std::to_string(n));
@@ -53,14 +53,14 @@ TEST(SweepGrid, FullStudyWritesCsvPlotsAndCrossovers) {
         bool refuse = p == "3" && a != "allreduce_mesh";
         if (refuse) {
           refused++;
-          EXPECT_EQ(f[9], "false") << lines[i];
-          EXPECT_EQ(f[10], "REFUSED") << lines[i];
-          EXPECT_NE(f[11].find("--size"), std::string::npos) << lines[i];
+          EXPECT_EQ(f[15], "false") << lines[i];
+          EXPECT_EQ(f[16], "REFUSED") << lines[i];
+          EXPECT_NE(f[17].find("--size"), std::string::npos) << lines[i];
           EXPECT_EQ(f[3], "") << lines[i];
         } else {
-          EXPECT_EQ(f[9], "true") << lines[i];
-          EXPECT_EQ(f[10], "OK") << lines[i];
-          EXPECT_EQ(f[11], "") << lines[i];
+          EXPECT_EQ(f[15], "true") << lines[i];
+          EXPECT_EQ(f[16], "OK") << lines[i];
+          EXPECT_EQ(f[17], "") << lines[i];
           EXPECT_FALSE(f[3].empty()) << lines[i];
         }
       }
@@ -133,7 +133,8 @@ TEST(SweepGrid, RowsCarryTheJsonNumbersOfRun) {
   // A --set with one value is an override, not a column.
   EXPECT_EQ(CsvFields(lines[0]), Header({}));
   std::vector<std::string> f = CsvFields(lines[1]);
-  ASSERT_EQ(f.size(), 12u);
+  ASSERT_EQ(f.size(), 18u);
+  for (size_t i = 9; i < 15; i++) EXPECT_EQ(f[i], "") << i;  // no overlap card
   JsonDoc d;
   ASSERT_TRUE(RunJson({"run", "--algo", "allreduce_two_phase", "--ranks", "4", "--size", "4096",
                        "--set", "chip.hbm.latency=200ns"},
@@ -164,9 +165,9 @@ TEST(SweepGrid, SetWithSeveralValuesIsAnAxis) {
   std::set<std::string> seen;
   for (size_t i = 1; i < lines.size(); i++) {
     std::vector<std::string> f = CsvFields(lines[i]);
-    ASSERT_EQ(f.size(), 13u) << lines[i];
+    ASSERT_EQ(f.size(), 19u) << lines[i];
     EXPECT_EQ(f[3], i % 2 ? "28GB/s" : "56GB/s") << lines[i];  // the axis varies fastest
-    EXPECT_EQ(f[10], "true") << lines[i];
+    EXPECT_EQ(f[16], "true") << lines[i];
     seen.insert(f[0] + " " + f[2] + " " + f[3]);
     if (i % 2 == 0) {  // at 256 KiB twice the link bandwidth must pay off
       double t28 = std::stod(CsvFields(lines[i - 1])[4]), t56 = std::stod(f[4]);
@@ -185,6 +186,47 @@ TEST(SweepGrid, SetWithSeveralValuesIsAnAxis) {
                           "time_vs_size_P4_56GB-s.png", "busbw_vs_size_P4_56GB-s.png"})
       EXPECT_TRUE(IsPng(dir + "/" + p)) << p;
   }
+}
+
+// The GEMM built-ins' flags are axes like --set (--m replaces --sizes), and
+// a fused built-in's row carries its overlap card, the numbers of `run
+// --json` (times in us).
+TEST(SweepGrid, GemmFlagsAreAxesAndFusedRowsCarryTheOverlapCard) {
+  TempDir tmp;
+  std::string dir = tmp.path() + "/out";
+  CliResult r = RunCli({"sweep", "--algo", "gemm_allreduce", "--ranks", "2", "--m", "128,256",
+                        "--n", "256", "--compute-cores", "2", "--comm-cores", "1,2", "-o", dir});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  std::vector<std::string> lines = Lines(ReadFile(dir + "/sweep.csv"));
+  ASSERT_EQ(lines.size(), 1u + 2 * 2);
+  EXPECT_EQ(CsvFields(lines[0]), Header({"m", "comm_cores"}));
+  for (size_t i = 1; i < lines.size(); i++) {
+    std::vector<std::string> f = CsvFields(lines[i]);
+    ASSERT_EQ(f.size(), 20u) << lines[i];
+    EXPECT_EQ(f[2], "") << lines[i];  // no --size: M is --m
+    EXPECT_EQ(f[3], i <= 2 ? "128" : "256") << lines[i];
+    EXPECT_EQ(f[4], i % 2 ? "1" : "2") << lines[i];
+    EXPECT_EQ(f[17], "true") << lines[i];
+    JsonDoc d;
+    ASSERT_TRUE(RunJson({"run", "--algo", "gemm_allreduce", "--ranks", "2", "--m", f[3], "--n",
+                         "256", "--compute-cores", "2", "--comm-cores", f[4], "--json"},
+                        &d));
+    JsonView o = d["overlap"];
+    EXPECT_EQ(f[5], d["time_ns"].NumText());
+    EXPECT_DOUBLE_EQ(std::stod(f[11]), (double)o["compute_only_ps"].Int() / 1e6);
+    EXPECT_DOUBLE_EQ(std::stod(f[12]), (double)o["comm_only_ps"].Int() / 1e6);
+    EXPECT_DOUBLE_EQ(std::stod(f[13]), (double)o["sequential_ps"].Int() / 1e6);
+    EXPECT_NEAR(std::stod(f[14]), o["exposed_comm_ps"].Num() / 1e6, 1e-6);
+    EXPECT_EQ(f[15], o["overlap_efficiency"].NumText());
+    EXPECT_EQ(f[16], o["tflops"].NumText());
+  }
+  CliResult both = RunCli(
+      {"sweep", "--algo", "gemm", "--ranks", "1", "--m", "128", "--sizes", "256", "-o", dir});
+  EXPECT_EQ(both.exit_code, 2) << both;
+  EXPECT_NE(both.err.find("--sizes"), std::string::npos) << both;
+  CliResult bad = RunCli({"sweep", "--algo", "gemm", "--ranks", "1", "--m", "128,x", "-o", dir});
+  EXPECT_EQ(bad.exit_code, 2) << bad;
+  EXPECT_NE(bad.err.find("--m"), std::string::npos) << bad;
 }
 
 TEST(SweepGrid, SizeSpecsExpandAsDocumented) {

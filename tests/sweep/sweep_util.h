@@ -55,6 +55,12 @@ inline const std::vector<std::string> &ResultColumns() {
                                              "remote_read_bytes_per_rank",
                                              "remote_write_bytes_per_rank",
                                              "barrier_rounds",
+                                             "compute_us",
+                                             "comm_us",
+                                             "sequential_us",
+                                             "exposed_us",
+                                             "overlap_eff",
+                                             "tflops",
                                              "ok",
                                              "status",
                                              "error"};
