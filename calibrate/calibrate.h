@@ -32,8 +32,20 @@ int a2_calibrate_main(int argc, char **argv);
 #define A2_CAL_MAX_FIELD 4096      /* characters of one field (args become argv) */
 #define A2_CAL_NCOLS 9
 
-/* What a row compares: the run's simulated time or its reported bandwidth. */
-typedef enum { A2_CAL_TIME, A2_CAL_ALGBW, A2_CAL_BUSBW } a2_cal_metric;
+/* What a row compares: the run's simulated time or its reported bandwidth,
+ * or a time of a fused built-in's overlap card (the compute-only side, the
+ * sequential time: run --json "overlap"). */
+typedef enum {
+  A2_CAL_TIME,
+  A2_CAL_ALGBW,
+  A2_CAL_BUSBW,
+  A2_CAL_COMPUTE_TIME,
+  A2_CAL_SEQUENTIAL_TIME
+} a2_cal_metric;
+/* Is m a time (compared in ps)? */
+static inline int a2_cal_metric_is_time(a2_cal_metric m) {
+  return m == A2_CAL_TIME || m == A2_CAL_COMPUTE_TIME || m == A2_CAL_SEQUENTIAL_TIME;
+}
 
 /* Column numbers of the CSV (the header's order). */
 enum {

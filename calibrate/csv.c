@@ -28,7 +28,11 @@ char *a2_cal_strdup(const char *s) {
 }
 
 const char *a2_cal_metric_name(a2_cal_metric m) {
-  return m == A2_CAL_TIME ? "time" : m == A2_CAL_ALGBW ? "algbw" : "busbw";
+  return m == A2_CAL_TIME           ? "time"
+         : m == A2_CAL_ALGBW        ? "algbw"
+         : m == A2_CAL_BUSBW        ? "busbw"
+         : m == A2_CAL_COMPUTE_TIME ? "compute_time"
+                                    : "sequential_time";
 }
 
 void a2_cal_table_free(a2_cal_table *t) {
@@ -283,9 +287,9 @@ static a2_code check_args(reader *rd, a2_cal_row *r, const char *text) {
 static a2_code check_measured(reader *rd, a2_cal_row *r) {
   int col = r->col[A2_CAL_COL_MEASURED];
   const char *s = r->measured_text;
-  a2_unit_kind kind = r->metric == A2_CAL_TIME ? A2_UNIT_TIME : A2_UNIT_BANDWIDTH;
+  a2_unit_kind kind = a2_cal_metric_is_time(r->metric) ? A2_UNIT_TIME : A2_UNIT_BANDWIDTH;
   const char *example =
-      r->metric == A2_CAL_TIME ? "a time such as 0.726us" : "a bandwidth such as 8.903GB/s";
+      a2_cal_metric_is_time(r->metric) ? "a time such as 0.726us" : "a bandwidth such as 8.903GB/s";
   const char *u = s;
   while (*u && ((*u >= '0' && *u <= '9') || *u == '.' || *u == '_')) u++;
   const char *unit = u;
@@ -404,10 +408,14 @@ static a2_code make_row(reader *rd, fields *f, a2_cal_row *r, const a2_cal_table
     r->metric = A2_CAL_ALGBW;
   else if (!strcmp(metric, "busbw"))
     r->metric = A2_CAL_BUSBW;
+  else if (!strcmp(metric, "compute_time"))
+    r->metric = A2_CAL_COMPUTE_TIME;
+  else if (!strcmp(metric, "sequential_time"))
+    r->metric = A2_CAL_SEQUENTIAL_TIME;
   else
     return FAIL(rd, r->col[A2_CAL_COL_METRIC],
                 "metric: unknown metric '%.40s'; expected time, "
-                "algbw or busbw",
+                "algbw, busbw, compute_time or sequential_time",
                 metric);
   if ((rc = check_measured(rd, r))) return rc;
   if ((rc = check_tolerance(rd, r))) return rc;

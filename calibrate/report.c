@@ -113,6 +113,8 @@ void a2_cal_print_markdown(const a2_cal_runner *r, size_t point, FILE *out) {
     md_cell(out, kernel_of(row), true);
     if (row->metric == A2_CAL_TIME)
       snprintf(buf, sizeof buf, "%s", row->measured_text);
+    else if (a2_cal_metric_is_time(row->metric))
+      snprintf(buf, sizeof buf, "%s (%s)", row->measured_text, a2_cal_metric_name(row->metric));
     else
       snprintf(buf, sizeof buf, "%s %s", row->measured_text, a2_cal_metric_name(row->metric));
     md_cell(out, buf, false);

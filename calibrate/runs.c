@@ -262,11 +262,19 @@ static void fill(a2_cal_sim *s, const a2_cal_row *row, int status, const a2_proc
              status_text);
     set_error(s, what, NULL);
   } else {
-    const char *key = row->metric == A2_CAL_TIME    ? "time_ps"
-                      : row->metric == A2_CAL_ALGBW ? "algbw_gbps"
-                                                    : "busbw_gbps";
-    yajl_val v = get(root, key);
-    double scale = row->metric == A2_CAL_TIME ? 1 : 1e9; /* ps; GB/s -> B/s */
+    const char *key = row->metric == A2_CAL_TIME           ? "time_ps"
+                      : row->metric == A2_CAL_ALGBW        ? "algbw_gbps"
+                      : row->metric == A2_CAL_BUSBW        ? "busbw_gbps"
+                      : row->metric == A2_CAL_COMPUTE_TIME ? "overlap.compute_only_ps"
+                                                           : "overlap.sequential_ps";
+    yajl_val v;
+    if (!strncmp(key, "overlap.", 8)) { /* the overlap card (fused built-ins) */
+      const char *path[3] = {"overlap", key + 8, NULL};
+      v = yajl_tree_get(root, path, yajl_t_any);
+    } else {
+      v = get(root, key);
+    }
+    double scale = a2_cal_metric_is_time(row->metric) ? 1 : 1e9; /* ps; GB/s -> B/s */
     if (!YAJL_IS_NUMBER(v) || strlen(YAJL_GET_NUMBER(v)) >= sizeof s->text) {
       set_error(s, "the run reports no figure", key);
     } else if (YAJL_GET_DOUBLE(v) <= 0 || !isfinite(YAJL_GET_DOUBLE(v))) {

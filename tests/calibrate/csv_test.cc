@@ -57,7 +57,7 @@ std::vector<Bad> Cases() {
       {"reserved flag", Row("--json", 4), {"t.csv:2:", "args: --json is not a row's flag"}},
       {"unknown metric",
        Row("latency", 5),
-       {"t.csv:2:", "unknown metric 'latency'; expected time, algbw or busbw"}},
+       {"t.csv:2:", "unknown metric 'latency'; expected time, algbw, busbw, compute_time or sequential_time"}},
       {"unit of another metric",
        Row("1GB/s", 6),
        {"t.csv:2:", "unknown unit 'GB/s' for metric time"}},
