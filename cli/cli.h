@@ -113,7 +113,11 @@ typedef struct {
  * process), and fill *ov. Call before the run's own simulator exists.
  * Returns 0, or an exit status (a side that fails: stderr says why). */
 int a2_overlap_measure(const a2_run_opts *o, const a2_config *cfg, a2_overlap *ov);
-void a2_overlap_text(const a2_overlap *ov, uint64_t pipelined_ps, FILE *out);
+void a2_overlap_text(const a2_overlap *ov, uint64_t pipelined_ps, uint64_t compute_in_pipe_ps,
+                     FILE *out);
+/* The compute side's time in a run: the last cube-core completion over the
+ * ranks (a2_rank_stats.cube_end_ps). */
+uint64_t a2_overlap_compute_in(const a2_sim *sim, uint32_t nranks);
 
 typedef struct {
   a2_run_desc desc;

@@ -157,7 +157,8 @@ void a2_report_text(const a2_run_result *r, FILE *out) {
             r->desc.hccl_formula, a->alpha_ps / 1e3, a->beta_ps, a->gamma_ps,
             a->inter ? " (across servers: the NIC path)" : "");
   }
-  if (r->status == A2_RUN_DONE) a2_overlap_text(&r->overlap, r->time_ps, out);
+  if (r->status == A2_RUN_DONE)
+    a2_overlap_text(&r->overlap, r->time_ps, a2_overlap_compute_in(r->sim, r->nranks), out);
   print_utilisation(r, out);
   fprintf(out, "per rank: rank  time_ns  remote_read  remote_write  remote_ops  notifies  waits\n");
   for (uint32_t q = 0; q < r->nranks; q++) {
@@ -224,6 +225,7 @@ static void json_overlap(yajl_gen g, const a2_run_result *r) {
   kint(g, "comm_only_ps", ov->comm_ps);
   kint(g, "sequential_ps", ov->compute_ps + ov->comm_ps);
   kint(g, "pipelined_ps", r->time_ps);
+  kint(g, "compute_in_pipelined_ps", a2_overlap_compute_in(r->sim, r->nranks));
   kfix(g, "exposed_comm_ps", pipe - comp, 0);
   kfix(g, "hidden_comm_ps", seq - pipe, 0);
   kfix(g, "overlap_efficiency", comm > 0 ? (seq - pipe) / comm : 0.0, 6);

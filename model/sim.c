@@ -364,6 +364,8 @@ a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *er
     st->waits += c->cnt.waits;
     if (!a2_core_finished(c)) all_done = false;
     if (c->end_ps > st->end_ps) st->end_ps = c->end_ps;
+    if (c->idx >= s->k->ncores - s->k->ncube && c->end_ps > st->cube_end_ps)
+      st->cube_end_ps = c->end_ps;
     if (c->rounds > st->barrier_rounds) st->barrier_rounds = c->rounds;
   }
   *status = all_done                 ? A2_RUN_DONE

@@ -27,6 +27,8 @@ typedef struct {
   uint64_t waits;              /* wait instructions satisfied */
   uint64_t barrier_rounds;     /* max over cores: runs of notify/wait containing a wait */
   uint64_t end_ps;             /* when the rank's last instruction completed */
+  uint64_t cube_end_ps;        /* when the rank's last cube-core instruction completed (the
+                                  compute side of a fused kernel); 0 without cube cores */
 } a2_rank_stats;
 
 typedef enum {

@@ -27,6 +27,11 @@ TEST(OverlapCard, GemmAllreduceReportsItsSidesInJson) {
   EXPECT_GT(comm, 0);
   EXPECT_EQ(seq, comp + comm);
   EXPECT_EQ(pipe, d["time_ps"].Int());
+  // the compute side beside the communication: its last cube-core
+  // completion, no earlier than alone (nothing speeds it up), within the run
+  long long cin = o["compute_in_pipelined_ps"].Int();
+  EXPECT_GE(cin, comp);
+  EXPECT_LE(cin, pipe);
   // the pipelined kernel does both sides: no faster than either alone, and
   // (overlapping) faster than the two one after the other
   EXPECT_GE(pipe, std::max(comp, comm));
