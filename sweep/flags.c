@@ -18,6 +18,7 @@ static const char sweep_usage[] =
     "usage: a2a3sim sweep (--algo A,B,.. | --hccl OP) --ranks P,Q,.. --sizes SPEC\n"
     "                     [--algo A,B,..] [--hccl OP [--hccl-device a2|a3]]\n"
     "                     [--set KEY=V1,V2,..]... [--config FILE] [--jobs N] -o DIR\n"
+    "                     [--m/--k/--n/--compute-cores/--comm-cores LIST] [--no-data]\n"
     "\n"
     "Runs `a2a3sim run --json` for every point of the grid algos x ranks x sizes x\n"
     "(each --set with several values), one process per point, and writes DIR/sweep.csv,\n"
@@ -43,6 +44,7 @@ static const char sweep_usage[] =
     "                     --sizes is not given (M replaces it; size_bytes is empty)\n"
     "  --config FILE      YAML config (default: the built-in " A2_DEFAULT_CONFIG
     ")\n"
+    "  --no-data          every point timing-only (run --no-data: no golden check)\n"
     "  --jobs N           points run at once (default: the number of online CPUs)\n"
     "  -o, --output DIR   where the files go (created if missing)\n"
     "\n"
@@ -367,6 +369,7 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
     O_HELP,
     O_HCCL,
     O_HCCL_DEVICE,
+    O_NODATA,
     O_GEMM
   };
   /* the GEMM built-ins' run flags: flag, CSV column */
@@ -385,6 +388,7 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
                                         {"help", no_argument, 0, O_HELP},
                                         {"hccl", required_argument, 0, O_HCCL},
                                         {"hccl-device", required_argument, 0, O_HCCL_DEVICE},
+                                        {"no-data", no_argument, 0, O_NODATA},
                                         {"m", required_argument, 0, O_GEMM + 0},
                                         {"k", required_argument, 0, O_GEMM + 1},
                                         {"n", required_argument, 0, O_GEMM + 2},
@@ -447,6 +451,7 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
       if (s->out_dir) return a2_cmd_usage_error("-o", "given twice");
       s->out_dir = optarg;
       break;
+    case O_NODATA: s->no_data = true; break;
     case O_GEMM + 0:
     case O_GEMM + 1:
     case O_GEMM + 2:

@@ -46,7 +46,7 @@ const char *a2_sweep_set_value(const a2_sweep *s, size_t set, size_t combo) {
 
 char **a2_sweep_point_argv(const a2_sweep *s, size_t point, const char *argv0) {
   a2_sweep_coord c = a2_sweep_coord_of(s, point);
-  size_t n = 0, cap = 12 + 2 * s->nsets;
+  size_t n = 0, cap = 13 + 2 * s->nsets;
   char **argv = calloc(cap + 1, sizeof *argv);
   if (!argv) return NULL;
   char num[32];
@@ -75,6 +75,7 @@ char **a2_sweep_point_argv(const a2_sweep *s, size_t point, const char *argv0) {
     if ((argv[n] = malloc(len))) snprintf(argv[n], len, "%s=%s", s->sets[i].key, v);
     n++;
   }
+  if (s->no_data) argv[n++] = a2_sweep_strdup("--no-data");
   argv[n++] = a2_sweep_strdup("--json");
   for (size_t i = 0; i < n; i++)
     if (!argv[i]) {

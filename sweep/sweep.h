@@ -60,6 +60,7 @@ typedef struct {
   size_t ncombos;          /* product of the axes' value counts (1 when none) */
   size_t npoints;          /* nalgos * nranks * nsizes * ncombos */
   const char *config_path; /* --config, NULL = built-in default */
+  bool no_data;            /* --no-data: every point timing-only (run --no-data) */
   const char *out_dir;     /* -o */
   unsigned jobs;           /* --jobs */
   const char *hccl_op;     /* --hccl OP, NULL = none */
