@@ -100,6 +100,7 @@ static const char run_usage[] =
 static const char gen_usage[] =
     "usage: a2a3sim gen --algo NAME (-d 0,1,2,3 | --ranks P) [--size BYTES] [--op OP]\n"
     "                   [--dtype T] [--root R] [--cores C] [--config FILE] [--set KEY=VALUE]...\n"
+    "                   [--m M] [--k K] [--n N] [--compute-cores C] [--comm-cores V]\n"
     "                   [--seed S] -o FILE\n"
     "\n"
     "Writes the built-in collective as a trace file (docs/trace-format.md); running it\n"

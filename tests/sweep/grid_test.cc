@@ -220,6 +220,19 @@ TEST(SweepGrid, GemmFlagsAreAxesAndFusedRowsCarryTheOverlapCard) {
     EXPECT_EQ(f[15], o["overlap_efficiency"].NumText());
     EXPECT_EQ(f[16], o["tflops"].NumText());
   }
+  // --no-data reaches every point: a shape whose golden check would take
+  // minutes runs timing-only, as `run --no-data` gives it
+  CliResult nd = RunCli({"sweep", "--algo", "gemm", "--ranks", "1", "--m", "4096", "--k", "4096",
+                         "--n", "4096", "--compute-cores", "24", "--no-data", "-o", dir});
+  ASSERT_EQ(nd.exit_code, 0) << nd;
+  std::vector<std::string> g = CsvFields(Lines(ReadFile(dir + "/sweep.csv"))[1]);
+  JsonDoc t;
+  ASSERT_TRUE(RunJson({"run", "--algo", "gemm", "--ranks", "1", "--m", "4096", "--k", "4096", "--n",
+                       "4096", "--compute-cores", "24", "--no-data", "--json"},
+                      &t));
+  EXPECT_EQ(g[3], t["time_ns"].NumText());
+  EXPECT_EQ(g[15], "true");
+  EXPECT_EQ(g[9], "");  // gemm has no overlap card
   CliResult both = RunCli(
       {"sweep", "--algo", "gemm", "--ranks", "1", "--m", "128", "--sizes", "256", "-o", dir});
   EXPECT_EQ(both.exit_code, 2) << both;
