@@ -51,8 +51,12 @@ algos=$("$a" list | awk '/^[a-z]/{print $1}')
 }
 for algo in $algos; do
   small=96KiB large=1MiB
-  # gemm_allreduce's --size is the GEMM's M, a multiple of 128 rows
-  [ "$algo" = gemm_allreduce ] && small=256 large=1024
+  # the GEMM built-ins' --size is the GEMM's M, a multiple of 128 rows
+  # (allgather_gemm's golden check grows as P^2 M K N: the smallest M)
+  case $algo in
+  gemm | gemm_allreduce) small=256 large=1024 ;;
+  allgather_gemm) small=128 large=1024 ;;
+  esac
   for cfg in "" "--config configs/a2-cluster.yaml --set interconnect.ranks=16" \
     "--config configs/a3-supernode.yaml --set interconnect.ranks=16"; do
     p=8
