@@ -36,6 +36,14 @@ inline std::vector<std::string> CsvFields(const std::string &line) {
   return f;
 }
 
+// The index of column `name` in a CSV header line (its size when absent).
+inline size_t CsvColumn(const std::string &header, const std::string &name) {
+  std::vector<std::string> h = CsvFields(header);
+  size_t i = 0;
+  while (i < h.size() && h[i] != name) i++;
+  return i;
+}
+
 // The file starts with the 8-byte PNG signature.
 inline bool IsPng(const std::string &path) {
   static const std::string sig("\x89PNG\r\n\x1a\n", 8);
