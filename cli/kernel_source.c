@@ -57,7 +57,8 @@ a2_coll_params a2_run_coll_params(const a2_run_opts *o, const a2_config *cfg) {
                           .k = o->k,
                           .n = o->n,
                           .compute_cores = o->compute_cores,
-                          .comm_cores = o->comm_cores};
+                          .comm_cores = o->comm_cores,
+                          .group = a2_coll_group(cfg, o->nranks)};
 }
 
 static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
@@ -91,7 +92,8 @@ static int from_trace(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, 
                         .dtype = k->dtype,
                         .ub_bytes = cfg->ub_bytes,
                         .seed = k->seed,
-                        .root = k->root};
+                        .root = k->root,
+                        .group = a2_coll_group(cfg, k->nranks)};
     if (c->kind != A2_KIND_COMM) { /* the GEMM built-ins: the shape and the cores */
       p.m = k->gemm.m;
       p.k = k->gemm.k;

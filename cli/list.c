@@ -18,7 +18,7 @@ int a2_cli_list(int argc, char **argv) {
   const a2_collective *t = a2_collective_table(&n);
   for (uint32_t i = 0; i < n; i++) {
     const char *hccl = NULL;
-    a2_abg none = {0, 0, 0, 0};
+    a2_abg none = {0};
     printf("%-34s %s\n%-34s card: %s\n", t[i].name, t[i].summary, "", t[i].card_formula);
     if (a2_hccl_cost_ps(t[i].name, 2, 0, &none, &hccl) >= 0)
       printf("%-34s hccl: %s\n", "", hccl); /* a = alpha, b = beta, g = gamma (from the config) */

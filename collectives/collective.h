@@ -32,6 +32,8 @@ typedef struct {
                           cores a fused kernel uses; 0 = not checked here */
   uint32_t part;       /* fused compute + communication kernels (gemm_allreduce): which side
                           runs, a2_coll_part; the others ignore it */
+  uint32_t group;      /* ranks per server (a2_coll_group) for the hierarchical collectives;
+                          0 = all ranks in one server */
   /* The GEMM built-ins (gemm, gemm_allreduce, allgather_gemm; the others
    * refuse them): the shape in elements, 0 = the default (M: size_bytes, K
    * 256, N 512), and the cube / vector cores the kernel uses, 0 = `cores`. */
@@ -42,6 +44,12 @@ typedef struct {
 /* What a built-in is: a collective, a compute kernel (gemm) or a fused
  * compute + communication kernel (an overlap card: cli/overlap.c). */
 typedef enum { A2_KIND_COMM = 0, A2_KIND_COMPUTE = 1, A2_KIND_FUSED = 2 } a2_coll_kind;
+
+/* Ranks per server for P ranks on cfg, the group of the hierarchical
+ * collectives: interconnect.group_size on a two_level topology when below
+ * P, else P (one server). Whoever builds an a2_coll_params from a config
+ * fills `group` with it. */
+uint32_t a2_coll_group(const a2_config *cfg, uint32_t P);
 
 /* The sides of a fused kernel: both (the kernel itself), the compute alone
  * (no communication; its golden is the local GEMM), the communication alone

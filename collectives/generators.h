@@ -33,4 +33,79 @@ uint32_t a2_nhr_steps(uint32_t P);
 uint64_t a2_time_allreduce_mesh(const a2_coll_params *p, const a2_config *cfg);
 uint64_t a2_time_allreduce_two_phase(const a2_coll_params *p, const a2_config *cfg);
 
+/* ---- One level of a hierarchy (level_steps.c) ----
+ * A group of n member ranks, member k = base + k * stride; `i` is this
+ * rank's index in it. The reduce-scatter and all-gather of each algorithm
+ * below work on n blocks of b bytes at byte R of window `win`, block k
+ * destined for member k: the reduce-scatter leaves block i reduced over the
+ * members at member i (in place); the all-gather starts with block i at
+ * member i and leaves every block at every member. Both pull (remote_load).
+ * Step t waits for cell cell0 + t of `sig`, set by the member read from in
+ * that step once it finished step t - 1 (for t = 0: once it entered the
+ * phase, so whatever it did before is visible); one round per step. */
+typedef struct {
+  uint32_t base, stride, n, i;
+} a2_group;
+
+typedef enum {
+  A2_LVL_RING = 0, /* n - 1 steps, neighbour to neighbour */
+  A2_LVL_RHD = 1,  /* log2 n pairwise steps (n a power of two) */
+  A2_LVL_NHR = 2,  /* ceil(log2 n) steps, slices i - 2dk from i + d */
+  A2_LVL_NB = 3    /* ceil(log2 n) steps: Bruck's, nonuniform at any n */
+} a2_level_algo;
+
+static inline uint32_t a2_member(const a2_group *g, int64_t k) {
+  int64_t n = g->n, m = k % n;
+  return g->base + (uint32_t)(m < 0 ? m + n : m) * g->stride;
+}
+/* Steps (rounds) of one reduce-scatter or all-gather of `a` over n members. */
+uint32_t a2_level_steps(a2_level_algo a, uint32_t n);
+/* Bytes of the blocks one member reads in either phase: (n - 1) * b. */
+void a2_level_reduce_scatter(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, const a2_group *g,
+                             uint16_t win, uint16_t sig, uint64_t cell0, uint64_t R, uint64_t b);
+void a2_level_all_gather(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, const a2_group *g,
+                         uint16_t win, uint16_t sig, uint64_t cell0, uint64_t R, uint64_t b);
+
+/* ---- Hierarchical and NB collectives (hier.c): one generator, one row each ----
+ * ROW(NAME, op, inter-server algorithm, flat): flat rows run the level
+ * algorithm over all ranks as one group (NB). */
+#define A2_HIER_ROWS(ROW)                                               \
+  ROW(allreduce_hier_ring, A2_HIER_ALLREDUCE, A2_LVL_RING, 0)           \
+  ROW(allreduce_hier_rhd, A2_HIER_ALLREDUCE, A2_LVL_RHD, 0)             \
+  ROW(allreduce_hier_nhr, A2_HIER_ALLREDUCE, A2_LVL_NHR, 0)             \
+  ROW(reduce_scatter_hier_ring, A2_HIER_REDUCE_SCATTER, A2_LVL_RING, 0) \
+  ROW(reduce_scatter_hier_rhd, A2_HIER_REDUCE_SCATTER, A2_LVL_RHD, 0)   \
+  ROW(reduce_scatter_hier_nhr, A2_HIER_REDUCE_SCATTER, A2_LVL_NHR, 0)   \
+  ROW(allgather_hier_ring, A2_HIER_ALLGATHER, A2_LVL_RING, 0)           \
+  ROW(allgather_hier_rhd, A2_HIER_ALLGATHER, A2_LVL_RHD, 0)             \
+  ROW(allgather_hier_nhr, A2_HIER_ALLGATHER, A2_LVL_NHR, 0)             \
+  ROW(broadcast_hier_ring, A2_HIER_BROADCAST, A2_LVL_RING, 0)           \
+  ROW(broadcast_hier_rhd, A2_HIER_BROADCAST, A2_LVL_RHD, 0)             \
+  ROW(broadcast_hier_nhr, A2_HIER_BROADCAST, A2_LVL_NHR, 0)             \
+  ROW(allreduce_nb, A2_HIER_ALLREDUCE, A2_LVL_NB, 1)                    \
+  ROW(reduce_scatter_nb, A2_HIER_REDUCE_SCATTER, A2_LVL_NB, 1)          \
+  ROW(allgather_nb, A2_HIER_ALLGATHER, A2_LVL_NB, 1)
+
+typedef enum {
+  A2_HIER_ALLREDUCE = 0,
+  A2_HIER_REDUCE_SCATTER = 1,
+  A2_HIER_ALLGATHER = 2,
+  A2_HIER_BROADCAST = 3
+} a2_hier_op;
+
+typedef struct {
+  const char *name;
+  a2_hier_op op;
+  a2_level_algo algo;
+  int flat;
+} a2_hier_row;
+
+/* The row of a hierarchical or NB built-in, NULL for any other name. */
+const a2_hier_row *a2_hier_find(const char *name);
+/* Its servers' size for p: 1 for flat rows, else p->group (0: all P). */
+uint32_t a2_hier_group(const a2_hier_row *h, const a2_coll_params *p);
+#define A2_HIER_DECLARE_CHECK(NAME, ...) \
+  a2_code a2_check_##NAME(const a2_coll_params *p, a2_err *err);
+A2_HIER_ROWS(A2_HIER_DECLARE_CHECK)
+
 #endif

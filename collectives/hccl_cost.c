@@ -1,14 +1,22 @@
 /* The alpha-beta-gamma formulas of HCCL's algorithm guide (hicann/hccl
- * docs/en/user_guide/coll_algo_intro: Mesh.md, Ring.md, RHD.md, NHR.md, Star.md; Pairwise priced as
- * its P-1 steps of one block), one per built-in that implements the algorithm. */
+ * docs/en/user_guide/coll_algo_intro: Mesh.md, Ring.md, RHD.md, NHR.md, NB.md, Star.md; Pairwise
+ * priced as its P-1 steps of one block; the hierarchical collectives of
+ * hierarchical_comm_principle.md as the sum of their steps, the
+ * intra-server ones with the link's alpha and beta), one per built-in that
+ * implements the algorithm. */
 #include "collectives/hccl_cost.h"
 
 #include <math.h>
 #include <string.h>
 
+#include "collectives/generators.h"
+
 void a2_abg_of(const a2_config *cfg, uint32_t P, a2_abg *m) {
   double hop = (double)cfg->link_lat_ps, bw = (double)cfg->link_bw;
   if (cfg->topology == A2_TOPO_SWITCH) hop += (double)cfg->switch_lat_ps;
+  m->intra_alpha_ps = 3.0 * hop + (double)cfg->hbm_lat_ps + (double)cfg->mte_lat_ps;
+  m->intra_beta_ps = 1e12 / bw;
+  m->group = a2_coll_group(cfg, P);
   m->inter = cfg->topology == A2_TOPO_TWO_LEVEL && cfg->group_size && P > cfg->group_size;
   if (m->inter) {
     hop = 2.0 * (double)cfg->nic_lat_ps + (double)cfg->switch_lat_ps;
@@ -66,6 +74,60 @@ static double pairwise(double P, double N, const a2_abg *m) {
   return (P - 1) * (m->alpha_ps + N * m->beta_ps);
 }
 
+/* One level's reduce-scatter (gamma: reduced) or all-gather of X bytes a
+ * member over n members: steps alpha + (n-1)/n X beta (Ring, RHD, NHR,
+ * NB.md: only the step count differs). */
+static double level(a2_level_algo a, double n, double X, double alpha, double beta, double gamma) {
+  if (n < 2) return 0;
+  return a2_level_steps(a, (uint32_t)n) * alpha + (n - 1) / n * X * (beta + gamma);
+}
+
+/* HCCL's mesh inside a server: one step, X to each peer at once; gamma:
+ * the G-1 peers' X reduced */
+static double mesh(double G, double X, double alpha, double beta, double gamma) {
+  return G < 2 ? 0 : alpha + X * beta + (G - 1) * X * gamma;
+}
+
+static double hier_cost(const a2_hier_row *h, double P, double N, const a2_abg *m) {
+  double G = h->flat ? 1 : (m->group && m->group < P ? m->group : P), M = P / G;
+  double ai = m->intra_alpha_ps, bi = m->intra_beta_ps, a = m->alpha_ps, b = m->beta_ps,
+         g = m->gamma_ps;
+  if (h->flat) ai = a, bi = b;
+  switch (h->op) {
+  case A2_HIER_ALLREDUCE: /* mesh RS, level all-reduce of N/G, mesh AG */
+    return mesh(G, N / G, ai, bi, g) + level(h->algo, M, N / G, a, b, g) +
+           level(h->algo, M, N / G, a, b, 0) + mesh(G, N / G, ai, bi, 0);
+  case A2_HIER_REDUCE_SCATTER: /* level RS of P*N, mesh RS of the G*N chunk */
+    return level(h->algo, M, P * N, a, b, g) + mesh(G, N, ai, bi, g);
+  case A2_HIER_ALLGATHER: /* mesh AG, level AG of G*N blocks */
+    return mesh(G, N, ai, bi, 0) + level(h->algo, M, P * N, a, b, 0);
+  case A2_HIER_BROADCAST: /* scatter in the root's server, to the servers, AG, mesh AG */
+    return mesh(G, N / G, ai, bi, 0) + (M > 1 ? a + N / P * b : 0) +
+           level(h->algo, M, N / G, a, b, 0) + mesh(G, N / G, ai, bi, 0);
+  }
+  return 0;
+}
+
+static const struct {
+  a2_hier_op op;
+  const char *hier, *flat;
+} hier_formulas[] = {
+    {A2_HIER_ALLREDUCE,
+     "intra a + N/G b + (G-1)/G N g (mesh RS) + inter all-reduce of N/G over M = P/G servers "
+     "(steps a + 2(M-1)/M N/G b + (M-1)/M N/G g) + intra a + N/G b (mesh AG)",
+     "2 ceil(log2 P) a + 2(P-1)/P N b + (P-1)/P N g (HCCL NB)"},
+    {A2_HIER_REDUCE_SCATTER,
+     "inter steps a + (M-1) G N b + (M-1) G N g (RS of server chunks) + intra a + N b + "
+     "(G-1) N g (mesh RS)",
+     "ceil(log2 P) a + (P-1) N b + (P-1) N g, N = output block (HCCL NB)"},
+    {A2_HIER_ALLGATHER, "intra a + N b (mesh AG) + inter steps a + (M-1) G N b",
+     "ceil(log2 P) a + (P-1) N b (HCCL NB)"},
+    {A2_HIER_BROADCAST,
+     "intra a + N/G b (scatter) + inter a + N/P b (scatter) + steps a + (M-1)/M N/G b (AG) + "
+     "intra a + N/G b (mesh AG)",
+     NULL},
+};
+
 static const struct {
   const char *algo, *formula;
   double (*f)(double P, double N, const a2_abg *m);
@@ -88,6 +150,11 @@ static const struct {
 
 double a2_hccl_cost_ps(const char *algo, uint32_t P, uint64_t N, const a2_abg *m,
                        const char **formula) {
+  const a2_hier_row *h = a2_hier_find(algo);
+  if (h) {
+    if (formula) *formula = h->flat ? hier_formulas[h->op].flat : hier_formulas[h->op].hier;
+    return P < 2 ? 0 : hier_cost(h, P, (double)N, m);
+  }
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
     if (!strcmp(rows[i].algo, algo)) {
       if (formula) *formula = rows[i].formula;

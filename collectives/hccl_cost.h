@@ -20,6 +20,10 @@ extern "C" {
 typedef struct {
   double alpha_ps, beta_ps, gamma_ps;
   int inter;
+  /* The hierarchical algorithms' intra-server step: its alpha and beta
+   * (the link's), and the ranks per server (a2_coll_group). */
+  double intra_alpha_ps, intra_beta_ps;
+  uint32_t group;
 } a2_abg;
 
 /* From cfg for P ranks. One step's fixed cost alpha is three one-way hops
@@ -28,10 +32,13 @@ typedef struct {
  * interconnect.link.latency (+ switch_latency through a switch), or across
  * servers two NIC latencies and the switch. beta = 1 / bandwidth of the
  * link (across servers: the NIC's, when lower); gamma = one vector cycle /
- * chip.vector.bytes_per_cycle. */
+ * chip.vector.bytes_per_cycle. intra_alpha_ps and intra_beta_ps are the
+ * same for one hop inside a server. */
 void a2_abg_of(const a2_config *cfg, uint32_t P, a2_abg *m);
 
-/* HCCL's cost of the built-in `algo` for P ranks and N bytes a rank, in ps,
+/* HCCL's cost of the built-in `algo` (the hierarchical ones: their
+ * intra-server steps with the intra alpha and beta, the inter-server step
+ * with alpha and beta, over m->group ranks a server) for P ranks and N bytes a rank, in ps,
  * and its formula (static text) in *formula when not NULL; < 0 when the
  * algorithm has none. */
 double a2_hccl_cost_ps(const char *algo, uint32_t P, uint64_t N, const a2_abg *m,

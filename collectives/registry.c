@@ -86,6 +86,40 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
   return 0;
 }
 
+/* The hierarchical rows (hier.c): M servers of G ranks (G from
+ * interconnect.group_size, a2_coll_group), the inter-server step named. */
+#define HIER_AR(L1)                                                         \
+  "all-reduce, HCCL's hierarchical: mesh reduce-scatter in the server, " L1 \
+  " all-reduce "                                                            \
+  "among the same-index ranks of the servers, mesh all-gather in the server"
+#define HIER_AR_CARD(STEPS)                                       \
+  "remote read 2*(G-1)/G*N + 2*(M-1)/P*N per rank; 2 + 2*(" STEPS \
+  ") barrier rounds (no "                                         \
+  "server barriers at G = 1); N a multiple of P elements"
+#define HIER_RS(L1)                               \
+  "reduce-scatter, HCCL's hierarchical: " L1      \
+  " reduce-scatter of server-sized chunks among " \
+  "the same-index ranks, then mesh reduce-scatter in the server (N = output block)"
+#define HIER_RS_CARD(STEPS)                                             \
+  "remote read (M-1)*G*N + (G-1)*N per rank (N = output block); " STEPS \
+  " + 1 barrier "                                                       \
+  "rounds (+0 at G = 1)"
+#define HIER_AG(L1)                                                          \
+  "all-gather, HCCL's hierarchical: mesh all-gather in the server, then " L1 \
+  " all-gather of "                                                          \
+  "server-sized chunks among the same-index ranks"
+#define HIER_AG_CARD(STEPS) \
+  "remote read (G-1)*N + (M-1)*G*N per rank; 1 + " STEPS " barrier rounds (+0 at G = 1)"
+#define HIER_BC(L1)                                                                        \
+  "broadcast from --root, hierarchical scatter + all-gather: the root's server reads its " \
+  "chunks, the other servers their blocks of them, " L1                                    \
+  " all-gather among the same-index "                                                      \
+  "ranks, mesh all-gather in the server"
+#define HIER_BC_CARD(STEPS)                                                       \
+  "remote read N + (M-1)/P*N at the root's server-mates (N at G = 1); 2 + " STEPS \
+  " barrier "                                                                     \
+  "rounds (1 + at G = 1); N a multiple of P elements"
+
 /* The rows, in `list` order: ROW(NAME, size factor, bus factor, check,
  * closed form, summary, card formula). NAME's generator is
  * collectives/NAME.c (A2_DEFINE_GENERATOR there defines a2_def_NAME,
@@ -117,6 +151,43 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
       "ranks 2^s apart, slices r - 2^(s+1) k, at any P",                                         \
       "remote read 2*(P-1)/P*N per rank; 2*ceil(log2 P) barrier rounds; N a multiple of P "      \
       "elements")                                                                                \
+  ROW(allreduce_hier_ring, one, allreduce_bus, a2_check_allreduce_hier_ring, no_closed_form,     \
+      HIER_AR("Ring"), HIER_AR_CARD("M-1"))                                                      \
+  ROW(allreduce_hier_rhd, one, allreduce_bus, a2_check_allreduce_hier_rhd, no_closed_form,       \
+      HIER_AR("RHD (M a power of two)"), HIER_AR_CARD("log2 M"))                                 \
+  ROW(allreduce_hier_nhr, one, allreduce_bus, a2_check_allreduce_hier_nhr, no_closed_form,       \
+      HIER_AR("NHR"), HIER_AR_CARD("ceil(log2 M)"))                                              \
+  ROW(reduce_scatter_hier_ring, ranks, gather_bus, a2_check_reduce_scatter_hier_ring,            \
+      no_closed_form, HIER_RS("Ring"), HIER_RS_CARD("M-1"))                                      \
+  ROW(reduce_scatter_hier_rhd, ranks, gather_bus, a2_check_reduce_scatter_hier_rhd,              \
+      no_closed_form, HIER_RS("RHD (M a power of two)"), HIER_RS_CARD("log2 M"))                 \
+  ROW(reduce_scatter_hier_nhr, ranks, gather_bus, a2_check_reduce_scatter_hier_nhr,              \
+      no_closed_form, HIER_RS("NHR"), HIER_RS_CARD("ceil(log2 M)"))                              \
+  ROW(allgather_hier_ring, ranks, gather_bus, a2_check_allgather_hier_ring, no_closed_form,      \
+      HIER_AG("Ring"), HIER_AG_CARD("M-1"))                                                      \
+  ROW(allgather_hier_rhd, ranks, gather_bus, a2_check_allgather_hier_rhd, no_closed_form,        \
+      HIER_AG("RHD (M a power of two)"), HIER_AG_CARD("log2 M"))                                 \
+  ROW(allgather_hier_nhr, ranks, gather_bus, a2_check_allgather_hier_nhr, no_closed_form,        \
+      HIER_AG("NHR"), HIER_AG_CARD("ceil(log2 M)"))                                              \
+  ROW(broadcast_hier_ring, one, one, a2_check_broadcast_hier_ring, no_closed_form,               \
+      HIER_BC("Ring"), HIER_BC_CARD("M-1"))                                                      \
+  ROW(broadcast_hier_rhd, one, one, a2_check_broadcast_hier_rhd, no_closed_form,                 \
+      HIER_BC("RHD (M a power of two)"), HIER_BC_CARD("log2 M"))                                 \
+  ROW(broadcast_hier_nhr, one, one, a2_check_broadcast_hier_nhr, no_closed_form, HIER_BC("NHR"), \
+      HIER_BC_CARD("ceil(log2 M)"))                                                              \
+  ROW(allreduce_nb, one, allreduce_bus, a2_check_allreduce_nb, no_closed_form,                   \
+      "all-reduce, HCCL's NB (nonuniform Bruck): reduce-scatter of ceil(log2 P) steps, step s "  \
+      "from rank - 2^s, then Bruck's all-gather (1, 2, 4, ... blocks), at any P",                \
+      "remote read 2*(P-1)/P*N per rank; 2*ceil(log2 P) barrier rounds; N a multiple of P "      \
+      "elements")                                                                                \
+  ROW(reduce_scatter_nb, ranks, gather_bus, a2_check_reduce_scatter_nb, no_closed_form,          \
+      "reduce-scatter, HCCL's NB: ceil(log2 P) steps, step s adds blocks r + 2^(s+1) k from "    \
+      "rank r - 2^s, at any P (N = output block)",                                               \
+      "remote read (P-1)*N per rank (N = output block); ceil(log2 P) barrier rounds")            \
+  ROW(allgather_nb, ranks, gather_bus, a2_check_allgather_nb, no_closed_form,                    \
+      "all-gather, HCCL's NB (Bruck): ceil(log2 P) steps, step s reads min(2^s, P-2^s) blocks "  \
+      "from rank + 2^s, at any P",                                                               \
+      "remote read (P-1)*N per rank; ceil(log2 P) barrier rounds")                               \
   ROW(broadcast, one, one, rooted_check, no_closed_form,                                         \
       "broadcast from --root: non-roots read the root's staged window (step 12)",                \
       "remote read N per non-root rank (0 at the root); 1 signal round")                         \

@@ -3,7 +3,10 @@
 // for every rank at P = 2..9 and 16, on the A2 server and the A2 cluster
 // (8-NPU servers over a switch); the hand-written RHD trace reports exactly
 // what the built-in reports; gen's file of it does too at odd P, and so do
-// gen's files of NHR and Star.
+// gen's files of NHR and Star. The hierarchical and NB rows: the same on
+// the A2 server (one server) and on the A2 cluster cut into servers of G
+// (interconnect.group_size), their cards written out here from
+// docs/collectives.md; gen's files of them report like the built-ins.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,8 +19,9 @@
 namespace a2test {
 namespace {
 
-const char *const kCatalogue[] = {"allreduce_rhd", "allreduce_nhr", "all_to_all_pairwise",
-                                  "broadcast_star"};
+const char *const kCatalogue[] = {"allreduce_rhd",  "allreduce_nhr", "all_to_all_pairwise",
+                                  "broadcast_star", "allreduce_nb",  "reduce_scatter_nb",
+                                  "allgather_nb"};
 const uint32_t kRanks[] = {2, 3, 4, 5, 6, 7, 8, 9, 16};
 
 struct Point {
@@ -114,6 +118,147 @@ TEST(RhdByHand, GenOfTheBuiltInReportsLikeTheBuiltInAtOddP) {
     ASSERT_TRUE(RunJson({"run", "--trace-file", file, "--ranks", std::to_string(P)}, &traced));
     EXPECT_EQ(JsonScalars(traced.root()), JsonScalars(built_in.root()));
   }
+}
+
+// ---- the hierarchical rows: M = P / G servers of G ranks ----
+
+const char *const kHier[] = {
+    "allreduce_hier_ring",      "allreduce_hier_rhd",      "allreduce_hier_nhr",
+    "reduce_scatter_hier_ring", "reduce_scatter_hier_rhd", "reduce_scatter_hier_nhr",
+    "allgather_hier_ring",      "allgather_hier_rhd",      "allgather_hier_nhr",
+    "broadcast_hier_ring",      "broadcast_hier_rhd",      "broadcast_hier_nhr"};
+
+struct HierPoint {
+  std::string algo;
+  uint32_t P, G;
+  bool cluster;
+};
+
+bool StartsWith(const std::string &s, const char *p) {
+  return s.rfind(p, 0) == 0;
+}
+bool EndsWith(const std::string &s, const char *p) {
+  std::string q = p;
+  return s.size() >= q.size() && s.compare(s.size() - q.size(), q.size(), q) == 0;
+}
+
+// The server sizes on the cluster: several servers at every P (one rank a
+// server at prime P); RHD between servers needs a power of two of them.
+uint32_t ClusterGroup(const std::string &algo, uint32_t P) {
+  bool rhd = EndsWith(algo, "_rhd");
+  switch (P) {
+  case 4: return 2;
+  case 6: return rhd ? 3 : 2;
+  case 8: return rhd ? 4 : 2;
+  case 9: return rhd ? 9 : 3;
+  case 16: return 4;
+  default: return rhd && P > 2 ? P : 1;  // 2, 3, 5, 7: one rank a server
+  }
+}
+
+std::vector<HierPoint> HierPoints() {
+  std::vector<HierPoint> v;
+  for (const char *a : kHier)
+    for (uint32_t P : kRanks) {
+      if (P <= 8) v.push_back({a, P, P, false});  // one server
+      v.push_back({a, P, ClusterGroup(a, P), true});
+    }
+  v.push_back({"allreduce_hier_nhr", 16, 8, true});  // the cluster's own 8-NPU servers
+  v.push_back({"allgather_hier_ring", 16, 8, true});
+  return v;
+}
+
+uint64_t Steps(const std::string &algo, uint32_t n) {
+  return EndsWith(algo, "_ring") ? n - 1 : CeilLog2(n);
+}
+
+class HierCatalogue : public ::testing::TestWithParam<HierPoint> {};
+
+TEST_P(HierCatalogue, MeasuredTrafficEqualsTheCardOnEveryRank) {
+  const HierPoint &c = GetParam();
+  uint32_t P = c.P, G = c.G, M = P / G, root = P - 1, s0 = root / G;
+  bool ar = StartsWith(c.algo, "allreduce"), bc = StartsWith(c.algo, "broadcast");
+  uint64_t N = ar || bc ? 48 * 1024 - 48 * 1024 % (4 * P) : 4096;
+  uint64_t steps = Steps(c.algo, M), b = N / P, C = N / G, intra = G > 1;
+  std::vector<std::string> flags = {"--root", std::to_string(root)};
+  if (c.cluster)
+    flags = {"--root",   std::to_string(root),
+             "--config", std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml",
+             "--set",    "interconnect.ranks=" + std::to_string(P),
+             "--set",    "interconnect.group_size=" + std::to_string(G)};
+  JsonDoc d;
+  ASSERT_TRUE(RunJson(RunArgs(c.algo, P, N, flags), &d));
+  EXPECT_EQ(d["status"].Str(), "OK");
+  EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
+  uint64_t most = 0, rounds;
+  for (uint32_t r = 0; r < P; r++) {
+    uint64_t want;
+    if (ar)
+      want = 2 * (G - 1) * C + 2 * (M - 1) * b;
+    else if (bc)
+      want = (G - 1) * C + (M - 1) * b + (r == root ? 0 : r / G == s0 ? C : b);
+    else  // reduce-scatter, all-gather
+      want = (uint64_t)(M - 1) * G * N + (uint64_t)(G - 1) * N;
+    SCOPED_TRACE("rank " + std::to_string(r));
+    EXPECT_EQ(d["per_rank"][r]["remote_read_bytes"].Int(), (long long)want);
+    EXPECT_EQ(d["per_rank"][r]["remote_write_bytes"].Int(), 0);
+    most = std::max(most, want);
+  }
+  rounds = ar ? 2 * intra + 2 * steps : bc ? 1 + steps + intra : steps + intra;
+  EXPECT_EQ(d["analytic"]["remote_read_bytes_per_rank"].Num(), (double)most);
+  EXPECT_EQ(d["measured"]["barrier_rounds"].Int(), (long long)rounds);
+  EXPECT_EQ(d["analytic"]["barrier_rounds"].Int(), (long long)rounds);
+  EXPECT_GT(d["hccl_cost"]["time_ps"].Num(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Hccl, HierCatalogue, ::testing::ValuesIn(HierPoints()),
+                         [](const ::testing::TestParamInfo<HierPoint> &info) {
+                           return info.param.algo + "_P" + std::to_string(info.param.P) + "_G" +
+                                  std::to_string(info.param.G) +
+                                  (info.param.cluster ? "_cluster" : "_server");
+                         });
+
+TEST(HierCatalogue, RefusesRanksThatAreNotWholeServers) {
+  const std::string cfg = std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml";
+  EXPECT_TRUE(RunFailsWithUsage(
+      RunArgs("allreduce_hier_ring", 9, 9 * 64, {"--config", cfg, "--set", "interconnect.ranks=9"}),
+      {"--ranks", "9 ranks are not whole servers of 8 ranks", "interconnect.group_size"}));
+  EXPECT_TRUE(RunFailsWithUsage(RunArgs("allgather_hier_rhd", 6, 64,
+                                        {"--config", cfg, "--set", "interconnect.ranks=6", "--set",
+                                         "interconnect.group_size=2"}),
+                                {"--ranks", "3 servers", "power of two"}));
+}
+
+// gen writes the hierarchical and NB rows; running the file under the same
+// config reports number for number what the built-in reports, on one
+// server and on servers of 2 of the cluster.
+TEST(CatalogueGen, HierAndNbFilesReportLikeTheBuiltIns) {
+  std::vector<std::string> algos(std::begin(kHier), std::end(kHier));
+  for (const char *a : {"allreduce_nb", "reduce_scatter_nb", "allgather_nb"}) algos.push_back(a);
+  const std::string cfg = std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml";
+  for (const std::string &algo : algos)
+    for (uint32_t P : {3u, 4u, 8u}) {
+      SCOPED_TRACE(algo + " P=" + std::to_string(P));
+      std::vector<std::string> flags = {"--root", std::to_string(P - 1)};
+      if (P == 8)
+        flags.insert(flags.end(), {"--config", cfg, "--set", "interconnect.ranks=8", "--set",
+                                   "interconnect.group_size=2"});
+      const std::string size = std::to_string(1024 * P);
+      TempDir dir;
+      std::string file = dir.path() + "/gen.a2t";
+      std::vector<std::string> gen = {"gen",    "--algo", algo, "--ranks", std::to_string(P),
+                                      "--size", size,     "-o", file};
+      gen.insert(gen.end(), flags.begin(), flags.end());
+      CliResult g = RunCli(gen);
+      ASSERT_EQ(g.exit_code, 0) << g;
+      JsonDoc built_in, traced;
+      ASSERT_TRUE(RunJson(RunArgs(algo, P, 1024 * P, flags), &built_in));
+      std::vector<std::string> run = {"run", "--trace-file", file, "--ranks", std::to_string(P)};
+      if (P == 8) run.insert(run.end(), flags.begin() + 2, flags.end());
+      ASSERT_TRUE(RunJson(run, &traced));
+      EXPECT_EQ(traced["status"].Str(), "OK");
+      EXPECT_EQ(JsonScalars(traced.root()), JsonScalars(built_in.root()));
+    }
 }
 
 // gen writes NHR and Star in the trace format; running the file reports

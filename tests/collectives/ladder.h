@@ -74,6 +74,22 @@ inline uint64_t NhrRounds(uint32_t P) {
   while ((1ull << k) < P) k++;
   return 2 * k;
 }
+inline uint64_t CeilLog2(uint32_t P) {
+  uint64_t k = 0;
+  while ((1ull << k) < P) k++;
+  return k;
+}
+// the hierarchical collectives on one server (G = P: no inter-server step)
+inline uint64_t HierOneServerRounds(uint32_t P) {
+  return P > 1 ? 2 : 0;
+}
+inline uint64_t HierOneServerRound(uint32_t P) {
+  return P > 1 ? 1 : 0;
+}
+// scatter from the root, then the mesh all-gather: (P-1)/P N at the root
+inline uint64_t HierBroadcastRead(uint32_t P, uint64_t N, uint32_t r, uint32_t root) {
+  return r == root ? (P - 1) * (N / P) : N;
+}
 inline uint64_t PeerRounds(uint32_t P) {
   return P - 1;
 }
@@ -98,6 +114,21 @@ inline const std::vector<Ladder> &AllCollectives() {
       {"allreduce_ring", TwoChunks, Zero, RingRounds, 4, true, false},
       {"allreduce_rhd", RhdRead, Zero, RhdRounds, 0, true, false, false, RhdUnit},
       {"allreduce_nhr", TwoChunks, Zero, NhrRounds, 4, true, false},
+      {"allreduce_hier_ring", TwoChunks, Zero, HierOneServerRounds, 4, true, false},
+      {"allreduce_hier_rhd", TwoChunks, Zero, HierOneServerRounds, 4, true, false},
+      {"allreduce_hier_nhr", TwoChunks, Zero, HierOneServerRounds, 4, true, false},
+      {"reduce_scatter_hier_ring", PeersTimesN, Zero, HierOneServerRound, 0, true, false},
+      {"reduce_scatter_hier_rhd", PeersTimesN, Zero, HierOneServerRound, 0, true, false},
+      {"reduce_scatter_hier_nhr", PeersTimesN, Zero, HierOneServerRound, 0, true, false},
+      {"allgather_hier_ring", PeersTimesN, Zero, HierOneServerRound, 0, false, false},
+      {"allgather_hier_rhd", PeersTimesN, Zero, HierOneServerRound, 0, false, false},
+      {"allgather_hier_nhr", PeersTimesN, Zero, HierOneServerRound, 0, false, false},
+      {"broadcast_hier_ring", HierBroadcastRead, Zero, HierOneServerRounds, 4, false, true},
+      {"broadcast_hier_rhd", HierBroadcastRead, Zero, HierOneServerRounds, 4, false, true},
+      {"broadcast_hier_nhr", HierBroadcastRead, Zero, HierOneServerRounds, 4, false, true},
+      {"allreduce_nb", TwoChunks, Zero, NhrRounds, 4, true, false},
+      {"reduce_scatter_nb", PeersTimesN, Zero, CeilLog2, 0, true, false},
+      {"allgather_nb", PeersTimesN, Zero, CeilLog2, 0, false, false},
       {"broadcast", FromRoot, Zero, OneRound, 0, false, true},
       {"broadcast_star", Zero, FromRootByPut, OneRound, 0, false, true},
       {"allgather", PeersTimesN, Zero, OneRound, 0, false, false},

@@ -1,0 +1,322 @@
+/* HCCL's hierarchical collectives (its hierarchical_comm_principle.md) and
+ * NB, one generator for every row of A2_HIER_ROWS (generators.h). P ranks
+ * are M servers of G; rank r = s * G + j is index j of server s. The
+ * intra-server steps are meshes among a server's G ranks; the
+ * inter-server step runs among the M ranks of one index j (one per
+ * server) with the row's level algorithm (level_steps.c). Flat rows (NB)
+ * are one level: G = 1, M = P.
+ *   all-reduce (N a rank, b = N/P, C = N/G): stage x in `data`; mesh
+ *     reduce-scatter in the server (rank j reduces chunk j, C bytes, in
+ *     place); reduce-scatter of chunk j among the M ranks of index j
+ *     (blocks of b; server s keeps block s), the block copied to `res`,
+ *     all-gather of chunk j among them in `res`; mesh all-gather of the
+ *     G chunks into y.
+ *   reduce-scatter (N = output block; x holds P blocks): the inter-server
+ *     reduce-scatter first, on server-sized chunks of G*N (server s keeps
+ *     the blocks of its ranks, contiguous), then the mesh reduce-scatter
+ *     in the server: rank j reduces block j of that chunk into y.
+ *   all-gather (N a rank, y holds P*N): the mesh all-gather in the server
+ *     into `data`, then the inter-server all-gather on chunks of G*N, then
+ *     `data` to y.
+ *   broadcast (N from --root, b = N/P, C = N/G; scatter + all-gather): the
+ *     root's server ranks read chunk j from the root (`stage`), the other
+ *     servers' rank j read block s of it from its server-mate of the
+ *     root's server, all-gather of chunk j among the ranks of index j,
+ *     mesh all-gather in the server into y.
+ * Signal cells (per rank): [0, P) and [P, 2P) the two server barriers
+ * (cell base + j), [2P, 3P) the inter-server reduce-scatter's steps,
+ * [3P, 4P) the all-gather's, 4P the root's "staged", 4P + 1 the broadcast's
+ * inter-server scatter. */
+#include <string.h>
+
+#include "collectives/generators.h"
+
+enum { X, Y, DATA, WIN2 }; /* WIN2: `res` (all-reduce) or `stage` (broadcast) */
+
+#define ENUM(NAME, ...) I_##NAME,
+enum { A2_HIER_ROWS(ENUM) NROWS };
+#define ROW_ENTRY(NAME, OP, ALGO, FLAT) {#NAME, OP, ALGO, FLAT},
+static const a2_hier_row rows[] = {A2_HIER_ROWS(ROW_ENTRY)};
+
+const a2_hier_row *a2_hier_find(const char *name) {
+  for (size_t i = 0; i < NROWS; i++)
+    if (!strcmp(rows[i].name, name)) return &rows[i];
+  return NULL;
+}
+
+uint32_t a2_hier_group(const a2_hier_row *h, const a2_coll_params *p) {
+  if (h->flat) return 1;
+  return p->group && p->group < p->nranks ? p->group : p->nranks;
+}
+
+typedef struct {
+  a2_coll_ctx c;
+  a2_hier_op op;
+  a2_level_algo algo;
+  uint32_t G, M;
+  uint64_t b, C; /* the inter-server block and the intra-server chunk */
+  uint16_t sig;
+} hier_ctx;
+
+/* ---- declaration ---- */
+
+static a2_code hier_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx,
+                            a2_err *err, const a2_hier_row *h) {
+  hier_ctx *x = ctx;
+  a2_coll_shape sh = {.algo = h->name}; /* tiles: below, of the block size */
+  uint32_t G = a2_hier_group(h, p), P = p->nranks;
+  a2_coll_buf sig = {"signal", A2_BUF_SIGNAL, .per_rank = 4, .fixed = 2};
+  switch (h->op) {
+  case A2_HIER_ALLREDUCE:
+    sh.golden = A2_GOLDEN_ALLREDUCE;
+    sh.bufs[X] = (a2_coll_buf){"x", A2_BUF_TENSOR, .fixed = 1};
+    sh.bufs[Y] = (a2_coll_buf){"y", A2_BUF_TENSOR, .fixed = 1};
+    sh.bufs[DATA] = (a2_coll_buf){"data", A2_BUF_WINDOW, .fixed = 1};
+    sh.bufs[WIN2] = (a2_coll_buf){"res", A2_BUF_WINDOW, .fixed = 1};
+    sh.bufs[WIN2 + 1] = sig;
+    x->sig = WIN2 + 1;
+    break;
+  case A2_HIER_BROADCAST:
+    sh.golden = A2_GOLDEN_BROADCAST;
+    sh.rooted = true;
+    sh.bufs[X] = (a2_coll_buf){"x", A2_BUF_TENSOR, .fixed = 1};
+    sh.bufs[Y] = (a2_coll_buf){"y", A2_BUF_TENSOR, .fixed = 1};
+    sh.bufs[DATA] = (a2_coll_buf){"data", A2_BUF_WINDOW, .fixed = 1};
+    sh.bufs[WIN2] = (a2_coll_buf){"stage", A2_BUF_WINDOW, .fixed = 1};
+    sh.bufs[WIN2 + 1] = sig;
+    x->sig = WIN2 + 1;
+    break;
+  case A2_HIER_REDUCE_SCATTER:
+    sh.golden = A2_GOLDEN_REDUCE_SCATTER;
+    sh.bufs[X] = (a2_coll_buf){"x", A2_BUF_TENSOR, .per_rank = 1};
+    sh.bufs[Y] = (a2_coll_buf){"y", A2_BUF_TENSOR, .fixed = 1};
+    sh.bufs[DATA] = (a2_coll_buf){"data", A2_BUF_WINDOW, .per_rank = 1};
+    sh.bufs[WIN2] = sig;
+    x->sig = WIN2;
+    break;
+  case A2_HIER_ALLGATHER:
+    sh.golden = A2_GOLDEN_ALLGATHER;
+    sh.bufs[X] = (a2_coll_buf){"x", A2_BUF_TENSOR, .fixed = 1};
+    sh.bufs[Y] = (a2_coll_buf){"y", A2_BUF_TENSOR, .per_rank = 1};
+    sh.bufs[DATA] = (a2_coll_buf){"data", A2_BUF_WINDOW, .per_rank = 1};
+    sh.bufs[WIN2] = sig;
+    x->sig = WIN2;
+    break;
+  }
+  uint16_t s = x->sig;
+  a2_code rc = a2_coll_declare(tb, p, k, &sh, &x->c, err);
+  x->sig = s; /* a2_coll_declare zeroes the context it fills (the first member only) */
+  x->op = h->op;
+  x->algo = h->algo;
+  x->G = G;
+  x->M = G ? P / G : 0;
+  uint64_t N = p->size_bytes;
+  if (h->op == A2_HIER_ALLREDUCE || h->op == A2_HIER_BROADCAST) {
+    x->b = P ? N / P : 0;
+    x->C = G ? N / G : 0;
+  } else {
+    x->b = (uint64_t)G * N;
+    x->C = N;
+  }
+  /* pieces of the smallest block moved */
+  uint64_t unit = h->op == A2_HIER_ALLREDUCE || h->op == A2_HIER_BROADCAST ? x->b : N;
+  a2_coll_set_piece(&x->c, unit, a2_coll_chunk_bytes(p->ub_bytes));
+  if (rc == A2_OK && tb->rc == A2_OK)
+    a2_tiles_declare(&x->c.tiles, tb, p->dtype, x->c.T ? x->c.T : 4, 1, 2);
+  return rc ? rc : tb->rc;
+}
+
+/* ---- the intra-server meshes ---- */
+
+/* Barrier among the server's G ranks on cells base + j. */
+static void server_barrier(a2_tb *tb, const a2_group *srv, uint16_t sig, uint64_t base) {
+  uint64_t n = srv->n - 1;
+  A2_STEPS(tb, s, 2 * n) {
+    uint32_t q = (uint32_t)((srv->i + 1 + s % n) % srv->n);
+    if (s < n)
+      a2_tb_notify(tb, sig, a2_member(srv, q), base + srv->i, A2_MODE_ADD, 1);
+    else
+      a2_tb_wait(tb, sig, base + q, A2_MODE_GE, 1);
+  }
+}
+
+/* dst = own win[off, off+len) reduced with every server peer's, pieces of
+ * T: load the own piece, add each peer's (j+1, j+2, ...), store. */
+static void server_reduce(a2_tiles *t, const hier_ctx *x, const a2_group *srv, uint16_t win,
+                          uint64_t off, uint64_t len, a2_at dst) {
+  uint64_t T = x->c.T, np = a2_pieces(len, T), per = (uint64_t)srv->n + 1;
+  uint16_t acc = x->c.tiles.acc[0];
+  A2_STEPS(t->tb, s, np * per) {
+    uint64_t i = s / per, k = s % per, o = i * T, n = a2_min64(len - o, T);
+    if (k == 0) {
+      a2_tb_load(t->tb, acc, win, off + o, n);
+    } else if (k < srv->n) {
+      uint16_t recv = a2_recv_tile(t, k - 1);
+      a2_tb_rload(t->tb, recv, win, a2_member(srv, (int64_t)srv->i + (int64_t)k), off + o, n);
+      a2_tb_vop(t->tb, x->c.vop, acc, acc, recv, n);
+    } else {
+      a2_tb_store(t->tb, acc, dst.buf, dst.off + o, n);
+    }
+  }
+}
+
+/* Every server peer q's win[q*len + skew, +len) into dst[q*len] (peers
+ * j+1, j+2, ...). */
+static void server_gather(a2_tiles *t, const hier_ctx *x, const a2_group *srv, uint16_t win,
+                          uint64_t skew, uint64_t len, uint16_t dst, uint64_t dst_skew) {
+  for (uint32_t m = 1; m < srv->n; m++) {
+    uint32_t q = (srv->i + m) % srv->n;
+    a2_at to = a2_at_local(dst, dst_skew + (uint64_t)q * len);
+    a2_coll_copy(t, a2_at_peer(win, a2_member(srv, q), skew + (uint64_t)q * len), &to, 1, len,
+                 x->c.T);
+  }
+}
+
+static void copy(a2_tiles *t, const hier_ctx *x, a2_at src, a2_at dst, uint64_t len) {
+  a2_coll_copy(t, src, &dst, 1, len, x->c.T);
+}
+
+static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
+  const hier_ctx *x = ctx;
+  (void)core;
+  uint32_t P = x->c.P, G = x->G, M = x->M, s = me / G, j = me % G;
+  uint64_t N = x->c.N, b = x->b, C = x->C;
+  a2_group srv = {s * G, 1, G, j}, lvl = {j, G, M, s};
+  uint16_t sig = x->sig;
+  uint64_t barrier_a = 0, barrier_b = P, rs_cells = 2ull * P, ag_cells = 3ull * P;
+  a2_tiles t = a2_tiles_on(tb, &x->c.tiles);
+  switch (x->op) {
+  case A2_HIER_ALLREDUCE:
+    copy(&t, x, a2_at_local(X, 0), a2_at_local(DATA, 0), N);
+    if (G > 1) {
+      server_barrier(tb, &srv, sig, barrier_a);
+      server_reduce(&t, x, &srv, DATA, j * C, C, a2_at_local(DATA, j * C));
+    }
+    a2_level_reduce_scatter(&t, &x->c, x->algo, &lvl, DATA, sig, rs_cells, j * C, b);
+    copy(&t, x, a2_at_local(DATA, j * C + s * b), a2_at_local(WIN2, j * C + s * b), b);
+    a2_level_all_gather(&t, &x->c, x->algo, &lvl, WIN2, sig, ag_cells, j * C, b);
+    if (G > 1) server_barrier(tb, &srv, sig, barrier_b);
+    copy(&t, x, a2_at_local(WIN2, j * C), a2_at_local(Y, j * C), C);
+    server_gather(&t, x, &srv, WIN2, 0, C, Y, 0);
+    break;
+  case A2_HIER_REDUCE_SCATTER:
+    copy(&t, x, a2_at_local(X, 0), a2_at_local(DATA, 0), (uint64_t)P * N);
+    a2_level_reduce_scatter(&t, &x->c, x->algo, &lvl, DATA, sig, rs_cells, 0, b);
+    if (G > 1) server_barrier(tb, &srv, sig, barrier_a);
+    server_reduce(&t, x, &srv, DATA, (uint64_t)me * N, N, a2_at_local(Y, 0));
+    break;
+  case A2_HIER_ALLGATHER:
+    copy(&t, x, a2_at_local(X, 0), a2_at_local(DATA, (uint64_t)me * N), N);
+    if (G > 1) {
+      server_barrier(tb, &srv, sig, barrier_a);
+      server_gather(&t, x, &srv, DATA, (uint64_t)s * b, N, DATA, (uint64_t)s * b);
+    }
+    a2_level_all_gather(&t, &x->c, x->algo, &lvl, DATA, sig, ag_cells, 0, b);
+    copy(&t, x, a2_at_local(DATA, 0), a2_at_local(Y, 0), (uint64_t)P * N);
+    break;
+  case A2_HIER_BROADCAST: {
+    uint32_t root = x->c.root, s0 = root / G, j0 = root % G;
+    uint64_t staged = 4ull * P, scattered = staged + 1;
+    if (me == root) {
+      a2_at dst[2] = {a2_at_local(WIN2, 0), a2_at_local(DATA, 0)};
+      a2_coll_copy(&t, a2_at_local(X, 0), dst, 2, N, x->c.T);
+    }
+    if (s == s0 && G > 1) { /* the root's server: chunk j from the root */
+      A2_STEPS(tb, q, me == root ? G - 1 : 1) {
+        if (me == root)
+          a2_tb_notify(tb, sig, a2_member(&srv, (int64_t)j0 + 1 + (int64_t)q), staged, A2_MODE_SET,
+                       1);
+        else
+          a2_tb_wait(tb, sig, staged, A2_MODE_GE, 1);
+      }
+      if (me != root) {
+        a2_at dst[2] = {a2_at_local(WIN2, j * C), a2_at_local(DATA, j * C)};
+        a2_coll_copy(&t, a2_at_peer(WIN2, root, j * C), dst, 2, C, x->c.T);
+      }
+    }
+    if (M > 1) { /* the other servers: block s of chunk j from the root's server */
+      A2_STEPS(tb, q, s == s0 ? M - 1 : 1) {
+        if (s == s0)
+          a2_tb_notify(tb, sig, a2_member(&lvl, (int64_t)s0 + 1 + (int64_t)q), scattered,
+                       A2_MODE_SET, 1);
+        else
+          a2_tb_wait(tb, sig, scattered, A2_MODE_GE, 1);
+      }
+      if (s != s0)
+        copy(&t, x, a2_at_peer(WIN2, a2_member(&lvl, s0), j * C + s * b),
+             a2_at_local(DATA, j * C + s * b), b);
+    }
+    a2_level_all_gather(&t, &x->c, x->algo, &lvl, DATA, sig, ag_cells, j * C, b);
+    if (G > 1) server_barrier(tb, &srv, sig, barrier_b);
+    copy(&t, x, a2_at_local(DATA, j * C), a2_at_local(Y, j * C), C);
+    server_gather(&t, x, &srv, DATA, 0, C, Y, 0);
+    break;
+  }
+  }
+}
+
+/* ---- cards and checks ---- */
+
+static void hier_card(const a2_hier_row *h, const a2_coll_params *p, a2_card *c) {
+  uint32_t P = p->nranks, G = a2_hier_group(h, p), M = G ? P / G : 0;
+  double N = (double)p->size_bytes, steps = a2_level_steps(h->algo, M), intra = G > 1;
+  c->remote_write_bytes = 0;
+  switch (h->op) {
+  case A2_HIER_ALLREDUCE:
+    c->remote_read_bytes = 2.0 * (G - 1) * N / G + 2.0 * (M - 1) * N / P;
+    c->barrier_rounds = (uint64_t)(2 * intra + 2 * steps);
+    break;
+  case A2_HIER_REDUCE_SCATTER:
+    c->remote_read_bytes = (double)(M - 1) * G * N + (double)(G - 1) * N;
+    c->barrier_rounds = (uint64_t)(intra + steps);
+    break;
+  case A2_HIER_ALLGATHER:
+    c->remote_read_bytes = (double)(G - 1) * N + (double)(M - 1) * G * N;
+    c->barrier_rounds = (uint64_t)(intra + steps);
+    break;
+  case A2_HIER_BROADCAST:
+    /* the busiest rank: a server-mate of the root (chunk from the root, the
+     * all-gathers), or, one rank a server, any non-root */
+    c->remote_read_bytes = P < 2 ? 0 : G > 1 ? N + (M - 1) * N / P : N;
+    c->barrier_rounds = P < 2 ? 0 : (uint64_t)(1 + steps + intra);
+    break;
+  }
+  if (P < 2) c->remote_read_bytes = 0;
+}
+
+static a2_code hier_check(const a2_hier_row *h, const a2_coll_params *p, a2_err *err) {
+  a2_code rc = a2_coll_check_single_core(p, err);
+  if (!rc && h->op == A2_HIER_BROADCAST) rc = a2_coll_check_root(p, err);
+  if (rc) return rc;
+  uint32_t P = p->nranks, G = a2_hier_group(h, p);
+  if (G == 0 || P % G)
+    return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0,
+                      "%s: %u ranks are not whole servers of %u ranks "
+                      "(interconnect.group_size); expected a multiple of %u",
+                      h->name, P, G, G);
+  uint32_t M = P / G;
+  if (h->algo == A2_LVL_RHD && (M & (M - 1)))
+    return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0,
+                      "%s: %u servers; recursive halving-doubling between servers runs on a "
+                      "power of two of them (P / interconnect.group_size = %u)",
+                      h->name, M, M);
+  if (h->op == A2_HIER_ALLREDUCE || h->op == A2_HIER_BROADCAST) return a2_check_p_chunks(p, err);
+  return a2_coll_check_elems(p, err);
+}
+
+#define DEFINE_ROW(NAME, ...)                                                                \
+  static a2_code declare_##NAME(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, \
+                                a2_err *err) {                                               \
+    return hier_declare(tb, p, k, ctx, err, &rows[I_##NAME]);                                \
+  }                                                                                          \
+  const a2_gen_def a2_def_##NAME = {sizeof(hier_ctx), declare_##NAME, body};                 \
+  a2_code a2_gen_##NAME(const a2_coll_params *p, a2_kernel *k, a2_err *err) {                \
+    return a2_gen_run(&a2_def_##NAME, p, k, 0, err);                                         \
+  }                                                                                          \
+  void a2_card_##NAME(const a2_coll_params *p, a2_card *c) {                                 \
+    hier_card(&rows[I_##NAME], p, c);                                                        \
+  }                                                                                          \
+  a2_code a2_check_##NAME(const a2_coll_params *p, a2_err *err) {                            \
+    return hier_check(&rows[I_##NAME], p, err);                                              \
+  }
+A2_HIER_ROWS(DEFINE_ROW)
