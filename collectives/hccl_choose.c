@@ -85,9 +85,10 @@ static const rule allreduce_a2[] = {
      "one server, mesh, SDMA inline reduce, N <= 256 KiB (MeshTopoSelector: small count)"},
     {C_ONE, 0, T_ANY, 0, "AllReduceMeshOpbaseLoopExecutor", "allreduce_sdma_mesh", L1_NONE,
      "one server, mesh, SDMA inline reduce, N > 256 KiB (MeshTopoSelector: loop)"},
-    {C_MULTI, 0, T_ANY, 0, "AllReduceMeshExecutor", "allreduce_%s", L1_COST,
-     "several servers: the hierarchical all-reduce with the level-1 algorithm of least cost; "
-     "the flat form of the level-1 algorithm over all ranks stands in"},
+    {C_MULTI, 0, T_ANY, 0, "AllReduceMeshExecutor", "allreduce_hier_%s", L1_COST,
+     "several servers: the hierarchical all-reduce (server-local mesh reduce-scatter, the "
+     "level-1 algorithm of least cost between the servers' same-index ranks, server-local "
+     "all-gather)"},
     END};
 static const rule allreduce_a3[] = {
     {C_MULTI | C_D_GT2, 0, T_LE_D, MB, "AllReduceComm", "allreduce_nhr", L1_NHR,
@@ -96,11 +97,17 @@ static const rule allreduce_a3[] = {
     {C_ONE | C_INLINE | C_P_GT2, 0, T_LE_P, 512 * KB, "AllReduceMeshSmallCountExecutor",
      "allreduce_mesh", L1_NONE,
      "A3, one server, SDMA inline reduce, N <= 512 KiB x P (smallCountOptimSingleServer)"},
-    {0, 0, T_ANY, 0, "AllReduce double-ring executor", "allreduce_ring", L1_NONE,
-     "A3: the double-ring executors; the single ring stands in"},
+    {0, 0, T_ANY, 0, "AllReduce double-ring executor", "allreduce_double_ring", L1_NONE,
+     "A3: the double-ring executors (two rings in opposite directions, half the data each)"},
     END};
+/* hierarchical HD on servers that are not a power of two: NHR between them; a
+ * hierarchy that cannot run: the flat level-1 algorithm; at last the one-shot
+ * mesh, which runs any whole elements */
 static const fallback allreduce_fb[] = {
-    {"allreduce_sdma_mesh", "allreduce_mesh"}, {"allreduce_nhr", "allreduce_rhd"}, {NULL, NULL}};
+    {"allreduce_sdma_mesh", "allreduce_mesh"},    {"allreduce_nhr", "allreduce_rhd"},
+    {"allreduce_hier_rhd", "allreduce_hier_nhr"}, {"allreduce_hier_nhr", "allreduce_nhr"},
+    {"allreduce_hier_ring", "allreduce_ring"},    {"allreduce_double_ring", "allreduce_ring"},
+    {"allreduce_ring", "allreduce_mesh"},         {NULL, NULL}};
 
 /* ---- all-gather (all_gather_operator.cc) ---- */
 static const rule allgather_a2[] = {
@@ -253,10 +260,22 @@ uint32_t a2_hccl_candidates(const char *op, const char **out, uint32_t max) {
   return n;
 }
 
-static int runs(const char *algo, const a2_coll_params *p) {
+/* p with the config's servers (the hierarchical built-ins check them) */
+static int runs(const char *algo, const a2_config *cfg, const a2_coll_params *p) {
   const a2_collective *c = a2_collective_find(algo);
+  a2_coll_params q = *p;
+  q.group = a2_coll_group(cfg, p->nranks);
   a2_err e = {0};
-  return c && (!c->check || !c->check(p, &e));
+  return c && (!c->check || !c->check(&q, &e));
+}
+
+/* The next built-in to try after `algo`: its row of the fallbacks, else the
+ * operation's other one, else its last resort. */
+static const char *next_fallback(const op_rules *o, const char *algo) {
+  const char *fb = o->fallback_other;
+  for (const fallback *f = o->fallbacks; f->from; f++)
+    if (!strcmp(f->from, algo)) fb = f->to;
+  return strcmp(fb, algo) ? fb : o->last_resort;
 }
 
 typedef struct {
@@ -387,11 +406,13 @@ a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
                    (unsigned long long)s.N, s.P, s.m, s.m > 1 ? "s" : "", s.d);
   if (l1why[0] && w > 0 && (size_t)w < sizeof c->why)
     snprintf(c->why + w, sizeof c->why - w, "; %s", l1why);
-  if (!runs(c->algo, p)) {
-    const char *fb = o->fallback_other;
-    for (const fallback *f = o->fallbacks; f->from; f++)
-      if (!strcmp(f->from, c->algo)) fb = f->to;
-    if (!strcmp(fb, c->algo) || !runs(fb, p)) fb = o->last_resort;
+  if (!runs(c->algo, cfg, p)) {
+    const char *fb = c->algo;
+    for (int hop = 0; hop < 8 && strcmp(fb, o->last_resort); hop++) {
+      fb = next_fallback(o, fb);
+      if (runs(fb, cfg, p)) break;
+    }
+    if (!runs(fb, cfg, p)) fb = o->last_resort;
     size_t n = strlen(c->why);
     snprintf(c->why + n, sizeof c->why - n, "; %s %s, so %s", c->algo,
              a2_collective_find(c->algo) ? "cannot run this size or P" : "is not a built-in", fb);

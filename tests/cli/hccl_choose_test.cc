@@ -55,13 +55,16 @@ TEST(HcclChoose, OneA2ServerSmallCountMeshUpTo256KiBThenTheLoopedSdmaMesh) {
 }
 
 TEST(HcclChoose, AcrossA2ServersTheLevelOneCostsPickRingUpToThreeServersNhrBeyond) {
-  EXPECT_EQ(Chosen(Cluster(16), A2_HCCL_A2, 16, 1 << 20), "allreduce_ring");  // tie: Ring
-  EXPECT_EQ(Chosen(Cluster(64), A2_HCCL_A2, 64, 1 << 20), "allreduce_nhr");   // NHR
+  // the hierarchical all-reduce with the level-1 algorithm between the servers
+  EXPECT_EQ(Chosen(Cluster(16), A2_HCCL_A2, 16, 1 << 20), "allreduce_hier_ring");  // tie: Ring
+  EXPECT_EQ(Chosen(Cluster(64), A2_HCCL_A2, 64, 1 << 20), "allreduce_hier_nhr");   // NHR
   // 3 servers: Ring's 2 steps each way tie NHR's ceil(log2 3) = 2; 4: NHR's 2 beat Ring's 3
-  EXPECT_EQ(Chosen(Cluster(24), A2_HCCL_A2, 24, 3 << 20), "allreduce_ring");
-  // 1 MiB is not 24 chunks of whole elements: the ring cannot run it, the mesh does
+  EXPECT_EQ(Chosen(Cluster(24), A2_HCCL_A2, 24, 3 << 20), "allreduce_hier_ring");
+  // 1 MiB is not 24 chunks of whole elements: neither ring runs it, the mesh does
   EXPECT_EQ(Chosen(Cluster(24), A2_HCCL_A2, 24, 1 << 20), "allreduce_mesh");
-  EXPECT_EQ(Chosen(Cluster(32), A2_HCCL_A2, 32, 1 << 20), "allreduce_nhr");  // tie: NHR > HD
+  EXPECT_EQ(Chosen(Cluster(32), A2_HCCL_A2, 32, 1 << 20), "allreduce_hier_nhr");  // tie: NHR > HD
+  // a last, partial server: no hierarchy, the flat level-1 algorithm
+  EXPECT_EQ(Chosen(Cluster(36), A2_HCCL_A2, 36, 36 << 16), "allreduce_nhr");
   // within one server of the cluster: the server rule
   EXPECT_EQ(Chosen(Cluster(16), A2_HCCL_A2, 8, 4096), "allreduce_mesh");
 }
