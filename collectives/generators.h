@@ -66,6 +66,9 @@ void a2_level_reduce_scatter(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a,
 void a2_level_all_gather(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, const a2_group *g,
                          uint16_t win, uint16_t sig, uint64_t cell0, uint64_t R, uint64_t b);
 
+/* allreduce_double_ring's parameter rules (allreduce_double_ring.c). */
+a2_code a2_check_allreduce_double_ring(const a2_coll_params *p, a2_err *err);
+
 /* ---- Hierarchical and NB collectives (hier.c): one generator, one row each ----
  * ROW(NAME, op, inter-server algorithm, flat): flat rows run the level
  * algorithm over all ranks as one group (NB). */

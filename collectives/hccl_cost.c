@@ -53,6 +53,12 @@ static double nhr(double P, double N, const a2_abg *m) {
          (P - 1) / P * N * m->gamma_ps;
 }
 
+/* two rings at once, each of N/2, each reduced on its own core */
+static double double_ring(double P, double N, const a2_abg *m) {
+  return 2 * (P - 1) * m->alpha_ps + (P - 1) / P * N * m->beta_ps +
+         (P - 1) / P * N / 2 * m->gamma_ps;
+}
+
 /* HCCL's mesh: reduce-scatter + all-gather, every peer at once */
 static double mesh_rs_ag(double P, double N, const a2_abg *m) {
   return 2 * m->alpha_ps + 2 / P * N * m->beta_ps + (P - 1) / P * N * m->gamma_ps;
@@ -143,6 +149,9 @@ static const struct {
      "(2(P'-1)/P' + 2) N b + ((P'-1)/P' + 1) N g (HCCL RHD)",
      rhd},
     {"allreduce_nhr", "2 ceil(log2 P) a + 2(P-1)/P N b + (P-1)/P N g (HCCL NHR)", nhr},
+    {"allreduce_double_ring",
+     "2(P-1) a + (P-1)/P N b + (P-1)/P N/2 g (two HCCL Rings of N/2 at once, opposite ways)",
+     double_ring},
     {"broadcast_star", "a + N b (HCCL Star: one step, N to every non-root)", star},
     {"all_to_all_pairwise",
      "(P-1) (a + N b), N = block: P-1 steps of one block each way (Pairwise)", pairwise},

@@ -151,6 +151,11 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
       "ranks 2^s apart, slices r - 2^(s+1) k, at any P",                                         \
       "remote read 2*(P-1)/P*N per rank; 2*ceil(log2 P) barrier rounds; N a multiple of P "      \
       "elements")                                                                                \
+  ROW(allreduce_double_ring, one, allreduce_bus, a2_check_allreduce_double_ring, no_closed_form, \
+      "all-reduce, double ring (HCCL's A3 double-ring executors): two rings in opposite "        \
+      "directions at once on two vector cores, each reducing and gathering half the slice",      \
+      "remote read 2*(P-1)/P*N per rank (half on each ring); 2*(P-1) barrier rounds on each "    \
+      "core; N a multiple of 2P elements")                                                       \
   ROW(allreduce_hier_ring, one, allreduce_bus, a2_check_allreduce_hier_ring, no_closed_form,     \
       HIER_AR("Ring"), HIER_AR_CARD("M-1"))                                                      \
   ROW(allreduce_hier_rhd, one, allreduce_bus, a2_check_allreduce_hier_rhd, no_closed_form,       \

@@ -78,9 +78,11 @@ TEST(HcclChoose, A3RulesOfSelectAlgfor91093) {
   EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 64, 1 << 20), "allreduce_nhr");  // multi-server small
   // NHR needs N in P chunks: 128 KiB is not 48 of whole elements, RHD's 32 are
   EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 48, 128 << 10), "allreduce_rhd");
-  EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 64, 64 << 20), "allreduce_ring");    // double ring
+  EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 64, 64 << 20), "allreduce_double_ring");
   EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 16, 256 * 1024), "allreduce_mesh");  // one server small
-  EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 16, 16 << 20), "allreduce_ring");
+  EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 16, 16 << 20), "allreduce_double_ring");
+  // 16 MiB + 64 B is not 2P blocks of whole elements: the single ring's P are
+  EXPECT_EQ(Chosen(cfg, A2_HCCL_A3, 16, (16 << 20) + 64), "allreduce_ring");
 }
 
 TEST(HcclChoose, ARunReportsTheChosenBuiltIn) {

@@ -19,9 +19,9 @@
 namespace a2test {
 namespace {
 
-const char *const kCatalogue[] = {"allreduce_rhd",  "allreduce_nhr", "all_to_all_pairwise",
-                                  "broadcast_star", "allreduce_nb",  "reduce_scatter_nb",
-                                  "allgather_nb"};
+const char *const kCatalogue[] = {"allreduce_rhd",  "allreduce_nhr",        "all_to_all_pairwise",
+                                  "broadcast_star", "allreduce_nb",         "reduce_scatter_nb",
+                                  "allgather_nb",   "allreduce_double_ring"};
 const uint32_t kRanks[] = {2, 3, 4, 5, 6, 7, 8, 9, 16};
 
 struct Point {
@@ -264,7 +264,7 @@ TEST(CatalogueGen, HierAndNbFilesReportLikeTheBuiltIns) {
 // gen writes NHR and Star in the trace format; running the file reports
 // number for number what the built-in reports, at odd and even P.
 TEST(CatalogueGen, NhrAndStarFilesReportLikeTheBuiltIns) {
-  for (const char *algo : {"allreduce_nhr", "broadcast_star"})
+  for (const char *algo : {"allreduce_nhr", "broadcast_star", "allreduce_double_ring"})
     for (uint32_t P : {3u, 4u, 5u, 7u}) {
       SCOPED_TRACE(std::string(algo) + " P=" + std::to_string(P));
       const std::string size = std::to_string(4096 * P), root = std::to_string(P - 1);

@@ -114,6 +114,7 @@ inline const std::vector<Ladder> &AllCollectives() {
       {"allreduce_ring", TwoChunks, Zero, RingRounds, 4, true, false},
       {"allreduce_rhd", RhdRead, Zero, RhdRounds, 0, true, false, false, RhdUnit},
       {"allreduce_nhr", TwoChunks, Zero, NhrRounds, 4, true, false},
+      {"allreduce_double_ring", TwoChunks, Zero, RingRounds, 8, true, false},
       {"allreduce_hier_ring", TwoChunks, Zero, HierOneServerRounds, 4, true, false},
       {"allreduce_hier_rhd", TwoChunks, Zero, HierOneServerRounds, 4, true, false},
       {"allreduce_hier_nhr", TwoChunks, Zero, HierOneServerRounds, 4, true, false},

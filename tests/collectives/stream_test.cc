@@ -227,8 +227,7 @@ std::vector<Case> Cases() {
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; i++) {
     std::string name = t[i].name;
-    bool rooted = name == "broadcast" || name == "broadcast_star" ||
-                  name == "compose_bcast_allreduce_allgather";
+    bool rooted = name.rfind("broadcast", 0) == 0 || name == "compose_bcast_allreduce_allgather";
     if (t[i].kind != A2_KIND_COMM) {  // GEMM built-ins: --size is M (a multiple of 128)
       for (uint32_t P : {2u, 3u, 4u, 8u, 16u})
         for (uint64_t M : {128u, 384u, 640u})
@@ -242,6 +241,7 @@ std::vector<Case> Cases() {
         uint64_t q = 1;
         while (name == "allreduce_rhd" && q * 2 <= P) q *= 2;
         uint64_t es = a2_dtype_size(dt) * (P % q ? q : 1);
+        if (name == "allreduce_double_ring") es *= 2;  // two rings, P blocks each
         // one element per chunk of P; several chunks per (ring) step with the
         // 1 KiB UB (256-byte tiles); big payloads with the default UB
         struct {
