@@ -70,24 +70,27 @@ void a2_level_all_gather(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, con
 a2_code a2_check_allreduce_double_ring(const a2_coll_params *p, a2_err *err);
 
 /* ---- Hierarchical and NB collectives (hier.c): one generator, one row each ----
- * ROW(NAME, op, inter-server algorithm, flat): flat rows run the level
- * algorithm over all ranks as one group (NB). */
-#define A2_HIER_ROWS(ROW)                                               \
-  ROW(allreduce_hier_ring, A2_HIER_ALLREDUCE, A2_LVL_RING, 0)           \
-  ROW(allreduce_hier_rhd, A2_HIER_ALLREDUCE, A2_LVL_RHD, 0)             \
-  ROW(allreduce_hier_nhr, A2_HIER_ALLREDUCE, A2_LVL_NHR, 0)             \
-  ROW(reduce_scatter_hier_ring, A2_HIER_REDUCE_SCATTER, A2_LVL_RING, 0) \
-  ROW(reduce_scatter_hier_rhd, A2_HIER_REDUCE_SCATTER, A2_LVL_RHD, 0)   \
-  ROW(reduce_scatter_hier_nhr, A2_HIER_REDUCE_SCATTER, A2_LVL_NHR, 0)   \
-  ROW(allgather_hier_ring, A2_HIER_ALLGATHER, A2_LVL_RING, 0)           \
-  ROW(allgather_hier_rhd, A2_HIER_ALLGATHER, A2_LVL_RHD, 0)             \
-  ROW(allgather_hier_nhr, A2_HIER_ALLGATHER, A2_LVL_NHR, 0)             \
-  ROW(broadcast_hier_ring, A2_HIER_BROADCAST, A2_LVL_RING, 0)           \
-  ROW(broadcast_hier_rhd, A2_HIER_BROADCAST, A2_LVL_RHD, 0)             \
-  ROW(broadcast_hier_nhr, A2_HIER_BROADCAST, A2_LVL_NHR, 0)             \
-  ROW(allreduce_nb, A2_HIER_ALLREDUCE, A2_LVL_NB, 1)                    \
-  ROW(reduce_scatter_nb, A2_HIER_REDUCE_SCATTER, A2_LVL_NB, 1)          \
-  ROW(allgather_nb, A2_HIER_ALLGATHER, A2_LVL_NB, 1)
+ * ROW(NAME, op, inter-server algorithm, flat, slices): flat rows run the level
+ * algorithm over all ranks as one group (NB); slices > 1 (Pipeline) cuts the
+ * slice into that many parts, one a vector core, each part's server
+ * reduce-scatter starting when the previous part's ended. */
+#define A2_HIER_ROWS(ROW)                                                  \
+  ROW(allreduce_hier_ring, A2_HIER_ALLREDUCE, A2_LVL_RING, 0, 1)           \
+  ROW(allreduce_hier_rhd, A2_HIER_ALLREDUCE, A2_LVL_RHD, 0, 1)             \
+  ROW(allreduce_hier_nhr, A2_HIER_ALLREDUCE, A2_LVL_NHR, 0, 1)             \
+  ROW(reduce_scatter_hier_ring, A2_HIER_REDUCE_SCATTER, A2_LVL_RING, 0, 1) \
+  ROW(reduce_scatter_hier_rhd, A2_HIER_REDUCE_SCATTER, A2_LVL_RHD, 0, 1)   \
+  ROW(reduce_scatter_hier_nhr, A2_HIER_REDUCE_SCATTER, A2_LVL_NHR, 0, 1)   \
+  ROW(allgather_hier_ring, A2_HIER_ALLGATHER, A2_LVL_RING, 0, 1)           \
+  ROW(allgather_hier_rhd, A2_HIER_ALLGATHER, A2_LVL_RHD, 0, 1)             \
+  ROW(allgather_hier_nhr, A2_HIER_ALLGATHER, A2_LVL_NHR, 0, 1)             \
+  ROW(broadcast_hier_ring, A2_HIER_BROADCAST, A2_LVL_RING, 0, 1)           \
+  ROW(broadcast_hier_rhd, A2_HIER_BROADCAST, A2_LVL_RHD, 0, 1)             \
+  ROW(broadcast_hier_nhr, A2_HIER_BROADCAST, A2_LVL_NHR, 0, 1)             \
+  ROW(allreduce_nb, A2_HIER_ALLREDUCE, A2_LVL_NB, 1, 1)                    \
+  ROW(reduce_scatter_nb, A2_HIER_REDUCE_SCATTER, A2_LVL_NB, 1, 1)          \
+  ROW(allgather_nb, A2_HIER_ALLGATHER, A2_LVL_NB, 1, 1)                    \
+  ROW(allreduce_pipeline, A2_HIER_ALLREDUCE, A2_LVL_RING, 0, A2_PIPELINE_SLICES)
 
 typedef enum {
   A2_HIER_ALLREDUCE = 0,
@@ -96,11 +99,15 @@ typedef enum {
   A2_HIER_BROADCAST = 3
 } a2_hier_op;
 
+/* allreduce_pipeline's parts (vector cores) */
+#define A2_PIPELINE_SLICES 4
+
 typedef struct {
   const char *name;
   a2_hier_op op;
   a2_level_algo algo;
   int flat;
+  uint32_t slices; /* parts on as many cores, pipelined (1: one core) */
 } a2_hier_row;
 
 /* The row of a hierarchical or NB built-in, NULL for any other name. */

@@ -99,6 +99,10 @@ static double hier_cost(const a2_hier_row *h, double P, double N, const a2_abg *
   double ai = m->intra_alpha_ps, bi = m->intra_beta_ps, a = m->alpha_ps, b = m->beta_ps,
          g = m->gamma_ps;
   if (h->flat) ai = a, bi = b;
+  if (h->slices > 1) { /* Pipeline.md: both levels' links at once, part by part */
+    double step = fmax(N / P * b + a, N / P * bi + ai);
+    return 2 * (step * (M - 1) + N / P * bi + ai);
+  }
   switch (h->op) {
   case A2_HIER_ALLREDUCE: /* mesh RS, level all-reduce of N/G, mesh AG */
     return mesh(G, N / G, ai, bi, g) + level(h->algo, M, N / G, a, b, g) +
@@ -162,6 +166,10 @@ double a2_hccl_cost_ps(const char *algo, uint32_t P, uint64_t N, const a2_abg *m
   const a2_hier_row *h = a2_hier_find(algo);
   if (h) {
     if (formula) *formula = h->flat ? hier_formulas[h->op].flat : hier_formulas[h->op].hier;
+    if (formula && h->slices > 1)
+      *formula =
+          "2 (max(N/P b + a, N/P bi + ai) (M-1) + N/P bi + ai) (HCCL Pipeline, M = P/G "
+          "servers)";
     return P < 2 ? 0 : hier_cost(h, P, (double)N, m);
   }
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)

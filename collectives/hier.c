@@ -35,7 +35,7 @@ enum { X, Y, DATA, WIN2 }; /* WIN2: `res` (all-reduce) or `stage` (broadcast) */
 
 #define ENUM(NAME, ...) I_##NAME,
 enum { A2_HIER_ROWS(ENUM) NROWS };
-#define ROW_ENTRY(NAME, OP, ALGO, FLAT) {#NAME, OP, ALGO, FLAT},
+#define ROW_ENTRY(NAME, OP, ALGO, FLAT, SLICES) {#NAME, OP, ALGO, FLAT, SLICES},
 static const a2_hier_row rows[] = {A2_HIER_ROWS(ROW_ENTRY)};
 
 const a2_hier_row *a2_hier_find(const char *name) {
@@ -53,8 +53,8 @@ typedef struct {
   a2_coll_ctx c;
   a2_hier_op op;
   a2_level_algo algo;
-  uint32_t G, M;
-  uint64_t b, C; /* the inter-server block and the intra-server chunk */
+  uint32_t G, M, S; /* S: parts (cores) */
+  uint64_t b, C;    /* the inter-server block and the intra-server chunk (of a part) */
   uint16_t sig;
 } hier_ctx;
 
@@ -104,13 +104,17 @@ static a2_code hier_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, vo
     break;
   }
   uint16_t s = x->sig;
-  a2_code rc = a2_coll_declare(tb, p, k, &sh, &x->c, err);
+  a2_coll_params q = *p;
+  sh.multi_core = h->slices > 1;
+  q.cores = h->slices; /* one core a part */
+  a2_code rc = a2_coll_declare(tb, &q, k, &sh, &x->c, err);
   x->sig = s; /* a2_coll_declare zeroes the context it fills (the first member only) */
   x->op = h->op;
   x->algo = h->algo;
   x->G = G;
   x->M = G ? P / G : 0;
-  uint64_t N = p->size_bytes;
+  x->S = h->slices;
+  uint64_t N = p->size_bytes / h->slices;
   if (h->op == A2_HIER_ALLREDUCE || h->op == A2_HIER_BROADCAST) {
     x->b = P ? N / P : 0;
     x->C = G ? N / G : 0;
@@ -121,6 +125,7 @@ static a2_code hier_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, vo
   /* pieces of the smallest block moved */
   uint64_t unit = h->op == A2_HIER_ALLREDUCE || h->op == A2_HIER_BROADCAST ? x->b : N;
   a2_coll_set_piece(&x->c, unit, a2_coll_chunk_bytes(p->ub_bytes));
+  x->c.N = N; /* a part's */
   if (rc == A2_OK && tb->rc == A2_OK)
     a2_tiles_declare(&x->c.tiles, tb, p->dtype, x->c.T ? x->c.T : 4, 1, 2);
   return rc ? rc : tb->rc;
@@ -178,27 +183,35 @@ static void copy(a2_tiles *t, const hier_ctx *x, a2_at src, a2_at dst, uint64_t 
 
 static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   const hier_ctx *x = ctx;
-  (void)core;
   uint32_t P = x->c.P, G = x->G, M = x->M, s = me / G, j = me % G;
   uint64_t N = x->c.N, b = x->b, C = x->C;
   a2_group srv = {s * G, 1, G, j}, lvl = {j, G, M, s};
   uint16_t sig = x->sig;
-  uint64_t barrier_a = 0, barrier_b = P, rs_cells = 2ull * P, ag_cells = 3ull * P;
+  /* a part's cells: 4P + 2 of them from core * (4P + 2) */
+  uint64_t base = (uint64_t)core * (4ull * P + 2);
+  uint64_t barrier_a = base, barrier_b = base + P, rs_cells = base + 2ull * P,
+           ag_cells = base + 3ull * P, prev_done = base + 4ull * P;
   a2_tiles t = a2_tiles_on(tb, &x->c.tiles);
   switch (x->op) {
-  case A2_HIER_ALLREDUCE:
-    copy(&t, x, a2_at_local(X, 0), a2_at_local(DATA, 0), N);
+  case A2_HIER_ALLREDUCE: {
+    uint64_t O = (uint64_t)core * N; /* the part's bytes [O, O + N) */
+    copy(&t, x, a2_at_local(X, O), a2_at_local(DATA, O), N);
+    if (core > 0 && P > 1) /* the pipeline: the previous part left the server step */
+      A2_STEPS(tb, q, 1) a2_tb_wait(tb, sig, prev_done, A2_MODE_GE, 1);
     if (G > 1) {
       server_barrier(tb, &srv, sig, barrier_a);
-      server_reduce(&t, x, &srv, DATA, j * C, C, a2_at_local(DATA, j * C));
+      server_reduce(&t, x, &srv, DATA, O + j * C, C, a2_at_local(DATA, O + j * C));
     }
-    a2_level_reduce_scatter(&t, &x->c, x->algo, &lvl, DATA, sig, rs_cells, j * C, b);
-    copy(&t, x, a2_at_local(DATA, j * C + s * b), a2_at_local(WIN2, j * C + s * b), b);
-    a2_level_all_gather(&t, &x->c, x->algo, &lvl, WIN2, sig, ag_cells, j * C, b);
+    if (core + 1 < x->S && P > 1) A2_STEPS(tb, q, 1)
+    a2_tb_notify(tb, sig, me, base + 4ull * P + 2 + 4ull * P, A2_MODE_SET, 1);
+    a2_level_reduce_scatter(&t, &x->c, x->algo, &lvl, DATA, sig, rs_cells, O + j * C, b);
+    copy(&t, x, a2_at_local(DATA, O + j * C + s * b), a2_at_local(WIN2, O + j * C + s * b), b);
+    a2_level_all_gather(&t, &x->c, x->algo, &lvl, WIN2, sig, ag_cells, O + j * C, b);
     if (G > 1) server_barrier(tb, &srv, sig, barrier_b);
-    copy(&t, x, a2_at_local(WIN2, j * C), a2_at_local(Y, j * C), C);
-    server_gather(&t, x, &srv, WIN2, 0, C, Y, 0);
+    copy(&t, x, a2_at_local(WIN2, O + j * C), a2_at_local(Y, O + j * C), C);
+    server_gather(&t, x, &srv, WIN2, O, C, Y, O);
     break;
+  }
   case A2_HIER_REDUCE_SCATTER:
     copy(&t, x, a2_at_local(X, 0), a2_at_local(DATA, 0), (uint64_t)P * N);
     a2_level_reduce_scatter(&t, &x->c, x->algo, &lvl, DATA, sig, rs_cells, 0, b);
@@ -258,6 +271,8 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
 /* ---- cards and checks ---- */
 
 static void hier_card(const a2_hier_row *h, const a2_coll_params *p, a2_card *c) {
+  /* the parts together move what one part of N would (a pipeline adds no
+   * bytes; rounds are a core's) */
   uint32_t P = p->nranks, G = a2_hier_group(h, p), M = G ? P / G : 0;
   double N = (double)p->size_bytes, steps = a2_level_steps(h->algo, M), intra = G > 1;
   c->remote_write_bytes = 0;
@@ -300,6 +315,15 @@ static a2_code hier_check(const a2_hier_row *h, const a2_coll_params *p, a2_err 
                       "%s: %u servers; recursive halving-doubling between servers runs on a "
                       "power of two of them (P / interconnect.group_size = %u)",
                       h->name, M, M);
+  if (h->slices > 1) {
+    if (p->max_cores && p->max_cores < h->slices)
+      return a2_err_set(err, A2_E_INPUT, "--algo", 0, 0,
+                        "%s runs its %u parts on %u vector cores; the chip has %u "
+                        "(chip.vector_cores)",
+                        h->name, h->slices, h->slices, p->max_cores);
+    return a2_coll_check_multiple(p, (uint64_t)a2_dtype_size(p->dtype) * P * h->slices,
+                                  "the slice is cut into parts, each into P blocks", err);
+  }
   if (h->op == A2_HIER_ALLREDUCE || h->op == A2_HIER_BROADCAST) return a2_check_p_chunks(p, err);
   return a2_coll_check_elems(p, err);
 }

@@ -193,6 +193,12 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
       "all-gather, HCCL's NB (Bruck): ceil(log2 P) steps, step s reads min(2^s, P-2^s) blocks "  \
       "from rank + 2^s, at any P",                                                               \
       "remote read (P-1)*N per rank; ceil(log2 P) barrier rounds")                               \
+  ROW(allreduce_pipeline, one, allreduce_bus, a2_check_allreduce_pipeline, no_closed_form,       \
+      "all-reduce, HCCL's Pipeline: the hierarchical all-reduce (Ring between servers) in 4 "    \
+      "parts on 4 vector cores, each part's server step starting when the previous part's "      \
+      "ended, so server and inter-server links work at once",                                    \
+      "remote read 2*(G-1)/G*N + 2*(M-1)/P*N per rank; 2 + 2*(M-1) barrier rounds on each core " \
+      "(no server barriers at G = 1); N a multiple of 4P elements")                              \
   ROW(broadcast, one, one, rooted_check, no_closed_form,                                         \
       "broadcast from --root: non-roots read the root's staged window (step 12)",                \
       "remote read N per non-root rank (0 at the root); 1 signal round")                         \

@@ -126,7 +126,8 @@ const char *const kHier[] = {
     "allreduce_hier_ring",      "allreduce_hier_rhd",      "allreduce_hier_nhr",
     "reduce_scatter_hier_ring", "reduce_scatter_hier_rhd", "reduce_scatter_hier_nhr",
     "allgather_hier_ring",      "allgather_hier_rhd",      "allgather_hier_nhr",
-    "broadcast_hier_ring",      "broadcast_hier_rhd",      "broadcast_hier_nhr"};
+    "broadcast_hier_ring",      "broadcast_hier_rhd",      "broadcast_hier_nhr",
+    "allreduce_pipeline"};
 
 struct HierPoint {
   std::string algo;
@@ -169,7 +170,7 @@ std::vector<HierPoint> HierPoints() {
 }
 
 uint64_t Steps(const std::string &algo, uint32_t n) {
-  return EndsWith(algo, "_ring") ? n - 1 : CeilLog2(n);
+  return EndsWith(algo, "_ring") || algo == "allreduce_pipeline" ? n - 1 : CeilLog2(n);
 }
 
 class HierCatalogue : public ::testing::TestWithParam<HierPoint> {};
@@ -178,7 +179,8 @@ TEST_P(HierCatalogue, MeasuredTrafficEqualsTheCardOnEveryRank) {
   const HierPoint &c = GetParam();
   uint32_t P = c.P, G = c.G, M = P / G, root = P - 1, s0 = root / G;
   bool ar = StartsWith(c.algo, "allreduce"), bc = StartsWith(c.algo, "broadcast");
-  uint64_t N = ar || bc ? 48 * 1024 - 48 * 1024 % (4 * P) : 4096;
+  uint64_t unit = 4 * P * (c.algo == "allreduce_pipeline" ? 4 : 1);  // its 4 parts
+  uint64_t N = ar || bc ? 48 * 1024 - 48 * 1024 % unit : 4096;
   uint64_t steps = Steps(c.algo, M), b = N / P, C = N / G, intra = G > 1;
   std::vector<std::string> flags = {"--root", std::to_string(root)};
   if (c.cluster)

@@ -127,6 +127,7 @@ inline const std::vector<Ladder> &AllCollectives() {
       {"broadcast_hier_ring", HierBroadcastRead, Zero, HierOneServerRounds, 4, false, true},
       {"broadcast_hier_rhd", HierBroadcastRead, Zero, HierOneServerRounds, 4, false, true},
       {"broadcast_hier_nhr", HierBroadcastRead, Zero, HierOneServerRounds, 4, false, true},
+      {"allreduce_pipeline", TwoChunks, Zero, HierOneServerRounds, 16, true, false},
       {"allreduce_nb", TwoChunks, Zero, NhrRounds, 4, true, false},
       {"reduce_scatter_nb", PeersTimesN, Zero, CeilLog2, 0, true, false},
       {"allgather_nb", PeersTimesN, Zero, CeilLog2, 0, false, false},

@@ -89,8 +89,10 @@ TEST(Generators, StoreTheirReportMetadataAndValidate) {
     EXPECT_EQ(k.k.op, (uint32_t)p.op);
     EXPECT_EQ(k.k.dtype, A2_FP16);
     EXPECT_EQ(k.k.seed, 1u);
-    // --cores 1: one core a rank; the double ring's two rings are two cores
-    EXPECT_EQ(k.k.ncores, std::string(l.algo) == "allreduce_double_ring" ? 2u : 1u);
+    // --cores 1: one core a rank; the double ring's two rings are two cores,
+    // the pipeline's four parts four
+    const std::string a = l.algo;
+    EXPECT_EQ(k.k.ncores, a == "allreduce_double_ring" ? 2u : a == "allreduce_pipeline" ? 4u : 1u);
     EXPECT_EQ(k.k.golden.root, l.rooted ? 2u : 0u);
     EXPECT_EQ(a2_kernel_validate(&k.k, p.ub_bytes, 48, l.algo, &e), A2_OK) << e.msg;
     a2_card card;

@@ -242,6 +242,7 @@ std::vector<Case> Cases() {
         while (name == "allreduce_rhd" && q * 2 <= P) q *= 2;
         uint64_t es = a2_dtype_size(dt) * (P % q ? q : 1);
         if (name == "allreduce_double_ring") es *= 2;  // two rings, P blocks each
+        if (name == "allreduce_pipeline") es *= 4;     // four parts, P blocks each
         // one element per chunk of P; several chunks per (ring) step with the
         // 1 KiB UB (256-byte tiles); big payloads with the default UB
         struct {
