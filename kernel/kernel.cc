@@ -10,25 +10,28 @@
 //   heap algorithm as sc_ppq (same sift-up, same heapify result, same strict
 //   comparisons, same lazily deleted entries, purged at the same moments as
 //   sc_simcontext::next_time does), but with the time
-//   inline in a flat array. SystemC still sees one timed notification per
-//   distinct wake-up time: that of a dispatcher process, `timed_dispatch`,
-//   which runs at that time, takes every entry due now off the heap in
-//   exactly the order SystemC would have triggered them, and notifies each
-//   process's own sc_event immediately, so that SystemC runs them in that
-//   order in the same evaluation phase. Delta wake-ups (time <= now) go the
-//   same way through `delta_dispatch`, released in SystemC's delta order
-//   (reverse order of notification). The sequence of process activations
-//   is therefore identical to notifying each process's event directly, same
-//   time ties included (tests/kernel/kernel_test.cc pins it with a hash).
-//
-// Every activation of a model process is still one SystemC method process
-// activation (sc_spawn, static sensitivity to its own sc_event).
+//   inline in a flat array. SystemC sees one timed notification per
+//   distinct wake-up time: that of a dispatcher method process,
+//   `timed_dispatch`, which runs at that time, takes every entry due now off
+//   the heap in exactly the order SystemC would have triggered them, and
+//   runs those model processes in that order, as SystemC runs the method
+//   processes of events notified immediately (in order of notification, in
+//   the same evaluation phase). Delta wake-ups (time <= now) go the same way
+//   through `delta_dispatch`, a method process notified for the next delta
+//   cycle, which runs them in SystemC's delta order (reverse order of
+//   notification). The sequence of process activations is therefore
+//   identical to giving each model process its own SC_METHOD and sc_event
+//   and notifying that event directly, same time ties included
+//   (tests/kernel/kernel_test.cc pins it with a hash). A model process is a
+//   C function and its context on one line of `g_procs`; running it touches
+//   no SystemC object (an sc_event, a method process object and a spawn
+//   functor per process were about ten cold lines per activation at scale).
 //
 // Prefetch hints: a dispatcher knows the order in which the processes it
 // releases will run (`g_run`), so each activation first asks the processes
 // due one to three places after it to prefetch their state
-// (a2k_proc_set_prefetch), and the dispatcher prefetches SystemC's own
-// objects of the processes it is about to notify.
+// (a2k_proc_set_prefetch), and the shim prefetches its own line of the
+// processes further ahead.
 // At thousands of ranks every activation starts from cold cache and follows
 // a chain of dependent loads (core, program, instruction, stage); this
 // overlaps those chains with the work of the activations before.
@@ -53,19 +56,16 @@ constexpr uint64_t kNever = UINT64_MAX;
 // What an sc_event::notify would have left pending for a process.
 enum Pending : uint32_t { NONE = 0, DELTA = 1, TIMED = 2 };
 
-// Everything the shim keeps of a process, on one line: waking it and
-// hinting it read that line only (docs/architecture.md, "Layout and
+// Everything the shim keeps of a process, on one line: waking it, hinting
+// it and running it read that line only (docs/architecture.md, "Layout and
 // prefetch rules").
 struct alignas(64) Proc {
   uint64_t due;  // time of the live heap entry when TIMED
   uint32_t gen;  // generation of the live heap entry when TIMED
   uint32_t state;
-  sc_core::sc_event *ev;  // notified immediately by the dispatchers
-  // the prefetch hint (a2k_proc_set_prefetch), and SystemC's process object
-  // (cold at scale too)
-  a2k_prefetch_fn pf;
-  const void *ctx;
-  const void *obj;
+  a2k_fn fn;  // the process: fn(ctx)
+  void *ctx;
+  a2k_prefetch_fn pf;  // the prefetch hint (a2k_proc_set_prefetch), NULL: none
 };
 
 // One heap entry: live iff its process is TIMED with the same generation
@@ -81,14 +81,13 @@ std::vector<uint32_t> g_delta;   // processes with a delta wake-up, in order
 std::vector<uint32_t> g_prerel;  // triggered at a run's bound, not yet run
 
 std::vector<uint32_t> g_run;  // released by the last dispatcher, in run order
-size_t g_cur = 0;             // g_run[g_cur] runs next
-bool g_hinting = false;       // some process has a hint: keep g_run
+bool g_hinting = false;       // some process has a hint
 uint64_t g_now = 0;           // == sc_time_stamp() whenever C code runs
 uint64_t g_sched = kNever;    // pending time of g_timed_ev
 sc_core::sc_event *g_timed_ev = nullptr;
 sc_core::sc_event *g_delta_ev = nullptr;
 uint64_t g_activations = 0;
-uint64_t g_unrun = 0;        // processes released (notified) and not yet run
+uint64_t g_unrun = 0;        // processes released and not yet run
 uint64_t g_event_limit = 0;  // 0 = none
 bool g_limit_hit = false;
 bool g_ready = false;
@@ -98,33 +97,6 @@ struct Heap {
   Entry *h = nullptr;
   size_t n = 0, cap = 0;
 } g_heap;
-
-// Where the processes' sc_events live. An sc_event is 168 bytes (SystemC
-// 2.3.3/2.3.4), of which notifying and triggering it read and write bytes
-// 40-168 (its simcontext, notification state and lists of waiting
-// processes; the name before them is cold). Placed 24 bytes past a line
-// boundary those 128 bytes are two cache lines; from the C heap (16-byte
-// aligned) they straddle three, and at thousands of processes each line is
-// a miss per activation. (Only speed depends on this layout.) Chunks come
-// from the C heap, so that leak checkers see what the events point to.
-constexpr size_t kEvSlot = 192, kEvSkew = 24, kEvPerChunk = 4096;
-static_assert(sizeof(sc_core::sc_event) + kEvSkew <= kEvSlot, "an event fits in its slot");
-std::vector<char *> g_ev_chunks;
-size_t g_ev_used = kEvPerChunk;  // in the last chunk
-
-sc_core::sc_event *new_event(const char *name) {
-  if (g_ev_used == kEvPerChunk) {
-    g_ev_chunks.reserve(g_ev_chunks.size() + 1);  // no throw after the allocation
-    char *c = static_cast<char *>(std::aligned_alloc(64, kEvSlot * kEvPerChunk));
-    if (!c) throw std::bad_alloc();
-    g_ev_chunks.push_back(c);
-    g_ev_used = 0;
-  }
-  void *slot = g_ev_chunks.back() + g_ev_used * kEvSlot + kEvSkew;
-  sc_core::sc_event *ev = new (slot) sc_core::sc_event(name);
-  g_ev_used++;
-  return ev;
-}
 
 inline bool live(const Entry &e) {
   const Proc &p = g_procs[e.proc];
@@ -232,21 +204,10 @@ inline void take_due(F &&release) {
   }
 }
 
-// SystemC's objects of a process: what notifying it and running it read
-// (its event's two lines at 40-168, new_event; a method process's
-// scheduling state is at 128-360 of its object, the sc_object part before
-// it).
-inline void prefetch_sc(const Proc &h) {
-  for (int i = 0; i < 2; i++) a2_prefetch(reinterpret_cast<const char *>(h.ev) + 40 + 64 * i);
-  for (int i = 0; i < 7; i++) a2_prefetch(static_cast<const char *>(h.obj) + 64 * i);
-}
-
 inline void hint(size_t i, int level) {
   if (i >= g_run.size()) return;
   const Proc &h = g_procs[g_run[i]];
-  if (!h.pf) return;
-  if (level == 0) prefetch_sc(h);
-  h.pf(h.ctx, level);
+  if (h.pf) h.pf(h.ctx, level);
 }
 
 // The hints due when g_run[i] starts (i < 0: before the first one runs).
@@ -257,62 +218,55 @@ inline void hints_at(ptrdiff_t i) {
   }
 }
 
-// A dispatcher has released g_run (SystemC runs immediately notified method
-// processes in order of notification): start the hints.
-void run_begin() {
-  g_cur = 0;
-  if (!g_hinting) return;
-  for (ptrdiff_t i = -A2K_PREFETCH_LEVELS; i < 0; i++) hints_at(i);
-}
-
-inline void release(uint32_t p) {
-  g_unrun++;
-  g_procs[p].ev->notify();
-  if (g_hinting) g_run.push_back(p);
-}
-
-// Notify g_run in order, prefetching SystemC's objects a few ahead.
-void release_run() {
-  constexpr size_t kAhead = 6;
+// Run the processes of g_run in order, as SystemC runs the method processes
+// of events notified immediately: the dispatchers' released processes. Each
+// counts as an activation; the hints come level by level before each one.
+template <bool H>
+void run_released() {
+  constexpr size_t kAhead = 6;  // the shim's own line of a process, this far ahead
   size_t n = g_run.size();
-  for (size_t i = 0; i < n && i < kAhead; i++) prefetch_sc(g_procs[g_run[i]]);
+  g_unrun = n;
+  if (H) {
+    for (size_t i = 0; i < n && i < kAhead; i++) a2_prefetch(&g_procs[g_run[i]]);
+    for (ptrdiff_t i = -A2K_PREFETCH_LEVELS; i < 0; i++) hints_at(i);
+  }
   for (size_t i = 0; i < n; i++) {
-    if (i + kAhead < n) prefetch_sc(g_procs[g_run[i + kAhead]]);
-    g_unrun++;
-    g_procs[g_run[i]].ev->notify();
+    g_unrun--;
+    if (g_limit_hit) continue;
+    if (g_event_limit && g_activations >= g_event_limit) {
+      g_limit_hit = true;
+      sc_core::sc_stop();
+      continue;
+    }
+    ++g_activations;
+    if (H) {
+      if (i + kAhead < n) a2_prefetch(&g_procs[g_run[i + kAhead]]);
+      hints_at(static_cast<ptrdiff_t>(i));
+    }
+    const Proc &p = g_procs[g_run[i]];
+    p.fn(p.ctx);
   }
 }
 
-// H: prefetch hints are in use (g_run is kept); without them (packet
-// timing) the dispatcher does exactly what it did before hints existed.
-template <bool H>
-void timed_dispatch_as() {
-  if (H) g_run.clear();
+void run_released_all() {
+  if (g_hinting)
+    run_released<true>();
+  else
+    run_released<false>();
+}
+
+void timed_dispatch() {
+  g_run.clear();
   if (!g_prerel.empty()) {  // due at the previous run's bound: run them first
-    for (uint32_t p : g_prerel) release(p);
-    g_prerel.clear();
-    if (H) run_begin();
+    g_run.swap(g_prerel);
+    run_released_all();
     return;
   }
   g_now = sc_core::sc_time_stamp().value();
   g_sched = kNever;
-  if (H) {
-    take_due([](uint32_t p) { g_run.push_back(p); });
-    release_run();
-  } else
-    take_due([](uint32_t p) {
-      g_unrun++;
-      g_procs[p].ev->notify();
-    });
+  take_due([](uint32_t p) { g_run.push_back(p); });
   reschedule(earliest_live());
-  if (H) run_begin();
-}
-
-void timed_dispatch() {
-  if (g_hinting)
-    timed_dispatch_as<true>();
-  else
-    timed_dispatch_as<false>();
+  run_released_all();
 }
 
 void delta_dispatch() {
@@ -320,48 +274,23 @@ void delta_dispatch() {
   // sc_simcontext::crunch triggers delta events last-notified first.
   for (size_t i = g_delta.size(); i-- > 0;) {
     g_procs[g_delta[i]].state = NONE;
-    release(g_delta[i]);
+    g_run.push_back(g_delta[i]);
   }
   g_delta.clear();
-  run_begin();
+  run_released_all();
 }
-
-// The functor SystemC runs for a process: count, then call into C.
-struct Trampoline {
-  a2k_fn fn;
-  void *ctx;
-  uint32_t id;
-  void operator()() const {
-    if (g_unrun) g_unrun--;
-    if (g_limit_hit) return;
-    if (g_event_limit && g_activations >= g_event_limit) {
-      g_limit_hit = true;
-      sc_core::sc_stop();
-      return;
-    }
-    ++g_activations;
-    if (g_hinting && g_cur < g_run.size() && g_run[g_cur] == id)
-      hints_at(static_cast<ptrdiff_t>(g_cur++));
-    fn(ctx);
-  }
-};
 
 struct Dispatcher {
   void (*fn)();
   void operator()() const { fn(); }
 };
 
-// Returns the process's SystemC object.
-const void *spawn_method(sc_core::sc_event *ev, const char *name, bool dispatcher, a2k_fn fn,
-                         void *ctx, uint32_t id, void (*dfn)()) {
+void spawn_dispatcher(sc_core::sc_event *ev, const char *name, void (*fn)()) {
   sc_core::sc_spawn_options opts;
   opts.spawn_method();
   opts.dont_initialize();
   opts.set_sensitivity(ev);
-  sc_core::sc_process_handle h = dispatcher
-                                     ? sc_core::sc_spawn(Dispatcher{dfn}, name, &opts)
-                                     : sc_core::sc_spawn(Trampoline{fn, ctx, id}, name, &opts);
-  return h.get_process_object();
+  sc_core::sc_spawn(Dispatcher{fn}, name, &opts);
 }
 
 // What sc_pending_activity() reports, with the same purge.
@@ -397,8 +326,8 @@ a2_code a2k_init(a2_err *err) {
     sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
     g_timed_ev = new sc_core::sc_event("a2k_timed_ev");
     g_delta_ev = new sc_core::sc_event("a2k_delta_ev");
-    spawn_method(g_timed_ev, "a2k_timed_dispatch", true, nullptr, nullptr, 0, timed_dispatch);
-    spawn_method(g_delta_ev, "a2k_delta_dispatch", true, nullptr, nullptr, 0, delta_dispatch);
+    spawn_dispatcher(g_timed_ev, "a2k_timed_dispatch", timed_dispatch);
+    spawn_dispatcher(g_delta_ev, "a2k_delta_dispatch", delta_dispatch);
   } catch (const std::exception &e) {
     return kernel_error(err, "init", e.what());
   }
@@ -407,17 +336,11 @@ a2_code a2k_init(a2_err *err) {
 }
 
 a2_code a2k_proc_create(const char *name, a2k_fn fn, void *ctx, a2k_proc *out, a2_err *err) {
+  (void)name;
   if (!g_ready) return a2_err_set(err, A2_E_INTERNAL, nullptr, 0, 0, "a2k_init not called");
   try {
-    char ev_name[96];
-    std::snprintf(ev_name, sizeof ev_name, "%s_ev%zu", name, g_procs.size());
-    sc_core::sc_event *ev = new_event(ev_name);
-    char proc_name[96];
-    std::snprintf(proc_name, sizeof proc_name, "%s_p%zu", name, g_procs.size());
-    const void *obj =
-        spawn_method(ev, proc_name, false, fn, ctx, static_cast<uint32_t>(g_procs.size()), nullptr);
     *out = static_cast<a2k_proc>(g_procs.size());
-    g_procs.push_back(Proc{0, 0, NONE, ev, nullptr, ctx, obj});
+    g_procs.push_back(Proc{0, 0, NONE, fn, ctx, nullptr});
   } catch (const std::exception &e) {
     return kernel_error(err, "process creation", e.what());
   }

@@ -2,17 +2,20 @@
  * the scheduling; this header is all the C code (noc/, model/) knows of it.
  *
  * How SystemC is used (see kernel.cc):
- *   - one SC_METHOD process per hardware block (core, HBM controller, MTE
- *     engine, link port), created with sc_spawn before the run starts;
- *   - each process is sensitive only to its own sc_event and never
- *     initialised automatically: it runs when someone calls a2k_wake_at;
+ *   - one process per hardware block (core, HBM controller, MTE engine,
+ *     link port), created before the run starts: a C function and its
+ *     context, never run automatically: it runs when someone calls
+ *     a2k_wake_at;
  *   - a2k_wake_at(p, t) means "run p no later than t" (earliest pending
  *     wake-up wins, as with sc_event::notify); a process recomputes its own
  *     next wake-up every time it runs;
  *   - pending wake-ups are kept by the shim, in the same order SystemC's
- *     timed queue would keep them; SystemC holds one timed notification per
- *     distinct wake-up time, for a dispatcher method that notifies the due
- *     processes' events immediately, in that order (kernel.cc);
+ *     timed queue would keep them; SystemC advances time and holds one
+ *     timed notification per distinct wake-up time, for a dispatcher
+ *     SC_METHOD that runs the due processes in that order, and one delta
+ *     notification for a second dispatcher (wake-ups for now): the order of
+ *     activations is the one SystemC gives an SC_METHOD per process, each
+ *     notifying its own sc_event (kernel.cc);
  *   - no SC_THREAD, no sc_event_queue, nothing per message or packet.
  * The shim itself only counts activations, passes on prefetch hints (below)
  * and translates errors: every SystemC exception (sc_report) is caught at
