@@ -51,6 +51,7 @@ typedef struct {
   const char *jobs[A2_MAX_JOBS]; /* --job SPEC (cli/jobs.c) */
   int njobs;
   bool hccl;             /* choose as HCCL does: --algo allreduce, --hccl or a flag below */
+  bool config_jobs;      /* no --job nor --algo: the run is the config's `jobs:` (cli/jobs.c) */
   bool explain;          /* --explain: why the chooser chose, and the candidates measured */
   const char *hccl_algo; /* --hccl-algo NAME: force the chooser's pick (HCCL_ALGO) */
   int hccl_device;       /* --hccl-device a2|a3 (a2_hccl_device) */
@@ -152,7 +153,8 @@ void a2_print_faults(const a2_faults *f, FILE *out);
 /* One run of `a2a3sim run` with parsed options (cli/run.c): its exit code;
  * *time_ps the simulated time (0 when it did not run). t0: wall start. */
 int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps);
-/* --job (cli/jobs.c): the jobs alone and together, and the report. */
+/* --job (cli/jobs.c): the jobs alone and together, and the report; without
+ * --job, the config file's `jobs:` (the same, with file:line:col errors). */
 int a2_run_jobs(a2_run_opts *o);
 /* --seeds K (cli/seeds.c): K runs, one process each, and their spread. */
 int a2_run_seeds(a2_run_opts *o, double t0);

@@ -18,6 +18,8 @@
 
 typedef struct {
   const char *spec;
+  const char *file;        /* the config file of a `jobs:` entry; NULL: a --job flag */
+  const a2_config_job *y;  /* that entry (its fields' places, for errors) */
   char algo[A2_NAME_MAX];
   uint32_t *npus, n; /* its NPUs, in rank order */
   uint64_t size, start_ps;
@@ -90,12 +92,36 @@ static a2_code combined_fill(a2_source *src, uint32_t rank, uint32_t core, a2_pr
 
 /* ---- parsing ---- */
 
-static int job_error(int idx, const char *spec, const char *what) {
-  return a2_cmd_usage_error("--job", "job %d '%s': %s", idx + 1, spec, what);
+/* An error about job idx: after its --job flag, or at its field's place in
+ * the config's `jobs:` (field < 0 or not given: the entry's). */
+static int field_error(const job *j, int idx, int field, const char *what) {
+  if (!j->y) return a2_cmd_usage_error("--job", "job %d '%s': %s", idx + 1, j->spec, what);
+  const a2_config_job *y = j->y;
+  int given = field >= 0 && y->fline[field];
+  a2_err e = {0};
+  a2_err_set(&e, A2_E_INPUT, j->file, given ? y->fline[field] : y->line,
+             given ? y->fcol[field] : y->col, "jobs[%d]: %s", idx, what);
+  a2_cmd_error(&e);
+  return A2_EXIT_USAGE;
+}
+
+/* The field a message is about: its leading name ("ranks: ..."), else -1. */
+static int field_of(const char *what) {
+  static const char *const names[A2_JOB_NFIELDS] = {"algo", "ranks", "size", "start", "cores"};
+  for (int f = 0; f < A2_JOB_NFIELDS; f++) {
+    size_t n = strlen(names[f]);
+    if (!strncmp(what, names[f], n) && (what[n] == ':' || what[n] == '=' || what[n] == ' '))
+      return f;
+  }
+  return -1;
+}
+
+static int job_error(const job *j, int idx, const char *what) {
+  return field_error(j, idx, field_of(what), what);
 }
 
 /* ranks=A-B, A, or several joined by '+': 0-3+8-11 */
-static int parse_npus(int idx, const char *spec, const char *v, job *j) {
+static int parse_npus(int idx, const char *v, job *j) {
   uint32_t cap = 0;
   const char *p = v;
   while (*p) {
@@ -103,15 +129,15 @@ static int parse_npus(int idx, const char *spec, const char *v, job *j) {
     errno = 0;
     unsigned long a = strtoul(p, &e, 10), b = a;
     if (e == p || errno || a > 1048575)
-      return job_error(idx, spec, "ranks: expected NPUs such as 0-3 or 0-3+8-11");
+      return job_error(j, idx, "ranks: expected NPUs such as 0-3 or 0-3+8-11");
     if (*e == '-') {
       const char *q = e + 1;
       b = strtoul(q, &e, 10);
       if (e == q || errno || b < a || b > 1048575)
-        return job_error(idx, spec, "ranks: expected A-B with A <= B, such as 0-3");
+        return job_error(j, idx, "ranks: expected A-B with A <= B, such as 0-3");
     }
     if (*e && *e != '+')
-      return job_error(idx, spec, "ranks: expected NPUs such as 0-3 or 0-3+8-11");
+      return job_error(j, idx, "ranks: expected NPUs such as 0-3 or 0-3+8-11");
     for (unsigned long x = a; x <= b; x++) {
       if (j->n == cap) {
         cap = cap ? 2 * cap : 16;
@@ -126,50 +152,53 @@ static int parse_npus(int idx, const char *spec, const char *v, job *j) {
   return 0;
 }
 
-static int parse_job(int idx, const char *spec, const a2_run_opts *o, job *j) {
+static int parse_job(int idx, const char *spec, const a2_run_opts *o, job *j, const char *file,
+                     const a2_config_job *y) {
   memset(j, 0, sizeof *j);
   j->spec = spec;
+  j->file = file;
+  j->y = y;
   j->size = o->size_bytes;
   j->cores = o->cores;
   char buf[512];
-  if (strlen(spec) >= sizeof buf) return job_error(idx, spec, "too long");
+  if (strlen(spec) >= sizeof buf) return job_error(j, idx, "too long");
   strcpy(buf, spec);
   char *save = NULL;
   for (char *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(f, '=');
     if (!eq)
-      return job_error(idx, spec, "expected KEY=VALUE fields: algo, ranks, size, start, cores");
+      return job_error(j, idx, "expected KEY=VALUE fields: algo, ranks, size, start, cores");
     *eq = 0;
     const char *v = eq + 1;
     char why[160];
     uint64_t q;
     if (!strcmp(f, "algo")) {
-      if (strlen(v) >= sizeof j->algo) return job_error(idx, spec, "algo: name too long");
+      if (strlen(v) >= sizeof j->algo) return job_error(j, idx, "algo: name too long");
       strcpy(j->algo, v);
     } else if (!strcmp(f, "ranks")) {
-      if (j->n) return job_error(idx, spec, "ranks given twice");
-      if (parse_npus(idx, spec, v, j)) return A2_EXIT_USAGE;
+      if (j->n) return job_error(j, idx, "ranks given twice");
+      if (parse_npus(idx, v, j)) return A2_EXIT_USAGE;
     } else if (!strcmp(f, "size")) {
       if (a2_parse_quantity(v, A2_UNIT_BYTES, &j->size, why, sizeof why))
-        return job_error(idx, spec, "size: expected a size such as 1MiB");
+        return job_error(j, idx, "size: expected a size such as 1MiB");
     } else if (!strcmp(f, "start")) {
       if (a2_parse_quantity(v, A2_UNIT_TIME, &j->start_ps, why, sizeof why) ||
           j->start_ps > 1000000000000ull)
-        return job_error(idx, spec, "start: expected a time up to 1s such as 10us");
+        return job_error(j, idx, "start: expected a time up to 1s such as 10us");
     } else if (!strcmp(f, "cores")) {
       if (a2_parse_quantity(v, A2_UNIT_COUNT, &q, why, sizeof why) || q < 1 || q > 1024)
-        return job_error(idx, spec, "cores: expected an integer in 1..1024");
+        return job_error(j, idx, "cores: expected an integer in 1..1024");
       j->cores = (uint32_t)q;
     } else {
       char m[96];
       snprintf(m, sizeof m, "unknown field '%s' (fields: algo, ranks, size, start, cores)", f);
-      return job_error(idx, spec, m);
+      return job_error(j, idx, m);
     }
   }
-  if (!j->algo[0]) return job_error(idx, spec, "algo=NAME required");
+  if (!j->algo[0]) return job_error(j, idx, "algo=NAME required");
   if (!a2_collective_find(j->algo))
-    return job_error(idx, spec, "unknown algorithm (see a2a3sim list)");
-  if (!j->n) return job_error(idx, spec, "ranks=A-B required");
+    return job_error(j, idx, "algo: unknown algorithm (see a2a3sim list)");
+  if (!j->n) return job_error(j, idx, "ranks=A-B required");
   return 0;
 }
 
@@ -181,14 +210,16 @@ static int check_sets(const job *jobs, int nj, const a2_config *cfg) {
   for (int i = 0; i < nj && !rc; i++)
     for (uint32_t r = 0; r < jobs[i].n && !rc; r++) {
       uint32_t d = jobs[i].npus[r];
-      if (d >= cfg->ranks)
-        rc = a2_cmd_usage_error("--job", "job %d '%s': NPU %u outside 0..%u (interconnect.ranks)",
-                                i + 1, jobs[i].spec, d, cfg->ranks - 1);
-      else if (owner[d])
-        rc = a2_cmd_usage_error("--job",
-                                "job %d '%s': NPU %u is also in job %d: jobs run on disjoint NPU "
-                                "sets",
-                                i + 1, jobs[i].spec, d, owner[d]);
+      char m[160];
+      if (d >= cfg->ranks) {
+        snprintf(m, sizeof m, "ranks: NPU %u outside 0..%u (interconnect.ranks)", d,
+                 cfg->ranks - 1);
+        rc = field_error(&jobs[i], i, A2_JOB_RANKS, m);
+      } else if (owner[d]) {
+        snprintf(m, sizeof m, "ranks: NPU %u is also in job %d: jobs run on disjoint NPU sets", d,
+                 owner[d]);
+        rc = field_error(&jobs[i], i, A2_JOB_RANKS, m);
+      }
       else
         owner[d] = (uint8_t)(i + 1);
     }
@@ -439,8 +470,9 @@ static int generate(int i, job *j, const a2_run_opts *o, const a2_config *cfg) {
       a2_cmd_error(&e);
       return a2_err_exit_code(e.code);
     }
-    return a2_cmd_usage_error("--job", "job %d '%s': %s%s%s", i + 1, j->spec, e.file,
-                              e.file[0] ? ": " : "", e.msg);
+    char m[sizeof e.file + sizeof e.msg + 8];
+    snprintf(m, sizeof m, "%s%s%s", e.file, e.file[0] ? ": " : "", e.msg);
+    return field_error(j, i, -1, m);
   }
   if (!j->k.source)
     return a2_cmd_usage_error("--job", "job %d: %s has no streamed programs", i + 1, j->algo);
@@ -449,10 +481,28 @@ static int generate(int i, job *j, const a2_run_opts *o, const a2_config *cfg) {
 
 int a2_run_jobs(a2_run_opts *o) {
   int nj = o->njobs, rc = 0;
-  job *jobs = calloc((size_t)nj, sizeof *jobs);
+  a2_config_job *yj = NULL; /* the config's `jobs:` when there is no --job */
+  if (!nj) {
+    unsigned n = 0;
+    a2_err e = {0};
+    yj = calloc(A2_CONFIG_MAX_JOBS, sizeof *yj);
+    if (!yj) return a2_cmd_oom_error("--job", "out of memory");
+    if (!o->config_path || a2_config_load_jobs(o->config_path, yj, A2_CONFIG_MAX_JOBS, &n, &e)) {
+      if (e.msg[0]) a2_cmd_error(&e);
+      free(yj);
+      return e.msg[0] ? a2_err_exit_code(e.code) : A2_EXIT_USAGE;
+    }
+    nj = (int)n;
+  }
+  job *jobs = calloc((size_t)(nj ? nj : 1), sizeof *jobs);
   a2_config cfg;
-  if (!jobs) return a2_cmd_oom_error("--job", "out of memory");
-  for (int i = 0; i < nj && !rc; i++) rc = parse_job(i, o->jobs[i], o, &jobs[i]);
+  if (!jobs) {
+    free(yj);
+    return a2_cmd_oom_error("--job", "out of memory");
+  }
+  for (int i = 0; i < nj && !rc; i++)
+    rc = yj ? parse_job(i, yj[i].spec, o, &jobs[i], o->config_path, &yj[i])
+            : parse_job(i, o->jobs[i], o, &jobs[i], NULL, NULL);
   if (!rc) rc = a2_load_run_config(o, &cfg, NULL);
   if (!rc) rc = check_sets(jobs, nj, &cfg);
   for (int i = 0; i < nj && !rc; i++) {
@@ -482,5 +532,6 @@ int a2_run_jobs(a2_run_opts *o) {
     free(jobs[i].names);
   }
   free(jobs);
+  free(yj);
   return rc;
 }

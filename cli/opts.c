@@ -475,7 +475,21 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   if (optind < argc) return a2_cmd_usage_error(argv[optind], "unexpected argument");
   if (cmd == A2_CMD_RUN && gen_only) return a2_cmd_usage_error(gen_only, "only for a2a3sim gen");
   if (cmd == A2_CMD_GEN && run_only) return a2_cmd_usage_error(run_only, "not for a2a3sim gen");
-  if (o->njobs) {
+  if (!o->njobs && !o->algo && !o->trace_file && o->config_path && cmd == A2_CMD_RUN) {
+    /* no --algo: the config's `jobs:`, if it has any, are the run */
+    a2_config_job *yj = calloc(A2_CONFIG_MAX_JOBS, sizeof *yj);
+    unsigned n = 0;
+    a2_err e = {0};
+    if (!yj) return a2_cmd_oom_error("--config", "out of memory");
+    a2_code lrc = a2_config_load_jobs(o->config_path, yj, A2_CONFIG_MAX_JOBS, &n, &e);
+    free(yj);
+    if (lrc) {
+      a2_cmd_error(&e);
+      return a2_err_exit_code(e.code);
+    }
+    o->config_jobs = n > 0;
+  }
+  if (o->njobs || o->config_jobs) {
     if (o->algo || o->trace_file || have_d || have_ranks)
       return a2_cmd_usage_error("--job", "each job names its algo and ranks: not with %s",
                                 o->algo         ? "--algo"
@@ -534,13 +548,16 @@ static bool sets_ranks(const a2_run_opts *o) {
 }
 
 /* A topology that scales to P NPUs as it is: ring, switch, two_level (a
- * last server may be partial), a torus whose width divides P. A full mesh
- * is a server's wiring: it does not grow by itself. */
+ * last server may be partial), levels (the top level holds any number of
+ * groups of the level below, the last one may be partial), a torus whose
+ * width divides P. A full mesh is a server's wiring: it does not grow by
+ * itself. */
 static bool scales_to(const a2_config *cfg, uint32_t P) {
   switch (cfg->topology) {
   case A2_TOPO_RING:
   case A2_TOPO_SWITCH:
-  case A2_TOPO_TWO_LEVEL: return true;
+  case A2_TOPO_TWO_LEVEL:
+  case A2_TOPO_LEVELS: return true;
   case A2_TOPO_TORUS: return P % cfg->torus_width == 0;
   default: return false;
   }

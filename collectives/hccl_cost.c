@@ -18,7 +18,14 @@ void a2_abg_of(const a2_config *cfg, uint32_t P, a2_abg *m) {
   m->intra_beta_ps = 1e12 / bw;
   m->group = a2_coll_group(cfg, P);
   m->inter = cfg->topology == A2_TOPO_TWO_LEVEL && cfg->group_size && P > cfg->group_size;
-  if (m->inter) {
+  if (cfg->topology == A2_TOPO_LEVELS && cfg->nlevels) {
+    /* the level that P ranks from 0 span: its latency and port rate */
+    uint32_t i = 0;
+    while (i + 1 < cfg->nlevels && a2_config_group_ranks(cfg, i) < P) i++;
+    hop = (double)cfg->levels[i].lat_ps + (double)cfg->levels[i].switch_lat_ps;
+    bw = (double)cfg->levels[i].bw;
+    m->inter = i > 0;
+  } else if (m->inter) {
     hop = 2.0 * (double)cfg->nic_lat_ps + (double)cfg->switch_lat_ps;
     if (cfg->nic_bw && (double)cfg->nic_bw < bw) bw = (double)cfg->nic_bw;
   }

@@ -30,10 +30,12 @@ typedef struct {
  * (the notify that releases the step, a read's request, its first byte
  * back), the peer's HBM latency and one MTE stage; a hop is
  * interconnect.link.latency (+ switch_latency through a switch), or across
- * servers two NIC latencies and the switch. beta = 1 / bandwidth of the
- * link (across servers: the NIC's, when lower); gamma = one vector cycle /
- * chip.vector.bytes_per_cycle. intra_alpha_ps and intra_beta_ps are the
- * same for one hop inside a server. */
+ * servers two NIC latencies and the switch; with topology levels, the
+ * latency + switch latency of the level P ranks from 0 span (`inter`: a
+ * level above the lowest). beta = 1 / bandwidth of the link (across
+ * servers: the NIC's, when lower; levels: that level's port); gamma = one
+ * vector cycle / chip.vector.bytes_per_cycle. intra_alpha_ps and
+ * intra_beta_ps are the same for one hop inside a server. */
 void a2_abg_of(const a2_config *cfg, uint32_t P, a2_abg *m);
 
 /* HCCL's cost of the built-in `algo` (the hierarchical ones: their

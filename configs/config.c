@@ -20,6 +20,7 @@
 #include <yaml.h>
 
 #include "configs/config_keys.h"
+#include "configs/levels.h"
 
 /* Bounds on a config file (docs/config.md, "Limits"). A config is a few
  * KiB with about 60 nodes, 3 levels deep, no directive: inputs past these
@@ -52,6 +53,12 @@ typedef struct {
   int line, col; /* where a key's value was given; 0 when not from a file */
 } mark;
 
+/* Where each level of interconnect.levels was given: [0] the entry, [1]
+ * its name, [2 + f] field f of a2_level_fields. */
+#define LEVEL_MARKS 8
+/* (a2_level_nfields + 2 <= LEVEL_MARKS: checked in levels.c) */
+typedef mark level_marks[A2_MAX_LEVELS][LEVEL_MARKS];
+
 static const a2_config_key *row(const char *path) {
   return a2_config_key_find(path);
 }
@@ -63,7 +70,8 @@ static mark mark_of(const mark *marks, const char *path) {
 
 /* Per-key bounds (a config built in code may break them) and the checks
  * that involve more than one key. marks (may be NULL) locate the keys. */
-static a2_code check(const a2_config *cfg, const char *name, const mark *marks, a2_err *err) {
+static a2_code check(const a2_config *cfg, const char *name, const mark *marks,
+                     const level_marks *lm, a2_err *err) {
   char why[256], val[64];
   for (unsigned i = 0; i < a2_config_nkeys; i++) {
     const a2_config_key *k = &a2_config_keys[i];
@@ -81,19 +89,44 @@ static a2_code check(const a2_config *cfg, const char *name, const mark *marks, 
                       "interconnect.torus_width (%u) must divide interconnect.ranks (%u)",
                       cfg->torus_width, cfg->ranks);
   }
+  unsigned lv;
+  const char *field;
+  if (a2_levels_check(cfg, &lv, &field, why, sizeof why)) {
+    mark m = mark_of(marks, "interconnect.topology");
+    if (lv < A2_MAX_LEVELS) {
+      unsigned f = 0;
+      if (field && !strcmp(field, "name")) f = 1;
+      for (unsigned j = 0; field && j < a2_level_nfields; j++)
+        if (!strcmp(a2_level_fields[j].path, field)) f = 2 + j;
+      mark none = {0, 0};
+      m = lm ? ((*lm)[lv][f].line ? (*lm)[lv][f] : (*lm)[lv][0]) : none;
+      return a2_err_set(err, A2_E_INPUT, name, m.line, m.col, "interconnect.levels[%u] (%s): %s",
+                        lv, cfg->levels[lv].name, why);
+    }
+    return a2_err_set(err, A2_E_INPUT, name, m.line, m.col, "%s", why);
+  }
   /* Every link is a kernel process and a queue: refuse, before building
    * anything, a network that would not fit in memory (a policy bound). */
   uint64_t P = cfg->ranks, g = cfg->group_size < P ? cfg->group_size : P, links = 2 * P;
   if (cfg->topology == A2_TOPO_FULL_MESH) links = P * (P - 1);
   if (cfg->topology == A2_TOPO_TWO_LEVEL) links = P * (g - 1) + 2 * P;
   if (cfg->topology == A2_TOPO_TORUS) links = 4 * P;
+  if (cfg->topology == A2_TOPO_LEVELS) {
+    uint64_t g0 = a2_config_group_ranks(cfg, 0);
+    links = 0;
+    for (uint32_t i = 0; i < cfg->nlevels; i++)
+      links += cfg->levels[i].kind == A2_LEVEL_MESH ? P * (g0 - 1) : 2 * P;
+  }
   if (links > A2_CONFIG_MAX_LINKS) {
     mark m = mark_of(marks, "interconnect.ranks");
     return a2_err_set(err, A2_E_INPUT, name, m.line, m.col,
                       "interconnect.ranks (%u) on a %s needs %llu links, over the %llu the "
                       "simulator builds (a full mesh is for small servers: use two_level or "
                       "switch for more NPUs)",
-                      cfg->ranks, cfg->topology == A2_TOPO_FULL_MESH ? "full mesh" : "two_level",
+                      cfg->ranks,
+                      cfg->topology == A2_TOPO_FULL_MESH ? "full mesh"
+                      : cfg->topology == A2_TOPO_LEVELS  ? "levels topology"
+                                                         : "two_level",
                       (unsigned long long)links, (unsigned long long)A2_CONFIG_MAX_LINKS);
   }
   if (cfg->packet_bytes % 32) {
@@ -130,7 +163,7 @@ static a2_code check(const a2_config *cfg, const char *name, const mark *marks, 
 }
 
 a2_code a2_config_validate(const a2_config *cfg, const char *name, a2_err *err) {
-  return check(cfg, name, NULL, err);
+  return check(cfg, name, NULL, NULL, err);
 }
 
 /* ---- --set --------------------------------------------------------------- */
@@ -158,6 +191,8 @@ a2_code a2_config_set(a2_config *cfg, const char *key, const char *value, a2_err
   const char *f = "--set";
   key = key ? key : "";
   value = value ? value : "";
+  a2_code lrc;
+  if (a2_levels_set(cfg, key, value, &lrc, err)) return lrc;
   const a2_config_key *k = a2_config_key_find(key);
   if (!k) return no_such_key(key, f, err);
   uint64_t v;
@@ -181,6 +216,8 @@ a2_code a2_config_key_about(const char *path, const char *flag, a2_config_key_in
 }
 
 uint64_t a2_config_get(const a2_config *cfg, const char *path) {
+  uint64_t lv;
+  if (a2_levels_get(cfg, path, &lv)) return lv;
   const a2_config_key *k = a2_config_key_find(path);
   return k ? a2_config_key_get(cfg, k) : 0;
 }
@@ -222,6 +259,7 @@ void a2_config_print(const a2_config *cfg, void *file) {
     memcpy(plen, len, sizeof len);
     pn = n;
   }
+  a2_levels_print(cfg, f); /* interconnect is the last section printed */
 }
 
 /* ---- YAML ---------------------------------------------------------------- */
@@ -237,6 +275,9 @@ typedef struct {
   } seen[2 * A2_CONFIG_MAX_KEYS]; /* keys and sections given so far (known ones only) */
   unsigned nseen;
   mark marks[A2_CONFIG_MAX_KEYS]; /* per table row */
+  level_marks lmarks;             /* per level of interconnect.levels */
+  a2_config_job *jobs;            /* NULL: the jobs are checked, not kept */
+  unsigned jobs_max, njobs;
 } loader;
 
 static const char *node_kind(const yaml_node_t *n) {
@@ -262,9 +303,19 @@ static int is_null(const yaml_node_t *n) {
 
 static a2_code walk(loader *L, yaml_node_t *map, const char *prefix);
 
+/* The names under prefix: the table's, and the lists (interconnect.levels, jobs). */
+static void children(const char *prefix, char *out, size_t n) {
+  a2_config_key_children(prefix, out, n);
+  size_t used = strlen(out);
+  if (!strcmp(prefix, "interconnect"))
+    snprintf(out + used, n - used, ", levels");
+  else if (!prefix[0])
+    snprintf(out + used, n - used, ", jobs");
+}
+
 static a2_code unknown_key(loader *L, yaml_node_t *kn, const char *prefix, const char *name) {
   char valid[256], close[256], hint[300] = "";
-  a2_config_key_children(prefix, valid, sizeof valid);
+  children(prefix, valid, sizeof valid);
   a2_config_key_suggest(prefix, name, close, sizeof close);
   if (close[0]) snprintf(hint, sizeof hint, " (did you mean %s?)", close);
   if (!prefix[0])
@@ -289,19 +340,166 @@ static a2_code leaf(loader *L, const a2_config_key *k, yaml_node_t *vn) {
   return A2_OK;
 }
 
+static mark at(const yaml_node_t *n) {
+  return (mark){(int)n->start_mark.line + 1, (int)n->start_mark.column + 1};
+}
+
+/* A scalar value of a list entry's field, or an error naming what (e.g.
+ * "interconnect.levels[1].bandwidth"). */
+static a2_code entry_scalar(loader *L, yaml_node_t *vn, const char *what, const char **text) {
+  if (vn->type != YAML_SCALAR_NODE)
+    return AT(L, vn, "%s: expected a single value, found %s", what, node_kind(vn));
+  *text = (const char *)vn->data.scalar.value;
+  if (strlen(*text) != vn->data.scalar.length)
+    return AT(L, vn, "%s: the value contains a NUL character", what);
+  return A2_OK;
+}
+
+/* interconnect.levels: a list of mappings, lowest level first
+ * (docs/config.md, "Levels"). The rules across levels (fan-outs, mesh
+ * only at the bottom) are check()'s, with the marks kept here. */
+static a2_code levels_list(loader *L, yaml_node_t *vn) {
+  L->cfg->nlevels = 0;
+  if (is_null(vn)) return A2_OK;
+  if (vn->type != YAML_SEQUENCE_NODE)
+    return AT(L, vn,
+              "interconnect.levels: expected a list of levels, lowest first (each '- name: N' "
+              "with keys %s), found %s",
+              A2_LEVEL_FIELD_LIST, node_kind(vn));
+  unsigned n = 0;
+  for (yaml_node_item_t *it = vn->data.sequence.items.start; it < vn->data.sequence.items.top;
+       it++) {
+    yaml_node_t *e = yaml_document_get_node(L->doc, *it);
+    if (n == A2_MAX_LEVELS)
+      return AT(L, e, "interconnect.levels: more than %d levels", A2_MAX_LEVELS);
+    if (e->type != YAML_MAPPING_NODE)
+      return AT(L, e, "interconnect.levels[%u]: expected a mapping with keys %s, found %s", n,
+                A2_LEVEL_FIELD_LIST, node_kind(e));
+    a2_level l = {0};
+    a2_level_default_name(&l, n);
+    mark *m = L->lmarks[n];
+    memset(m, 0, sizeof L->lmarks[n]);
+    m[0] = at(e);
+    for (yaml_node_pair_t *p = e->data.mapping.pairs.start; p < e->data.mapping.pairs.top; p++) {
+      yaml_node_t *kn = yaml_document_get_node(L->doc, p->key);
+      yaml_node_t *fv = yaml_document_get_node(L->doc, p->value);
+      if (kn->type != YAML_SCALAR_NODE)
+        return AT(L, kn, "interconnect.levels[%u]: expected a key name (one of %s), found %s", n,
+                  A2_LEVEL_FIELD_LIST, node_kind(kn));
+      const char *key = (const char *)kn->data.scalar.value;
+      const a2_config_key *f = a2_level_field(key);
+      unsigned slot = !strcmp(key, "name") ? 1 : f ? 2 + (unsigned)(f - a2_level_fields) : 0;
+      if (!slot)
+        return AT(L, kn, "unknown key '%.60s' in interconnect.levels[%u]; valid keys: %s", key, n,
+                  A2_LEVEL_FIELD_LIST);
+      if (m[slot].line)
+        return AT(L, kn, "duplicate key '%s' in interconnect.levels[%u] (first given on line %d)",
+                  key, n, m[slot].line);
+      char what[96], why[256];
+      const char *text;
+      snprintf(what, sizeof what, "interconnect.levels[%u].%s", n, key);
+      a2_code rc = entry_scalar(L, fv, what, &text);
+      if (rc) return rc;
+      if (slot == 1) {
+        if (a2_level_name_check(text, why, sizeof why))
+          return AT(L, fv, "%s: '%.60s': %s", what, text, why);
+        snprintf(l.name, sizeof l.name, "%s", text);
+      } else {
+        uint64_t v;
+        if (a2_config_key_parse(f, text, &v, why, sizeof why))
+          return AT(L, fv, "%s: '%.60s': %s", what, text, why);
+        a2_level_put(&l, f, v);
+      }
+      m[slot] = at(fv);
+    }
+    static const char *const required[] = {"bandwidth", "latency"};
+    for (unsigned r = 0; r < 2; r++)
+      if (!m[2 + (unsigned)(a2_level_field(required[r]) - a2_level_fields)].line)
+        return AT(L, e, "interconnect.levels[%u] (%s): %s required", n, l.name, required[r]);
+    L->cfg->levels[n++] = l;
+  }
+  if (!n) return AT(L, vn, "interconnect.levels: expected at least one level, found none");
+  L->cfg->nlevels = n;
+  return A2_OK;
+}
+
+/* jobs: a list of --job specs as mappings (config.h, a2_config_job). */
+static a2_code jobs_list(loader *L, yaml_node_t *vn) {
+  static const char *const fields[A2_JOB_NFIELDS] = {"algo", "ranks", "size", "start", "cores"};
+  static const char field_list[] = "algo, ranks, size, start, cores";
+  if (is_null(vn)) return A2_OK;
+  if (vn->type != YAML_SEQUENCE_NODE)
+    return AT(L, vn,
+              "jobs: expected a list of jobs (each '- algo: NAME' with keys %s, as --job), "
+              "found %s",
+              field_list, node_kind(vn));
+  unsigned n = 0;
+  for (yaml_node_item_t *it = vn->data.sequence.items.start; it < vn->data.sequence.items.top;
+       it++) {
+    yaml_node_t *e = yaml_document_get_node(L->doc, *it);
+    if (n == A2_CONFIG_MAX_JOBS) return AT(L, e, "jobs: more than %d jobs", A2_CONFIG_MAX_JOBS);
+    if (e->type != YAML_MAPPING_NODE)
+      return AT(L, e, "jobs[%u]: expected a mapping with keys %s, found %s", n, field_list,
+                node_kind(e));
+    a2_config_job j;
+    memset(&j, 0, sizeof j);
+    j.line = at(e).line;
+    j.col = at(e).col;
+    size_t used = 0;
+    for (yaml_node_pair_t *p = e->data.mapping.pairs.start; p < e->data.mapping.pairs.top; p++) {
+      yaml_node_t *kn = yaml_document_get_node(L->doc, p->key);
+      yaml_node_t *fv = yaml_document_get_node(L->doc, p->value);
+      if (kn->type != YAML_SCALAR_NODE)
+        return AT(L, kn, "jobs[%u]: expected a key name (one of %s), found %s", n, field_list,
+                  node_kind(kn));
+      const char *key = (const char *)kn->data.scalar.value;
+      int f = -1;
+      for (int i = 0; i < A2_JOB_NFIELDS; i++)
+        if (!strcmp(key, fields[i])) f = i;
+      if (f < 0)
+        return AT(L, kn, "unknown key '%.60s' in jobs[%u]; valid keys: %s", key, n, field_list);
+      if (j.fline[f])
+        return AT(L, kn, "duplicate key '%s' in jobs[%u] (first given on line %d)", key, n,
+                  j.fline[f]);
+      char what[64];
+      const char *text;
+      snprintf(what, sizeof what, "jobs[%u].%s", n, key);
+      a2_code rc = entry_scalar(L, fv, what, &text);
+      if (rc) return rc;
+      if (!text[0] || strpbrk(text, ",="))
+        return AT(L, fv, "%s: '%.60s': expected one value, without ',' or '='", what, text);
+      int w = snprintf(j.spec + used, sizeof j.spec - used, "%s%s=%s", used ? "," : "", key, text);
+      if (w < 0 || (size_t)w >= sizeof j.spec - used)
+        return AT(L, fv, "%s: the job is too long (%zu characters at most)", what,
+                  sizeof j.spec - 1);
+      used += (size_t)w;
+      j.fline[f] = at(fv).line;
+      j.fcol[f] = at(fv).col;
+    }
+    for (int f = A2_JOB_ALGO; f <= A2_JOB_RANKS; f++)
+      if (!j.fline[f])
+        return AT(L, e, "jobs[%u]: %s required (as --job %s=...)", n, fields[f], fields[f]);
+    if (L->jobs && n < L->jobs_max) L->jobs[n] = j;
+    n++;
+  }
+  L->njobs = n;
+  return A2_OK;
+}
+
 static a2_code pair(loader *L, yaml_node_t *kn, yaml_node_t *vn, const char *prefix) {
   char valid[256];
   if (kn->type != YAML_SCALAR_NODE) {
-    a2_config_key_children(prefix, valid, sizeof valid);
+    children(prefix, valid, sizeof valid);
     return AT(L, kn, "expected a key name (one of %s), found %s", valid, node_kind(kn));
   }
   const char *name = (const char *)kn->data.scalar.value;
   char path[128];
   snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", name);
   const a2_config_key *k = a2_config_key_find(path);
+  int is_list = !strcmp(path, "interconnect.levels") || !strcmp(path, "jobs");
   /* A dotted name ("mte.latency") would be a second spelling of a nested
    * key; the file has one layout, so it is unknown like any other typo. */
-  if (strchr(name, '.') || (!k && (!name[0] || !a2_config_key_is_section(path))))
+  if (strchr(name, '.') || (!k && !is_list && (!name[0] || !a2_config_key_is_section(path))))
     return unknown_key(L, kn, prefix, name);
 
   for (unsigned i = 0; i < L->nseen; i++)
@@ -313,6 +511,7 @@ static a2_code pair(loader *L, yaml_node_t *kn, yaml_node_t *vn, const char *pre
   }
 
   if (k) return leaf(L, k, vn);
+  if (is_list) return path[0] == 'j' ? jobs_list(L, vn) : levels_list(L, vn);
   if (vn->type == YAML_MAPPING_NODE) return walk(L, vn, path);
   if (is_null(vn)) return A2_OK;
   a2_config_key_children(path, valid, sizeof valid);
@@ -451,7 +650,7 @@ static a2_code single_document(loader *L, yaml_parser_t *p, const char *text, si
 }
 
 static a2_code load_text(const char *text, size_t len, const char *name, a2_config *cfg,
-                         a2_err *err) {
+                         a2_config_job *jobs, unsigned jobs_max, unsigned *njobs, a2_err *err) {
   a2_config tmp;
   a2_config_default(&tmp);
   yaml_parser_t parser;
@@ -469,16 +668,19 @@ static a2_code load_text(const char *text, size_t len, const char *name, a2_conf
     yaml_parser_delete(&parser);
     return rc;
   }
-  loader L = {.name = name, .doc = &doc, .cfg = &tmp, .err = err};
+  loader L = {.name = name, .doc = &doc, .cfg = &tmp, .err = err, .jobs = jobs,
+              .jobs_max = jobs_max};
   yaml_node_t *root = yaml_document_get_root_node(&doc);
   if (root && root->type == YAML_MAPPING_NODE)
     rc = walk(&L, root, "");
   else if (root && !is_null(root))
-    rc = AT(&L, root, "expected a mapping with keys chip, interconnect at the top level, found %s",
+    rc = AT(&L, root,
+            "expected a mapping with keys chip, interconnect, jobs at the top level, found %s",
             node_kind(root));
   if (rc == A2_OK) rc = single_document(&L, &parser, text, len);
-  if (rc == A2_OK) rc = check(&tmp, name, L.marks, err);
+  if (rc == A2_OK) rc = check(&tmp, name, L.marks, &L.lmarks, err);
   if (rc == A2_OK) *cfg = tmp;
+  if (rc == A2_OK && njobs) *njobs = L.njobs;
   yaml_document_delete(&doc);
   yaml_parser_delete(&parser);
   return rc;
@@ -487,10 +689,11 @@ static a2_code load_text(const char *text, size_t len, const char *name, a2_conf
 a2_code a2_config_load_string(const char *yaml, const char *name, a2_config *cfg, a2_err *err) {
   /* strnlen: a huge string is refused without reading all of it */
   return load_text(yaml ? yaml : "", yaml ? strnlen(yaml, MAX_FILE_BYTES) : 0,
-                   name ? name : "<string>", cfg, err);
+                   name ? name : "<string>", cfg, NULL, 0, NULL, err);
 }
 
-a2_code a2_config_load(const char *path, a2_config *cfg, a2_err *err) {
+static a2_code load_file(const char *path, a2_config *cfg, a2_config_job *jobs, unsigned max,
+                         unsigned *njobs, a2_err *err) {
   FILE *f = fopen(path, "rb");
   if (!f) return a2_err_set(err, A2_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
   char *buf = NULL;
@@ -517,7 +720,23 @@ a2_code a2_config_load(const char *path, a2_config *cfg, a2_err *err) {
     }
   }
   fclose(f);
-  if (rc == A2_OK) rc = load_text(buf ? buf : "", len, path, cfg, err);
+  if (rc == A2_OK) rc = load_text(buf ? buf : "", len, path, cfg, jobs, max, njobs, err);
   free(buf);
+  return rc;
+}
+
+a2_code a2_config_load(const char *path, a2_config *cfg, a2_err *err) {
+  return load_file(path, cfg, NULL, 0, NULL, err);
+}
+
+a2_code a2_config_load_jobs(const char *path, a2_config_job *jobs, unsigned max, unsigned *n,
+                            a2_err *err) {
+  a2_config cfg;
+  *n = 0;
+  a2_code rc = load_file(path, &cfg, jobs, max, n, err);
+  if (rc == A2_OK && *n > max) {
+    *n = 0;
+    return a2_err_set(err, A2_E_INPUT, path, 0, 0, "more than %u jobs", max);
+  }
   return rc;
 }

@@ -22,8 +22,32 @@ typedef enum {
   A2_TOPO_RING = 1,      /* bidirectional ring, shortest direction */
   A2_TOPO_SWITCH = 2,    /* every rank has one up/down link to one switch */
   A2_TOPO_TWO_LEVEL = 3, /* groups (servers) of group_size: full mesh inside, NICs to a switch */
-  A2_TOPO_TORUS = 4      /* 2-D torus, torus_width x (ranks / torus_width) */
+  A2_TOPO_TORUS = 4,     /* 2-D torus, torus_width x (ranks / torus_width) */
+  A2_TOPO_LEVELS = 5     /* a hierarchy of levels (interconnect.levels), each a mesh or a
+                            switch plane (docs/timing-model.md, "Levels") */
 } a2_topology;
+
+/* One level of `topology: levels` (interconnect.levels, listed lowest
+ * first). A group of level i holds `fanout` groups of level i - 1 (level 0:
+ * `fanout` NPUs); the top level holds the whole system (its fan-out follows
+ * interconnect.ranks). A message between two NPUs crosses the lowest level
+ * whose group holds both: the direct link of a mesh level, or its source's
+ * up-port and its destination's down-port of a switch level. */
+#define A2_MAX_LEVELS 8
+#define A2_LEVEL_NAME_MAX 32
+typedef enum {
+  A2_LEVEL_SWITCH = 0, /* every NPU has an up- and a down-port to the level's switch */
+  A2_LEVEL_MESH = 1    /* a link per ordered pair of NPUs of a group (level 0 only) */
+} a2_level_kind;
+typedef struct {
+  char name[A2_LEVEL_NAME_MAX]; /* name: letters, digits, '_', '-', '.' */
+  a2_level_kind kind;           /* kind: switch | mesh */
+  uint32_t fanout;              /* fanout: units of the level below per group; 0 on the top */
+  uint64_t bw;                  /* bandwidth: per port (switch) or per link (mesh), per
+                                   direction, bytes/s */
+  uint64_t lat_ps;              /* latency: one way across the level */
+  uint64_t switch_lat_ps;       /* switch_latency: added once per crossing of a switch level */
+} a2_level;
 
 /* How the network times packets (docs/timing-model.md). */
 typedef enum {
@@ -86,6 +110,10 @@ typedef struct a2_config {
   uint64_t rdma_bw;        /* interconnect.nic.rdma_bandwidth: per queue, an RDMA put/get */
   uint32_t torus_width;    /* interconnect.torus_width: X size of the torus */
   a2_timing timing;        /* interconnect.timing: packet | reservation | ordered */
+  /* interconnect.levels (topology levels): lowest first; ignored by the
+   * other topologies */
+  a2_level levels[A2_MAX_LEVELS];
+  uint32_t nlevels;
   /* not a key: the run's faults (slow NPUs, link faults, jitter), owned by
    * the caller and outliving the simulation; NULL: none */
   const a2_faults *faults;
@@ -148,6 +176,31 @@ a2_code a2_config_validate(const a2_config *cfg, const char *name, a2_err *err);
  * (Every key, nested as in configs/a2-8p-hccs.yaml, without comments; the
  * output loads back to an identical config.) */
 void a2_config_print(const a2_config *cfg, void *file /* FILE* */);
+
+/* The hierarchy as collectives see it: how many levels the topology has
+ * (levels: nlevels; two_level: 2, servers then the switch; others: 1) and
+ * how many NPUs a group of level i holds (the last level: cfg->ranks; a
+ * level's groups are consecutive NPU ids, the last one may be partial).
+ * For level i past the last, cfg->ranks. */
+uint32_t a2_config_nlevels(const a2_config *cfg);
+uint32_t a2_config_group_ranks(const a2_config *cfg, uint32_t level);
+
+/* `jobs:` in a config file: the jobs of `run --job`, one entry each, written
+ * as the flag's spec ("algo=ring,ranks=0-3,size=1MiB") with the place of the
+ * entry and of each field, for errors. The loader checks their shape (a list
+ * of mappings of the fields algo, ranks, size, start, cores; algo and ranks
+ * given) with file:line:col errors; cli/jobs.c checks the values. */
+#define A2_CONFIG_MAX_JOBS 16
+enum { A2_JOB_ALGO, A2_JOB_RANKS, A2_JOB_SIZE, A2_JOB_START, A2_JOB_CORES, A2_JOB_NFIELDS };
+typedef struct {
+  char spec[512];
+  int line, col;                                /* the entry (its '-') */
+  int fline[A2_JOB_NFIELDS], fcol[A2_JOB_NFIELDS]; /* each field's value; 0: not given */
+} a2_config_job;
+/* The jobs of the file at path (after a successful load, the same checks):
+ * *n of them, at most max (more is an error at the first extra entry). */
+a2_code a2_config_load_jobs(const char *path, a2_config_job *jobs, unsigned max, unsigned *n,
+                            a2_err *err);
 
 /* Convenience: picoseconds per cycle, rounded to nearest. */
 uint64_t a2_config_cycle_ps(const a2_config *cfg);

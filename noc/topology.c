@@ -16,6 +16,12 @@ struct a2_topo {
   uint32_t g;          /* two_level: group size; torus: width (X) */
   uint32_t gsh;        /* two_level: log2(g) when g is a power of two, else 0 */
   uint32_t nic;        /* two_level: first NIC stage id */
+  /* levels: how many, each level's group size in NPUs (the top: n), the
+   * first up-port stage of each switch level (its down-ports follow, n
+   * later), and whether level 0 is a mesh (its links from `base`, as
+   * two_level's groups of g = gsz[0]) */
+  uint32_t nl, gsz[A2_MAX_LEVELS], port[A2_MAX_LEVELS];
+  int mesh0;
   /* faults (configs/faults.h): the link stages that are down, how many
    * links each link fault matched, a route's scratch space (n entries) */
   const a2_faults *f;
@@ -35,11 +41,11 @@ struct topo_row {
 /* A link stage from NPU a to NPU b, at its fault's bandwidth factor; a
  * link that is down keeps its stage (routes stay arithmetic) and is listed
  * in t->down. */
-static a2_code add_link(a2_topo *t, a2_net *net, const a2_config *cfg, uint64_t lat, int32_t a,
-                        int32_t b, uint32_t *first, a2_err *err) {
+static a2_code add_link_bw(a2_topo *t, a2_net *net, uint64_t bw0, uint64_t lat, int32_t a,
+                           int32_t b, uint32_t *first, a2_err *err) {
   uint32_t id;
   double fx = a2_faults_link(t->f, a, b);
-  uint64_t bw = fx > 0 ? a2_faults_scale(cfg->link_bw, fx) : cfg->link_bw;
+  uint64_t bw = fx > 0 ? a2_faults_scale(bw0, fx) : bw0;
   a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, bw, lat, a, b, &id, err);
   if (rc == A2_OK && first && *first == UINT32_MAX) *first = id;
   if (rc || !t->f) return rc;
@@ -59,6 +65,11 @@ static a2_code add_link(a2_topo *t, a2_net *net, const a2_config *cfg, uint64_t 
     t->down[t->ndown++] = id;
   }
   return A2_OK;
+}
+
+static a2_code add_link(a2_topo *t, a2_net *net, const a2_config *cfg, uint64_t lat, int32_t a,
+                        int32_t b, uint32_t *first, a2_err *err) {
+  return add_link_bw(t, net, cfg->link_bw, lat, a, b, first, err);
 }
 
 /* Full mesh: one link per ordered pair; link (s,d) is s*(n-1) + index of d
@@ -196,6 +207,76 @@ static void two_level_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *
   }
 }
 
+/* Levels (docs/timing-model.md, "Levels"): groups of gsz[i] consecutive
+ * NPUs at level i. A mesh level 0 is laid out as two_level's groups (g =
+ * gsz[0]); a switch level i has per NPU an up-port (port[i] + r: its
+ * latency's first half plus the switch latency) and a down-port (port[i] +
+ * n + r: the second half). A route crosses only the lowest level whose
+ * group holds both ends. */
+static void set_group(a2_topo *t, uint32_t g) {
+  t->g = g;
+  t->gsh = 0;
+  for (uint32_t sh = 1; sh < 32; sh++)
+    if (t->g == 1u << sh) t->gsh = sh;
+}
+static a2_code levels_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
+  t->nl = cfg->nlevels;
+  uint64_t g = 1;
+  for (uint32_t i = 0; i < t->nl; i++) {
+    g *= cfg->levels[i].fanout ? cfg->levels[i].fanout : 1;
+    t->gsz[i] = i + 1 == t->nl || g >= t->n ? t->n : (uint32_t)g;
+    if (g > t->n) g = t->n;
+  }
+  set_group(t, t->gsz[0]);
+  t->mesh0 = cfg->levels[0].kind == A2_LEVEL_MESH;
+  t->base = UINT32_MAX;
+  if (t->mesh0)
+    for (uint32_t s = 0; s < t->n; s++) {
+      uint32_t b = group_base(t, s), len = group_len(t, s);
+      for (uint32_t d = b; d < b + len; d++)
+        if (d != s) {
+          a2_code rc = add_link_bw(t, net, cfg->levels[0].bw, cfg->levels[0].lat_ps, (int32_t)s,
+                                   (int32_t)d, &t->base, err);
+          if (rc) return rc;
+        }
+    }
+  for (uint32_t i = t->mesh0 ? 1 : 0; i < t->nl; i++) {
+    const a2_level *l = &cfg->levels[i];
+    uint64_t up = l->lat_ps - l->lat_ps / 2 + l->switch_lat_ps, down = l->lat_ps / 2;
+    t->port[i] = UINT32_MAX;
+    for (uint32_t dir = 0; dir < 2; dir++)
+      for (uint32_t r = 0; r < t->n; r++) {
+        uint32_t id;
+        a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, l->bw, dir ? down : up,
+                                      dir ? -1 : (int32_t)r, dir ? (int32_t)r : -1, &id, err);
+        if (rc) return rc;
+        if (t->port[i] == UINT32_MAX) t->port[i] = id;
+      }
+  }
+  if (t->base == UINT32_MAX) t->base = t->port[t->mesh0 ? 1 : 0];
+  return A2_OK;
+}
+/* The lowest level whose group holds s and d. */
+static uint32_t level_of(const a2_topo *t, uint32_t s, uint32_t d) {
+  if (group_base(t, s) == group_base(t, d)) return 0;
+  uint32_t i = 1;
+  while (i + 1 < t->nl && s / t->gsz[i] != d / t->gsz[i]) i++;
+  return i;
+}
+static uint16_t levels_len(const a2_topo *t, uint32_t s, uint32_t d) {
+  if (s == d) return 0;
+  return t->mesh0 && level_of(t, s, d) == 0 ? 1 : 2;
+}
+static void levels_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) {
+  uint32_t L = level_of(t, s, d);
+  if (t->mesh0 && L == 0) {
+    two_level_route(t, s, d, out); /* same layout, and s and d share a group */
+    return;
+  }
+  out[0] = t->port[L] + s;
+  out[1] = t->port[L] + t->n + d;
+}
+
 /* 2-D torus of X = width columns and Y = n / X rows; rank r at (r % X, r / X).
  * Four out-links per rank: +x, -x, +y, -y (id base + 4r + dir). Routing is
  * dimension order: x first, then y, each the shorter way round (a tie goes
@@ -246,6 +327,7 @@ static const topo_row topo_table[] = {
     {A2_TOPO_SWITCH, "switch", switch_build, switch_len, switch_route},
     {A2_TOPO_TWO_LEVEL, "two_level", two_level_build, two_level_len, two_level_route},
     {A2_TOPO_TORUS, "torus", torus_build, torus_len, torus_route},
+    {A2_TOPO_LEVELS, "levels", levels_build, levels_len, levels_route},
 };
 
 static const topo_row *row_of(a2_topology k) {
@@ -320,7 +402,8 @@ static uint16_t fault_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *
   t->row->route(t, s, d, out);
   *ok = 1;
   if (path_up(t, out, len)) return len;
-  int group_mesh = t->kind == A2_TOPO_FULL_MESH || (t->kind == A2_TOPO_TWO_LEVEL && len == 1);
+  int group_mesh = t->kind == A2_TOPO_FULL_MESH ||
+                   ((t->kind == A2_TOPO_TWO_LEVEL || t->kind == A2_TOPO_LEVELS) && len == 1);
   if (group_mesh) {
     uint32_t b = t->kind == A2_TOPO_FULL_MESH ? 0 : group_base(t, s);
     uint32_t glen = t->kind == A2_TOPO_FULL_MESH ? t->n : group_len(t, s);
@@ -334,6 +417,11 @@ static uint16_t fault_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *
         out[1] = v[1];
         return 2;
       }
+    }
+    if (t->kind == A2_TOPO_LEVELS && t->nl > 1) { /* no third NPU: the level above's ports */
+      out[0] = t->port[1] + s;
+      out[1] = t->port[1] + t->n + d;
+      return 2;
     }
   } else if (t->kind == A2_TOPO_RING) {
     uint32_t cw = (d + t->n - s) % t->n, ccw = t->n - cw, k = 0;
@@ -384,9 +472,17 @@ int a2_topo_unroutable(const a2_topo *t, uint32_t s, uint32_t d, int32_t *a, int
 }
 
 int a2_topo_via_nic(const a2_topo *t, uint32_t s, uint32_t d) {
-  return t->kind == A2_TOPO_TWO_LEVEL && s != d && group_base(t, s) != group_base(t, d);
+  return (t->kind == A2_TOPO_TWO_LEVEL || t->kind == A2_TOPO_LEVELS) && t->n > 1 && s != d &&
+         group_base(t, s) != group_base(t, d);
 }
 
 int a2_topo_has_nic(const a2_topo *t) {
-  return t->kind == A2_TOPO_TWO_LEVEL && t->n > 1 && t->n > t->g;
+  return (t->kind == A2_TOPO_TWO_LEVEL || t->kind == A2_TOPO_LEVELS) && t->n > 1 && t->n > t->g;
+}
+
+uint32_t a2_topo_level(const a2_topo *t, uint32_t s, uint32_t d) {
+  if (s == d || t->n <= 1) return 0;
+  if (t->kind == A2_TOPO_LEVELS) return level_of(t, s, d);
+  if (t->kind == A2_TOPO_TWO_LEVEL) return group_base(t, s) != group_base(t, d);
+  return 0;
 }

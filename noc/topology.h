@@ -26,19 +26,28 @@ uint16_t a2_topo_route_len(const a2_topo *t, uint32_t src, uint32_t dst);
 /* Write the stage ids of the route src -> dst into out (route_len entries). */
 void a2_topo_route(const a2_topo *t, uint32_t src, uint32_t dst, uint32_t *out);
 
-/* 1 when the route src -> dst crosses NIC ports (two_level, between
- * groups), 0 otherwise (also src == dst). */
+/* 1 when the route src -> dst crosses NIC ports: two_level between groups,
+ * levels above the lowest level (a put/get there is RDMA on the NIC,
+ * interconnect.nic.rdma_*); 0 otherwise (also src == dst). */
 int a2_topo_via_nic(const a2_topo *t, uint32_t src, uint32_t dst);
-/* 1 when some route crosses NIC ports (two_level with more than one group). */
+/* 1 when some route crosses NIC ports (two_level with more than one group,
+ * levels with more than one group of the lowest level). */
 int a2_topo_has_nic(const a2_topo *t);
+/* The level the route src -> dst crosses: levels, the lowest level whose
+ * group holds both (0 .. nlevels - 1); two_level, 0 inside a group and 1
+ * between groups; 0 for the other topologies and src == dst. The group
+ * sizes per level are a2_config_group_ranks (configs/config.h). */
+uint32_t a2_topo_level(const a2_topo *t, uint32_t src, uint32_t dst);
 
 const char *a2_topo_name(a2_topology kind);
 
 /* Link faults (cfg->faults; docs/timing-model.md, "Faults"). A degraded
  * link's stage has its bandwidth times the factor; a link that is down is
  * avoided by the routes above where the topology has another way (full
- * mesh and a two_level group: through a third NPU; ring: the other
- * direction). a2_topo_build fails (A2_E_INPUT, err->file the fault's flag)
+ * mesh, a two_level group and a mesh level 0 of levels: through a third NPU
+ * of the group; levels, without one: the ports of level 1; ring: the other
+ * direction). Faults name the links between NPUs (not the ports of a
+ * switch, of two_level's NICs or of a switch level). a2_topo_build fails (A2_E_INPUT, err->file the fault's flag)
  * for a fault that names no link. */
 int a2_topo_has_down_links(const a2_topo *t);
 /* 1 when every route s -> d crosses a link that is down (the routes above
