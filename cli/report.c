@@ -106,9 +106,20 @@ void a2_report_text(const a2_run_result *r, FILE *out) {
   for (size_t i = 0; i < r->desc.nparams; i++)
     fprintf(out, "%s%s=%lld%s", i ? " " : " (param ", r->desc.params[i].name,
             (long long)r->desc.params[i].value, i + 1 == r->desc.nparams ? ")" : "");
-  fprintf(out, ": P=%u N=%llu B on %s (%s, link %.4g GB/s, %.4g ns)\n", r->nranks,
-          (unsigned long long)r->desc.size_bytes, r->config_name, a2_topo_name(c->topology),
-          (double)c->link_bw / 1e9, (double)c->link_lat_ps / 1e3);
+  if (c->topology == A2_TOPO_LEVELS) {
+    /* each level: its name, group size in NPUs, port or link rate, latency */
+    fprintf(out, ": P=%u N=%llu B on %s (levels", r->nranks,
+            (unsigned long long)r->desc.size_bytes, r->config_name);
+    for (uint32_t i = 0; i < c->nlevels; i++)
+      fprintf(out, "%s %s x%u %.4g GB/s %.4g ns", i ? ";" : "", c->levels[i].name,
+              a2_config_group_ranks(c, i), (double)c->levels[i].bw / 1e9,
+              (double)(c->levels[i].lat_ps + c->levels[i].switch_lat_ps) / 1e3);
+    fprintf(out, ")\n");
+  } else {
+    fprintf(out, ": P=%u N=%llu B on %s (%s, link %.4g GB/s, %.4g ns)\n", r->nranks,
+            (unsigned long long)r->desc.size_bytes, r->config_name, a2_topo_name(c->topology),
+            (double)c->link_bw / 1e9, (double)c->link_lat_ps / 1e3);
+  }
   if (r->ranks_grown_from)
     fprintf(out,
             "note: the %s grown from the config's %u NPUs to %u for --ranks %u "
