@@ -18,8 +18,8 @@
 
 typedef struct {
   const char *spec;
-  const char *file;        /* the config file of a `jobs:` entry; NULL: a --job flag */
-  const a2_config_job *y;  /* that entry (its fields' places, for errors) */
+  const char *file;       /* the config file of a `jobs:` entry; NULL: a --job flag */
+  const a2_config_job *y; /* that entry (its fields' places, for errors) */
   char algo[A2_NAME_MAX];
   uint32_t *npus, n; /* its NPUs, in rank order */
   uint64_t size, start_ps;
@@ -136,8 +136,7 @@ static int parse_npus(int idx, const char *v, job *j) {
       if (e == q || errno || b < a || b > 1048575)
         return job_error(j, idx, "ranks: expected A-B with A <= B, such as 0-3");
     }
-    if (*e && *e != '+')
-      return job_error(j, idx, "ranks: expected NPUs such as 0-3 or 0-3+8-11");
+    if (*e && *e != '+') return job_error(j, idx, "ranks: expected NPUs such as 0-3 or 0-3+8-11");
     for (unsigned long x = a; x <= b; x++) {
       if (j->n == cap) {
         cap = cap ? 2 * cap : 16;
@@ -166,8 +165,7 @@ static int parse_job(int idx, const char *spec, const a2_run_opts *o, job *j, co
   char *save = NULL;
   for (char *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(f, '=');
-    if (!eq)
-      return job_error(j, idx, "expected KEY=VALUE fields: algo, ranks, size, start, cores");
+    if (!eq) return job_error(j, idx, "expected KEY=VALUE fields: algo, ranks, size, start, cores");
     *eq = 0;
     const char *v = eq + 1;
     char why[160];
@@ -219,8 +217,7 @@ static int check_sets(const job *jobs, int nj, const a2_config *cfg) {
         snprintf(m, sizeof m, "ranks: NPU %u is also in job %d: jobs run on disjoint NPU sets", d,
                  owner[d]);
         rc = field_error(&jobs[i], i, A2_JOB_RANKS, m);
-      }
-      else
+      } else
         owner[d] = (uint8_t)(i + 1);
     }
   free(owner);

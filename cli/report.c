@@ -108,8 +108,8 @@ void a2_report_text(const a2_run_result *r, FILE *out) {
             (long long)r->desc.params[i].value, i + 1 == r->desc.nparams ? ")" : "");
   if (c->topology == A2_TOPO_LEVELS) {
     /* each level: its name, group size in NPUs, port or link rate, latency */
-    fprintf(out, ": P=%u N=%llu B on %s (levels", r->nranks,
-            (unsigned long long)r->desc.size_bytes, r->config_name);
+    fprintf(out, ": P=%u N=%llu B on %s (levels", r->nranks, (unsigned long long)r->desc.size_bytes,
+            r->config_name);
     for (uint32_t i = 0; i < c->nlevels; i++)
       fprintf(out, "%s %s x%u %.4g GB/s %.4g ns", i ? ";" : "", c->levels[i].name,
               a2_config_group_ranks(c, i), (double)c->levels[i].bw / 1e9,

@@ -31,7 +31,9 @@ int a2_cli_run(int argc, char **argv) {
   if (rc)
     rc = rc < 0 ? A2_EXIT_OK : rc;
   else
-    rc = o.njobs || o.config_jobs ? a2_run_jobs(&o) : o.seeds ? a2_run_seeds(&o, t0) : a2_run_once(&o, t0, &time_ps);
+    rc = o.njobs || o.config_jobs ? a2_run_jobs(&o)
+         : o.seeds                ? a2_run_seeds(&o, t0)
+                                  : a2_run_once(&o, t0, &time_ps);
   free(o.devices);
   return rc;
 }

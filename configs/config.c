@@ -668,14 +668,13 @@ static a2_code load_text(const char *text, size_t len, const char *name, a2_conf
     yaml_parser_delete(&parser);
     return rc;
   }
-  loader L = {.name = name, .doc = &doc, .cfg = &tmp, .err = err, .jobs = jobs,
-              .jobs_max = jobs_max};
+  loader L = {
+      .name = name, .doc = &doc, .cfg = &tmp, .err = err, .jobs = jobs, .jobs_max = jobs_max};
   yaml_node_t *root = yaml_document_get_root_node(&doc);
   if (root && root->type == YAML_MAPPING_NODE)
     rc = walk(&L, root, "");
   else if (root && !is_null(root))
-    rc = AT(&L, root,
-            "expected a mapping with keys chip, interconnect, jobs at the top level, found %s",
+    rc = AT(&L, root, "expected a mapping with keys chip, interconnect at the top level, found %s",
             node_kind(root));
   if (rc == A2_OK) rc = single_document(&L, &parser, text, len);
   if (rc == A2_OK) rc = check(&tmp, name, L.marks, &L.lmarks, err);

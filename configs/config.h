@@ -194,7 +194,7 @@ uint32_t a2_config_group_ranks(const a2_config *cfg, uint32_t level);
 enum { A2_JOB_ALGO, A2_JOB_RANKS, A2_JOB_SIZE, A2_JOB_START, A2_JOB_CORES, A2_JOB_NFIELDS };
 typedef struct {
   char spec[512];
-  int line, col;                                /* the entry (its '-') */
+  int line, col;                                   /* the entry (its '-') */
   int fline[A2_JOB_NFIELDS], fcol[A2_JOB_NFIELDS]; /* each field's value; 0: not given */
 } a2_config_job;
 /* The jobs of the file at path (after a successful load, the same checks):

@@ -25,7 +25,7 @@
 #define ONE_THZ 1000000000000ull
 
 /* The names of each enumerated key, indexed by its enum. */
-static const char *const topology_names[] = {"full_mesh", "ring",  "switch", "two_level",
+static const char *const topology_names[] = {"full_mesh", "ring",   "switch", "two_level",
                                              "torus",     "levels", NULL};
 _Static_assert(NAMES_LAST(topology_names) == A2_TOPO_LEVELS, "a name per a2_topology");
 _Static_assert(sizeof(a2_topology) == 4, "topology is stored as a 4-byte field");

@@ -175,8 +175,8 @@ int a2_levels_set(a2_config *cfg, const char *key, const char *value, a2_code *r
     const a2_config_key *k = a2_level_field(field);
     uint64_t v;
     if (!k) {
-      *rc = a2_err_set(err, A2_E_INPUT, "--set", 0, 0, "%s: unknown field '%.40s'; fields: %s",
-                       key, field, A2_LEVEL_FIELD_LIST);
+      *rc = a2_err_set(err, A2_E_INPUT, "--set", 0, 0, "%s: unknown field '%.40s'; fields: %s", key,
+                       field, A2_LEVEL_FIELD_LIST);
       return 1;
     }
     if (a2_config_key_parse(k, value, &v, why, sizeof why)) {
@@ -237,4 +237,5 @@ uint32_t a2_config_group_ranks(const a2_config *cfg, uint32_t level) {
   }
   return g < cfg->ranks ? (uint32_t)g : cfg->ranks;
 }
-_Static_assert(sizeof a2_level_fields / sizeof a2_level_fields[0] + 2 <= 8, "raise LEVEL_MARKS in config.c");
+_Static_assert(sizeof a2_level_fields / sizeof a2_level_fields[0] + 2 <= 8,
+               "raise LEVEL_MARKS in config.c");

@@ -47,8 +47,8 @@ const char *a2_topo_name(a2_topology kind);
  * mesh, a two_level group and a mesh level 0 of levels: through a third NPU
  * of the group; levels, without one: the ports of level 1; ring: the other
  * direction). Faults name the links between NPUs (not the ports of a
- * switch, of two_level's NICs or of a switch level). a2_topo_build fails (A2_E_INPUT, err->file the fault's flag)
- * for a fault that names no link. */
+ * switch, of two_level's NICs or of a switch level). a2_topo_build fails (A2_E_INPUT, err->file the
+ * fault's flag) for a fault that names no link. */
 int a2_topo_has_down_links(const a2_topo *t);
 /* 1 when every route s -> d crosses a link that is down (the routes above
  * then give the usual route, over it): *a, *b are the NPUs of the first

@@ -144,6 +144,67 @@ std::vector<Malformed> Cases() {
                {},
                4,
                "duplicate key"});
+  // interconnect.levels (docs/config.md, "Levels") and jobs:
+  const std::string lv = "interconnect:\n  topology: levels\n  levels:\n";
+  c.push_back({"LevelsNotAList",
+               Via::kConfig,
+               "interconnect:\n  topology: levels\n  levels:\n    name: die\n",
+               {},
+               4,
+               "interconnect.levels: expected a list of levels",
+               5});
+  c.push_back({"LevelsMissingFanout",
+               Via::kConfig,
+               lv + "    - name: die\n      bandwidth: 1GB/s\n      latency: 1us\n" +
+                   "    - name: top\n      bandwidth: 1GB/s\n      latency: 1us\n",
+               {},
+               4,
+               "interconnect.levels[0] (die): fanout required",
+               7});
+  c.push_back({"LevelsZeroBandwidth",
+               Via::kConfig,
+               lv + "    - name: die\n      bandwidth: 0GB/s\n      latency: 1us\n",
+               {},
+               5,
+               "interconnect.levels[0].bandwidth: '0GB/s': out of range",
+               18});
+  c.push_back({"LevelsUnknownKey",
+               Via::kConfig,
+               lv + "    - name: die\n      bandwith: 1GB/s\n      latency: 1us\n",
+               {},
+               5,
+               "unknown key 'bandwith' in interconnect.levels[0]",
+               7});
+  c.push_back(
+      {"LevelsFanoutOnTop",
+       Via::kConfig,
+       lv + "    - name: top\n      fanout: 4\n      bandwidth: 1GB/s\n      latency: 1us\n",
+       {},
+       5,
+       "the top level has no fanout",
+       15});
+  c.push_back({"LevelsMeshAboveTheBottom",
+               Via::kConfig,
+               lv + "    - {name: a, fanout: 2, bandwidth: 1GB/s, latency: 1us}\n" +
+                   "    - {name: b, kind: mesh, bandwidth: 1GB/s, latency: 1us}\n",
+               {},
+               5,
+               "kind mesh only on the lowest level",
+               23});
+  c.push_back({"LevelsWithoutALevel",
+               Via::kConfig,
+               "interconnect:\n  topology: levels\n",
+               {},
+               2,
+               "needs interconnect.levels",
+               13});
+  c.push_back({"JobsNotAList",
+               Via::kConfig,
+               "jobs: allreduce_ring\n",
+               {},
+               1,
+               "jobs: expected a list of jobs",
+               7});
   c.push_back({"ConfigHugeNumber",
                Via::kConfig,
                "interconnect:\n  ranks: 99999999999999999999\n",
