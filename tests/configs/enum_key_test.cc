@@ -47,7 +47,7 @@ TEST(ConfigEnumKeyTest, TopologyAndTimingAreEnumeratedRows) {
   EXPECT_EQ(Row("interconnect.topology").kind, A2_KEY_ENUM);
   EXPECT_EQ(Row("interconnect.timing").kind, A2_KEY_ENUM);
   EXPECT_EQ(Joined(Names(Row("interconnect.topology"))),
-            "full_mesh, ring, switch, two_level, torus");
+            "full_mesh, ring, switch, two_level, torus, levels");
   EXPECT_EQ(Joined(Names(Row("interconnect.timing"))), "packet, reservation, ordered");
 }
 
