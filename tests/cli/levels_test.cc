@@ -86,6 +86,21 @@ TEST(Levels, ARingAcrossSuperNodesCrossesTheRoceLevel) {
   EXPECT_GT(far["time_ps"].Int(), 2 * near["time_ps"].Int());
 }
 
+// A failed die-to-die link: the two dies reach each other through their
+// node ports (the run completes, slower); a fault on a port is refused.
+TEST(Levels, ADieLinkDownIsRoutedThroughTheNodeLevel) {
+  std::vector<std::string> run = {"run",    "--config",       kConfigs + "a3-supernode-levels.yaml",
+                                  "--algo", "allreduce_mesh", "--ranks",
+                                  "4",      "--size",         "1MiB"};
+  JsonDoc up, down;
+  ASSERT_TRUE(RunJson(run, &up));
+  ASSERT_TRUE(RunJson(Args(run, {"--link-down", "0-1"}), &down));
+  EXPECT_TRUE(down["ok"].Bool());
+  EXPECT_GT(down["time_ps"].Int(), up["time_ps"].Int());
+  EXPECT_TRUE(RunFailsWithUsage(Args(run, {"--link-down", "0-2"}),
+                                {"--link-down", "no link joins NPU 0 and NPU 2", "levels"}));
+}
+
 // ---- jobs: in a config file ----
 
 const char kJobs[] =
