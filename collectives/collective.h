@@ -46,9 +46,10 @@ typedef struct {
 typedef enum { A2_KIND_COMM = 0, A2_KIND_COMPUTE = 1, A2_KIND_FUSED = 2 } a2_coll_kind;
 
 /* Ranks per server for P ranks on cfg, the group of the hierarchical
- * collectives: interconnect.group_size on a two_level topology when below
- * P, else P (one server). Whoever builds an a2_coll_params from a config
- * fills `group` with it. */
+ * collectives: a group of the level below the top (two_level:
+ * interconnect.group_size; levels: the fan-out product below the top
+ * level) when below P, else P (one server). Whoever builds an
+ * a2_coll_params from a config fills `group` with it. */
 uint32_t a2_coll_group(const a2_config *cfg, uint32_t P);
 
 /* The sides of a fused kernel: both (the kernel itself), the compute alone

@@ -1,9 +1,12 @@
 /* The ranks per server a hierarchical collective assumes, from the config:
- * the one place that reads it (collective.h, a2_coll_group). */
+ * the one place that reads it (collective.h, a2_coll_group). A server is a
+ * group of the level below the top: its inter-server step crosses the top
+ * level (two_level: the switch; levels: e.g. RoCE between super-nodes). */
 #include "collectives/collective.h"
 
 uint32_t a2_coll_group(const a2_config *cfg, uint32_t P) {
-  if (cfg->topology == A2_TOPO_TWO_LEVEL && cfg->group_size && cfg->group_size < P)
-    return cfg->group_size;
-  return P; /* one server: every other topology, or P within one group */
+  uint32_t n = a2_config_nlevels(cfg);
+  if (n < 2) return P; /* one level: one server */
+  uint32_t g = a2_config_group_ranks(cfg, n - 2);
+  return g && g < P ? g : P; /* P within one group: one server */
 }

@@ -292,8 +292,8 @@ static situation situate(const a2_config *cfg, a2_hccl_device dev, const a2_coll
   situation s = {p->nranks, p->nranks, 1, p->size_bytes, 0};
   if (dev == A2_HCCL_A3)
     s.d = p->nranks < A2_HCCL_A3_SERVER_DEVICES ? p->nranks : A2_HCCL_A3_SERVER_DEVICES;
-  else if (cfg->topology == A2_TOPO_TWO_LEVEL && cfg->group_size && cfg->group_size < p->nranks)
-    s.d = cfg->group_size;
+  else
+    s.d = a2_coll_group(cfg, p->nranks); /* a group of the level below the top */
   if (s.d == 0) s.d = 1;
   s.m = (s.P + s.d - 1) / s.d;
   uint64_t total = s.N * s.P;
@@ -331,6 +331,8 @@ static const char *level1_cost(const op_rules *o, const a2_config *cfg, const si
                                char *why, size_t n) {
   double m = s->m, D = LEVEL1_DELAY_US, lg = ceil(log2(m));
   double bw = (double)(cfg->nic_bw ? cfg->nic_bw : cfg->link_bw);
+  if (cfg->topology == A2_TOPO_LEVELS && cfg->nlevels) /* the top level's port */
+    bw = (double)cfg->levels[cfg->nlevels - 1].bw;
   int pow2 = is_pow2(s->m);
   double ring, nhr, hd;
   if (o->cost == COST_ALLREDUCE) { /* both halves: factor 2, a server's share N/d */
