@@ -134,8 +134,8 @@ int a2_config_key_is_section(const char *path) {
   return 0;
 }
 
-uint64_t a2_config_key_get(const a2_config *cfg, const a2_config_key *k) {
-  const char *p = (const char *)cfg + k->offset;
+uint64_t a2_key_read(const void *base, const a2_config_key *k) {
+  const char *p = (const char *)base + k->offset;
   if (k->width == 4) {
     uint32_t v;
     memcpy(&v, p, 4);
@@ -146,14 +146,22 @@ uint64_t a2_config_key_get(const a2_config *cfg, const a2_config_key *k) {
   return v;
 }
 
-void a2_config_key_put(a2_config *cfg, const a2_config_key *k, uint64_t v) {
-  char *p = (char *)cfg + k->offset;
+void a2_key_write(void *base, const a2_config_key *k, uint64_t v) {
+  char *p = (char *)base + k->offset;
   if (k->width == 4) {
     uint32_t w = (uint32_t)v; /* bounds (<= U32) were checked by the caller */
     memcpy(p, &w, 4);
   } else {
     memcpy(p, &v, 8);
   }
+}
+
+uint64_t a2_config_key_get(const a2_config *cfg, const a2_config_key *k) {
+  return a2_key_read(cfg, k);
+}
+
+void a2_config_key_put(a2_config *cfg, const a2_config_key *k, uint64_t v) {
+  a2_key_write(cfg, k, v);
 }
 
 static void format_bound(const a2_config_key *k, uint64_t v, char *out, size_t n) {

@@ -46,6 +46,10 @@ const a2_config_key *a2_config_key_find(const char *path);
 /* 1 if path (e.g. "chip" or "chip.mte") has keys below it. */
 int a2_config_key_is_section(const char *path);
 
+/* The field k describes in the struct at base (an a2_config, or an a2_level
+ * for the level fields of configs/levels.c), as a uint64_t. */
+uint64_t a2_key_read(const void *base, const a2_config_key *k);
+void a2_key_write(void *base, const a2_config_key *k, uint64_t v);
 uint64_t a2_config_key_get(const a2_config *cfg, const a2_config_key *k);
 void a2_config_key_put(a2_config *cfg, const a2_config_key *k, uint64_t v);
 

@@ -31,25 +31,11 @@ const a2_config_key *a2_level_field(const char *name) {
 }
 
 uint64_t a2_level_get(const a2_level *l, const a2_config_key *k) {
-  const char *p = (const char *)l + k->offset;
-  if (k->width == 4) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-  }
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return v;
+  return a2_key_read(l, k);
 }
 
 void a2_level_put(a2_level *l, const a2_config_key *k, uint64_t v) {
-  char *p = (char *)l + k->offset;
-  if (k->width == 4) {
-    uint32_t w = (uint32_t)v; /* bounds (<= U32) were checked by the caller */
-    memcpy(p, &w, 4);
-  } else {
-    memcpy(p, &v, 8);
-  }
+  a2_key_write(l, k, v);
 }
 
 int a2_level_name_check(const char *s, char *why, size_t why_size) {
