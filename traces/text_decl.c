@@ -142,9 +142,15 @@ static a2_code parse_storage(a2t_parser *p, int kw, a2t_decl *d) {
     }
     for (uint32_t j = 0; j < count; j++) {
       a2_tile_decl *td = &a->tiles[n + j];
-      if (is_array) /* NAME[j], as reports and the writer (a2t_tile_array_run) name it */
-        snprintf(td->name, A2_NAME_MAX, "%s[%u]", nm, j);
-      else
+      if (is_array) { /* NAME[j], as reports and the writer (a2t_tile_array_run) name it;
+                         the name and count bounds above keep it within A2_NAME_MAX */
+        char full[A2_NAME_MAX + 16];
+        int len = snprintf(full, sizeof full, "%s[%u]", nm, j);
+        if (len < 0) len = 0;
+        if (len >= A2_NAME_MAX) len = A2_NAME_MAX - 1;
+        memcpy(td->name, full, (size_t)len);
+        td->name[len] = 0;
+      } else
         snprintf(td->name, A2_NAME_MAX, "%s", nm);
       td->dtype = dt;
       td->space = space;

@@ -37,7 +37,7 @@ static a2_code region(a2t_parser *p, const char *op, side sd, shape sh, uint16_t
   if (sh == CELL && p->ast->sig2d[*buf]) {
     const char *nm = p->ast->bufs[*buf].name;
     if (p->cur.kind != TK_COMMA) {
-      char what[128];
+      char what[64 + 2 * A2_NAME_MAX]; /* the text and the name twice */
       snprintf(what, sizeof what,
                "',' and a column: signal '%s' has rows and columns, %s[ROW, COL]", nm, nm);
       return a2t_expected(p, what);
