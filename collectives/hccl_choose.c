@@ -256,7 +256,7 @@ uint32_t a2_hccl_candidates(const char *op, const char **out, uint32_t max) {
   const a2_collective *t = a2_collective_table(&nt);
   if (!a2_hccl_is_op(op)) return 0;
   for (uint32_t i = 0; i < nt; i++)
-    if (of_op(op, t[i].name) && n < max) out[n++] = t[i].name;
+    if (t[i].kind == A2_KIND_COMM && of_op(op, t[i].name) && n < max) out[n++] = t[i].name;
   return n;
 }
 

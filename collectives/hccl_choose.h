@@ -49,8 +49,9 @@ const char *a2_hccl_ops(void);
 a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
                        const a2_coll_params *p, const char *force, a2_hccl_choice *c, a2_err *err);
 
-/* The built-ins an --explain runs for `op`: every registry row named op or
- * op_*, in registry order, at most max into out (static names); the count. */
+/* The built-ins an --explain runs for `op`: every collective (not a GEMM
+ * built-in such as allgather_gemm) of the registry named op or op_*, in
+ * registry order, at most max into out (static names); the count. */
 uint32_t a2_hccl_candidates(const char *op, const char **out, uint32_t max);
 
 #ifdef __cplusplus
