@@ -209,16 +209,6 @@ void a2_cal_runner_free(a2_cal_runner *r) {
 
 /* ---- one child's result ---- */
 
-static char *first_line(const a2_procs_buf *b) {
-  if (!b->len) return NULL;
-  size_t n = strcspn(b->data, "\n");
-  char *line = malloc(n + 1);
-  if (!line) return NULL;
-  memcpy(line, b->data, n);
-  line[n] = '\0';
-  return line;
-}
-
 /* s->error = what, and ": detail" when there is one. */
 static void set_error(a2_cal_sim *s, const char *what, const char *detail) {
   size_t n = strlen(what) + (detail ? strlen(detail) + 2 : 0) + 1;
@@ -237,7 +227,7 @@ static void fill(a2_cal_sim *s, const a2_cal_row *row, int status, const a2_proc
                  const a2_procs_buf *err) {
   memset(s, 0, sizeof *s);
   s->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  char *first = first_line(err);
+  char *first = a2_procs_buf_first_line(err);
   /* The child's error line without its "a2a3sim: ": it is quoted in ours. */
   const char *line = first && !strncmp(first, "a2a3sim: ", 9) ? first + 9 : first;
   if (s->exit_code != A2_EXIT_OK && s->exit_code != A2_EXIT_FAIL) {

@@ -100,6 +100,20 @@ typedef struct {
  * exit code (error printed). */
 int a2_build_kernel(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d);
 
+/* One run of *o in this process with no timeline and no report, for the
+ * tools that compare runs (--explain's candidates, the overlap card's
+ * sides): its end time (ps), whether it passed (finished, checked unless
+ * --no-data, race-free) and the kernel's HCCL cost (ps; < 0: none). Call it
+ * in a child process (a2_procs_call): SystemC runs once per process.
+ * Returns 0 when the simulation ran, or 1 when the kernel could not be
+ * built or simulated (*e says why when the simulator refused it). */
+typedef struct {
+  uint64_t end_ps;
+  bool passed;
+  double hccl_ps;
+} a2_quiet_run;
+int a2_run_quietly(const a2_run_opts *o, const a2_config *cfg, a2_quiet_run *r, a2_err *e);
+
 /* What a run produced, for the reports. */
 /* The overlap card of a fused compute + communication kernel (cli/overlap.c):
  * the same kernel run with one side only, in child processes, beside the

@@ -12,31 +12,17 @@ static int measure_here(const a2_run_opts *o, const a2_config *cfg, const char *
                         uint64_t *t_ps, bool *ok, double *hccl_ps) {
   a2_run_opts c = *o;
   c.algo = algo;
-  c.timeline_out = NULL;
-  a2_kernel k = {0};
-  a2_run_desc d;
-  a2_sim *sim = NULL;
   a2_err e = {0};
-  a2_run_status st;
+  a2_quiet_run r;
   *ok = false;
   const a2_collective *coll = a2_collective_find(algo);
   a2_coll_params p = a2_run_coll_params(o, cfg);
   if (!coll || (coll->check && coll->check(&p, &e))) return 1; /* cannot run here */
-  int rc = a2_build_kernel(&c, cfg, &k, &d);
-  if (!rc && a2_sim_create_mode(cfg, &k, o->devices, algo, o->no_data, o->mem_limit, &sim, &e))
-    rc = 1;
-  if (!rc && o->no_race_check && a2_sim_set_race_check(sim, 0, &e)) rc = 1;
-  if (!rc && a2_sim_run(sim, o->max_sim_ps, &st, &e)) rc = 1;
-  if (!rc) {
-    a2_check_result chk = {0};
-    *t_ps = a2_sim_end_ps(sim);
-    if (st == A2_RUN_DONE && !o->no_data) a2_check(&k, sim, &chk);
-    *ok = st == A2_RUN_DONE && (o->no_data || chk.ok) && !a2_sim_races(sim);
-    *hccl_ps = d.hccl_ps;
-  }
-  a2_sim_free(sim);
-  a2_kernel_free(&k);
-  return rc;
+  if (a2_run_quietly(&c, cfg, &r, &e)) return 1;
+  *t_ps = r.end_ps;
+  *ok = r.passed;
+  *hccl_ps = r.hccl_ps;
+  return 0;
 }
 
 typedef struct {

@@ -15,31 +15,19 @@
 static int side_here(const a2_run_opts *o, const a2_config *cfg, uint32_t part, uint64_t *t_ps) {
   a2_run_opts c = *o;
   c.part = part;
-  c.timeline_out = NULL;
-  a2_kernel k = {0};
-  a2_run_desc d;
-  a2_sim *sim = NULL;
   a2_err e = {0};
-  a2_run_status st;
-  int rc = a2_build_kernel(&c, cfg, &k, &d);
-  if (!rc && a2_sim_create_mode(cfg, &k, o->devices, o->algo, o->no_data, o->mem_limit, &sim, &e))
-    rc = 1;
-  if (!rc && o->no_race_check && a2_sim_set_race_check(sim, 0, &e)) rc = 1;
-  if (!rc && a2_sim_run(sim, o->max_sim_ps, &st, &e)) rc = 1;
-  if (rc && e.msg[0]) a2_cmd_error(&e);
-  if (!rc) {
-    a2_check_result chk = {0};
-    if (st == A2_RUN_DONE && !o->no_data) a2_check(&k, sim, &chk);
-    if (st != A2_RUN_DONE || (!o->no_data && !chk.ok) || a2_sim_races(sim)) {
-      fprintf(stderr, "a2a3sim: %s: the %s-only run did not pass\n", o->algo,
-              part == A2_PART_COMPUTE ? "compute" : "communication");
-      rc = 1;
-    }
-    *t_ps = a2_sim_end_ps(sim);
+  a2_quiet_run r;
+  if (a2_run_quietly(&c, cfg, &r, &e)) {
+    if (e.msg[0]) a2_cmd_error(&e);
+    return 1;
   }
-  a2_sim_free(sim);
-  a2_kernel_free(&k);
-  return rc;
+  *t_ps = r.end_ps;
+  if (!r.passed) {
+    fprintf(stderr, "a2a3sim: %s: the %s-only run did not pass\n", o->algo,
+            part == A2_PART_COMPUTE ? "compute" : "communication");
+    return 1;
+  }
+  return 0;
 }
 
 typedef struct {

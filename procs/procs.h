@@ -28,6 +28,10 @@ typedef struct {
   size_t len, cap;
 } a2_procs_buf;
 
+/* A copy of b's first line (without its newline), malloc'd: the caller
+ * frees it. NULL when b is empty or memory runs out. */
+char *a2_procs_buf_first_line(const a2_procs_buf *b);
+
 /* Catch SIGINT, SIGTERM and SIGHUP (noted, not acted on, so that children
  * can be reaped); 0, or -1 (errno) when they cannot be installed.
  * a2_procs_interrupted() returns the signal caught, 0 if none. */

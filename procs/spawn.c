@@ -61,6 +61,16 @@ void a2_procs_reraise(int sig) {
   _exit(128 + sig); /* not reached unless the signal is blocked */
 }
 
+char *a2_procs_buf_first_line(const a2_procs_buf *b) {
+  if (!b->len) return NULL;
+  size_t n = strcspn(b->data, "\n");
+  char *line = malloc(n + 1);
+  if (!line) return NULL;
+  memcpy(line, b->data, n);
+  line[n] = '\0';
+  return line;
+}
+
 static int buf_append(a2_procs_buf *b, const char *data, size_t n) {
   if (b->len + n + 1 > b->cap) {
     size_t cap = b->cap ? b->cap : 4096;

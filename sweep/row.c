@@ -30,17 +30,6 @@ static char *us_text(yajl_val v) {
   return a2_sweep_strdup(buf);
 }
 
-/* First line of text, NULL when empty. */
-static char *first_line(const a2_procs_buf *b) {
-  if (!b->len) return NULL;
-  size_t n = strcspn(b->data, "\n");
-  char *line = malloc(n + 1);
-  if (!line) return NULL;
-  memcpy(line, b->data, n);
-  line[n] = '\0';
-  return line;
-}
-
 static void set_error(a2_sweep_row *r, const char *msg) {
   free(r->error);
   r->error = a2_sweep_strdup(msg);
@@ -84,7 +73,7 @@ void a2_sweep_row_fill(a2_sweep_row *r, int wait_status, const a2_procs_buf *out
   a2_sweep_row_free(r);
   r->ran = true;
   r->exit_code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
-  r->error = first_line(err);
+  r->error = a2_procs_buf_first_line(err);
   char msg[128];
   switch (r->exit_code) {
   case A2_EXIT_OK:
@@ -94,7 +83,7 @@ void a2_sweep_row_fill(a2_sweep_row *r, int wait_status, const a2_procs_buf *out
     r->ran = true;
     r->exit_code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
     snprintf(r->status, sizeof r->status, "ERROR");
-    char *line = first_line(err);
+    char *line = a2_procs_buf_first_line(err);
     size_t n = strlen(line ? line : "") + 128;
     if ((r->error = malloc(n)))
       snprintf(r->error, n, "exit status %d without a readable --json result%s%s", r->exit_code,
