@@ -41,8 +41,8 @@ TEST(Levels, RanksAloneSizesALevelsConfig) {
   EXPECT_TRUE(d["ok"].Bool());
   EXPECT_EQ(d["interconnect_ranks_grown_from"].Int(), 16);
   CliResult r =
-      RunCli({"run", "--config", kConfigs + "a3-cluster-roce.yaml", "--algo", "allreduce_ring",
-              "--ranks", "1600", "--size", "1600KiB", "--no-data", "--no-race-check"},
+      RunCli({"run", "--config", kConfigs + "a3-cluster-roce.yaml", "--algo", "barrier", "--ranks",
+              "1600", "--no-data", "--no-race-check", "--set", "interconnect.timing=reservation"},
              300);
   ASSERT_EQ(r.exit_code, 0) << r;
   EXPECT_NE(r.out.find("grown from the config's 64 NPUs to 1600"), std::string::npos) << r.out;

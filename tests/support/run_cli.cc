@@ -20,6 +20,15 @@ namespace a2test {
 
 namespace {
 
+// The timeout catches a hang, not a slow run: the sanitizer build's binary
+// (-O0, ASan + UBSan) runs several times slower than Release, so its
+// deadline is that many times longer.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int64_t kTimeoutScale = 6;
+#else
+constexpr int64_t kTimeoutScale = 1;
+#endif
+
 int64_t NowMs() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -107,7 +116,7 @@ CliResult RunCliLimited(const std::vector<std::string> &args, const CliLimits &l
   struct pollfd fds[2] = {{out_p[0], POLLIN, 0}, {err_p[0], POLLIN, 0}};
   std::string *sinks[2] = {&r.out, &r.err};
   int open_fds = 2;
-  const int64_t deadline = NowMs() + (int64_t)timeout_s * 1000;
+  const int64_t deadline = NowMs() + (int64_t)timeout_s * kTimeoutScale * 1000;
   while (open_fds > 0) {
     int64_t left = deadline - NowMs();
     if (left <= 0) {

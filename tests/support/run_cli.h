@@ -27,7 +27,8 @@ struct CliResult {
 };
 
 // Runs A2_BINARY with `args` (argv[1..]) and waits for it, at most
-// `timeout_s` seconds (then it is killed and timed_out is set). The child
+// `timeout_s` seconds (six times that in the sanitizer build, whose binary
+// is that much slower; then it is killed and timed_out is set). The child
 // gets /dev/null as stdin and inherits the working directory.
 CliResult RunCli(const std::vector<std::string> &args, int timeout_s = 60);
 // Resource limits for the child (0 = none): address_space_bytes is its
