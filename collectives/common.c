@@ -165,7 +165,8 @@ a2_code a2_coll_check_single_core(const a2_coll_params *p, a2_err *err) {
   if (p->cores != 1)
     return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0,
                       "this collective runs on 1 vector core per rank, got %u (only "
-                      "allreduce_mesh splits its payload over several cores)",
+                      "allreduce_mesh, allgather, reduce_scatter and all_to_all split their "
+                      "payload over several cores)",
                       p->cores);
   return A2_OK;
 }
@@ -195,6 +196,7 @@ a2_code a2_coll_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k,
                      .N = N,
                      .B = P ? N / P : 0,
                      .vop = a2_reduce_opcode(p->op),
+                     .E = a2_dtype_size(p->dtype),
                      .Q = p->dma_queues};
   a2_coll_set_piece(c, N, a2_coll_chunk_bytes(p->ub_bytes));
   if (a2_tb_begin(tb, k, P, C, err)) return tb->rc;

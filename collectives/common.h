@@ -177,6 +177,7 @@ typedef struct {
   uint64_t B;    /* N / P: the chunk of the two-phase and ring all-reduces */
   uint64_t T;    /* the piece data moves in, bytes */
   uint64_t np;   /* pieces of T in N (a2_coll_set_piece: in the length given) */
+  uint32_t E;    /* bytes of an element (--dtype) */
   a2_opcode vop; /* the vector op of a reduction (--op) */
   uint32_t Q;    /* the rank's DMA queues (a2_coll_params.dma_queues; 0: unknown) */
   a2_tileset tiles;
@@ -186,6 +187,20 @@ typedef struct {
  * when there are enough queues): m modulo Q, or A2_QUEUE_ANY when Q is 0. */
 static inline uint16_t a2_coll_queue(const a2_coll_ctx *c, uint64_t m) {
   return c->Q ? (uint16_t)(m % c->Q) : (uint16_t)A2_QUEUE_ANY;
+}
+
+/* The slice of an N-byte block that vector core `core` of the C moves in
+ * the multi-core forms of the one-step collectives (allgather,
+ * reduce_scatter, all_to_all with --cores C): ceil(elements / C) whole
+ * elements, core c's from element c * ceil(elements / C), the last core's
+ * shorter; len 0 for a core past the end (it has no work). C = 1: [0, N). */
+typedef struct {
+  uint64_t off, len;
+} a2_slice;
+static inline a2_slice a2_core_slice(const a2_coll_ctx *c, uint32_t core) {
+  uint64_t E = c->E ? c->E : 1, per = (c->N / E + c->C - 1) / c->C * E, off = core * per;
+  a2_slice s = {off, off < c->N ? a2_min64(per, c->N - off) : 0};
+  return s;
 }
 
 /* What a collective's kernel declares (a2_coll_declare), in this order: a

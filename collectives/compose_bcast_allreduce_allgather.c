@@ -40,7 +40,7 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   a2_reduction r = {c->vop, a2_at_local(AR, 0), AR, 0, me, P, 0, reduced, 2};
   a2_coll_reduce(&t, &r, N, T);
   a2_coll_barrier(tb, me, P, AG_SIGNAL, 0);
-  a2_phase_gather(&t, me, P, AG, Y, N, T);
+  a2_phase_gather(&t, me, P, AG, Y, N, (a2_slice){0, N}, T);
 }
 
 A2_DEFINE_GENERATOR(compose_bcast_allreduce_allgather, shape, body)

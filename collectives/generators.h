@@ -13,11 +13,12 @@ void a2_phase_broadcast(a2_tiles *t, uint32_t me, uint32_t root, uint32_t P, uin
                         uint16_t win, uint16_t sig, a2_at out, uint64_t N, uint64_t piece);
 
 /* Gather (allgather.c), one phase: once every rank's N-byte block is in its
- * window `win` at offset 0 (after a barrier), copy each peer's block, in the
- * order me+1, me+2, ... (mod P) so that no rank is everyone's first source,
- * to out[q*N]. The rank's own block is not copied. */
+ * window `win` at offset 0 (after a barrier), copy bytes `part` of each
+ * peer's block, in the order me+1, me+2, ... (mod P) so that no rank is
+ * everyone's first source, to the same bytes of out[q*N]. The rank's own
+ * block is not copied. part {0, N}: the whole blocks. */
 void a2_phase_gather(a2_tiles *t, uint32_t me, uint32_t P, uint16_t win, uint16_t out, uint64_t N,
-                     uint64_t piece);
+                     a2_slice part, uint64_t piece);
 
 /* The cards the composition sums. */
 void a2_card_broadcast(const a2_coll_params *p, a2_card *c);

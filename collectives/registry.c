@@ -26,7 +26,8 @@ static double gather_bus(uint32_t P) {
 }
 
 /* ---- checks: which flags each collective refuses ---- */
-static a2_code mesh_check(const a2_coll_params *p, a2_err *err) {
+/* The multi-core forms: 1..the chip's vector cores, whole elements. */
+static a2_code cores_check(const a2_coll_params *p, a2_err *err) {
   if (p->cores == 0)
     return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0, "expected at least 1 vector core");
   if (p->max_cores && p->cores > p->max_cores)
@@ -126,7 +127,7 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
  * a2_gen_NAME and a2_card_NAME); the list declares them and fills the
  * table. */
 #define COLLECTIVES(ROW)                                                                         \
-  ROW(allreduce_mesh, one, allreduce_bus, mesh_check, a2_time_allreduce_mesh,                    \
+  ROW(allreduce_mesh, one, allreduce_bus, cores_check, a2_time_allreduce_mesh,                   \
       "all-reduce, mesh: one barrier, every rank reads every peer (seed 08; --cores C: "         \
       "256-element tiles block-cyclic over C cores, step 11)",                                   \
       "remote read (P-1)*N per rank; 1 barrier round")                                           \
@@ -206,14 +207,17 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
       "broadcast from --root, HCCL's Star: the root puts its slice into every other rank's "     \
       "window at once (DMA), one set-notify each",                                               \
       "remote write (P-1)*N at the root, no remote read; 1 signal round")                        \
-  ROW(allgather, ranks, gather_bus, elems_check, no_closed_form,                                 \
-      "all-gather: N per rank in, P*N out; one barrier, every rank reads every peer (step 13)",  \
+  ROW(allgather, ranks, gather_bus, cores_check, no_closed_form,                                 \
+      "all-gather: N per rank in, P*N out; one barrier, every rank reads every peer (step 13; "  \
+      "--cores C: each block in C slices, one a core)",                                          \
       "remote read (P-1)*N per rank; 1 barrier round")                                           \
-  ROW(reduce_scatter, ranks, gather_bus, elems_check, no_closed_form,                            \
-      "reduce-scatter: P*N per rank in, N out; one barrier, rank r reduces block r (step 14)",   \
+  ROW(reduce_scatter, ranks, gather_bus, cores_check, no_closed_form,                            \
+      "reduce-scatter: P*N per rank in, N out; one barrier, rank r reduces block r (step 14; "   \
+      "--cores C: each block in C slices, one a core)",                                          \
       "remote read (P-1)*N per rank (N = output block); 1 barrier round")                        \
-  ROW(all_to_all, ranks, gather_bus, elems_check, no_closed_form,                                \
-      "all-to-all: put each block into its rank's window, set-notify (step 15)",                 \
+  ROW(all_to_all, ranks, gather_bus, cores_check, no_closed_form,                                \
+      "all-to-all: put each block into its rank's window, set-notify (step 15; --cores C: each " \
+      "block in C slices, one a core)",                                                          \
       "remote write (P-1)*N per rank, no remote read (N = block); 1 signal round")               \
   ROW(all_to_all_pairwise, ranks, gather_bus, elems_check, no_closed_form,                       \
       "all-to-all, HCCL's Pairwise: P-1 steps, in step k send to rank+k and receive from "       \

@@ -71,6 +71,62 @@ TEST_P(CollectiveCard, RunsOkAndMeasuresItsAnalyticCard) {
 
 INSTANTIATE_TEST_SUITE_P(Ladder, CollectiveCard, ::testing::ValuesIn(Cases(true)), CaseName);
 
+// The multi-core forms (--cores C): the same card as one core, at odd and
+// even P, with C dividing the elements or not and with idle cores (256 B =
+// 64 fp32 over 48 cores: 2 elements a core, cores 32.. idle).
+struct CoresCase {
+  std::string algo;
+  uint32_t P, C;
+  uint64_t N;
+};
+
+void PrintTo(const CoresCase &c, std::ostream *os) {
+  *os << c.algo << " P=" << c.P << " C=" << c.C << " N=" << c.N;
+}
+
+std::vector<CoresCase> CoresCases() {
+  std::vector<CoresCase> v;
+  for (const std::string &algo : MultiCoreCollectives())
+    for (uint32_t P : kRanks)
+      for (uint32_t C : {3u, 48u})
+        for (uint64_t N : {256ull, 245760ull}) v.push_back({algo, P, C, N});
+  return v;
+}
+
+class CollectiveCoresCard : public ::testing::TestWithParam<CoresCase> {};
+
+TEST_P(CollectiveCoresCard, RunsOkAndMeasuresTheOneCoreCard) {
+  const CoresCase c = GetParam();
+  const Ladder &l = Find(c.algo);
+  JsonDoc d;
+  ASSERT_TRUE(RunJson(RunArgs(c.algo, c.P, c.N, {"--cores", std::to_string(c.C)}), &d));
+  EXPECT_EQ(d["status"].Str(), "OK");
+  EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
+  EXPECT_TRUE(d["check"]["checked"].Bool());
+  uint64_t want_read = 0, want_write = 0;
+  for (uint32_t r = 0; r < c.P; r++) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    uint64_t rd = l.read(c.P, c.N, r, 0), wr = l.write(c.P, c.N, r, 0);
+    EXPECT_EQ(d["per_rank"][r]["remote_read_bytes"].Int(), (long long)rd);
+    EXPECT_EQ(d["per_rank"][r]["remote_write_bytes"].Int(), (long long)wr);
+    want_read = std::max(want_read, rd);
+    want_write = std::max(want_write, wr);
+  }
+  EXPECT_EQ(d["measured"]["remote_read_bytes_per_rank"].Int(), (long long)want_read);
+  EXPECT_EQ(d["analytic"]["remote_read_bytes_per_rank"].Num(), (double)want_read);
+  EXPECT_EQ(d["measured"]["remote_write_bytes_per_rank"].Int(), (long long)want_write);
+  EXPECT_EQ(d["analytic"]["remote_write_bytes_per_rank"].Num(), (double)want_write);
+  EXPECT_EQ(d["measured"]["barrier_rounds"].Int(), (long long)l.rounds(c.P));
+  EXPECT_EQ(d["analytic"]["barrier_rounds"].Int(), (long long)l.rounds(c.P));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ladder, CollectiveCoresCard, ::testing::ValuesIn(CoresCases()),
+                         [](const ::testing::TestParamInfo<CoresCase> &info) {
+                           return info.param.algo + "_P" + std::to_string(info.param.P) + "_C" +
+                                  std::to_string(info.param.C) + "_N" +
+                                  std::to_string(info.param.N);
+                         });
+
 class CollectiveRefusal : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CollectiveRefusal, RefusesTheSizeWithAClearMessage) {

@@ -143,6 +143,20 @@ inline const std::vector<Ladder> &AllCollectives() {
   return v;
 }
 
+// The built-ins that take --cores C > 1, each rank's C vector cores
+// splitting the data (docs/collectives.md): their cards do not depend on C.
+inline const std::vector<std::string> &MultiCoreCollectives() {
+  static const std::vector<std::string> v = {"allreduce_mesh", "allgather", "reduce_scatter",
+                                             "all_to_all"};
+  return v;
+}
+
+inline bool IsMultiCore(const std::string &algo) {
+  for (const std::string &m : MultiCoreCollectives())
+    if (m == algo) return true;
+  return false;
+}
+
 // The GEMM built-ins (the GEMM alone and the fused compute + communication
 // kernels): they take --size as the GEMM's M without --m
 // (docs/collectives.md), so the byte-slice matrices above do not apply;

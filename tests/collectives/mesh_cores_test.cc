@@ -2,7 +2,8 @@
 // 256-element tiles block-cyclic over C vector cores, one barrier lane per
 // core) keeps the per-rank card, is faster than one core where one core's
 // reads in flight are the bottleneck, and refuses more cores than the chip
-// has; the other collectives refuse --cores > 1.
+// has (as the other multi-core forms do); the single-core collectives refuse
+// --cores > 1.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -71,15 +72,18 @@ TEST(MeshCoresSpeed, FourCoresSplitTheTrafficAndBeatOneCore) {
 
 TEST(MeshCoresLimit, MoreCoresThanTheChipHasAreRefused) {
   // the default chip has 48 vector cores (configs/a2-8p-hccs.yaml)
-  EXPECT_TRUE(
-      RunFailsWithUsage(RunArgs("allreduce_mesh", 4, 4096, {"--cores", "49"}), {"49", "48"}));
-  JsonDoc d;
-  EXPECT_TRUE(RunJson(RunArgs("allreduce_mesh", 2, 4096, {"--cores", "48"}), &d));
+  for (const std::string &algo : MultiCoreCollectives()) {
+    SCOPED_TRACE(algo);
+    EXPECT_TRUE(RunFailsWithUsage(RunArgs(algo, 4, 4096, {"--cores", "49"}), {"49", "48"}));
+    EXPECT_TRUE(RunFailsWithUsage(RunArgs(algo, 4, 4096, {"--cores", "0"}), {"--cores"}));
+    JsonDoc d;
+    EXPECT_TRUE(RunJson(RunArgs(algo, 2, 4096, {"--cores", "48"}), &d));
+  }
 }
 
 TEST(MeshCoresLimit, SingleCoreCollectivesRefuseSeveralCores) {
   for (const Ladder &l : AllCollectives()) {
-    if (std::string(l.algo) == "allreduce_mesh") continue;
+    if (IsMultiCore(l.algo)) continue;
     SCOPED_TRACE(l.algo);
     EXPECT_TRUE(RunFailsWithUsage(RunArgs(l.algo, 4, 4096, {"--cores", "2"}), {"--cores"}));
   }

@@ -2,7 +2,7 @@
 // running that file reports exactly what running the built-in reports (the
 // `kernel` line carries the generator's name and parameters), for a rooted,
 // fp16, max-reduction case (sum for the collectives that only add) and for
-// the multi-core mesh.
+// the multi-core forms (--cores).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -53,6 +53,21 @@ TEST(CollectiveRoundTrip, MultiCoreMeshWithIdleCores) {
   // 5000 B = 5 tiles of 256 fp32 over 8 cores: cores 5..7 have no work
   ExpectSameReport({"--algo", "allreduce_mesh", "--cores", "8", "--size", "5000"}, 3);
 }
+
+class MultiCoreRoundTrip : public ::testing::TestWithParam<std::string> {};
+
+// 5000 B = 1250 fp32 in 8 slices of 157 (the last 151) at P = 4; 20 B = 5
+// fp32 over 8 cores at P = 3: cores 5..7 have no slice.
+TEST_P(MultiCoreRoundTrip, GeneratedTraceReportsLikeTheBuiltIn) {
+  ExpectSameReport({"--algo", GetParam(), "--cores", "8", "--size", "5000", "--op", "max"}, 4);
+  ExpectSameReport({"--algo", GetParam(), "--cores", "8", "--size", "20"}, 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cores, MultiCoreRoundTrip,
+                         ::testing::Values("allgather", "reduce_scatter", "all_to_all"),
+                         [](const ::testing::TestParamInfo<std::string> &info) {
+                           return info.param;
+                         });
 
 }  // namespace
 }  // namespace a2test
