@@ -55,6 +55,7 @@ typedef struct {
   bool explain;          /* --explain: why the chooser chose, and the candidates measured */
   const char *hccl_algo; /* --hccl-algo NAME: force the chooser's pick (HCCL_ALGO) */
   int hccl_device;       /* --hccl-device a2|a3 (a2_hccl_device) */
+  bool hccl_aiv;         /* --hccl-aiv: HCCL's AIV-mode rules (910B) */
   uint32_t part;         /* a fused kernel's side (a2_coll_part): set by the overlap card's
                             child runs only, no flag */
   /* --m --k --n (elements) and --compute-cores / --comm-cores of the GEMM

@@ -63,15 +63,21 @@ int a2_cli_choose(a2_run_opts *o, const a2_config *cfg, FILE *out) {
   a2_hccl_choice ch;
   a2_err e = {0};
   const char *op = o->algo;
-  if (a2_hccl_choose(op, cfg, (a2_hccl_device)o->hccl_device, &p, o->hccl_algo, &ch, &e)) {
+  if (a2_hccl_choose(op, cfg, (a2_hccl_device)o->hccl_device, o->hccl_aiv, &p, o->hccl_algo, &ch,
+                     &e)) {
     a2_cmd_error(&e);
     return a2_err_exit_code(e.code);
   }
+  a2_run_opts given = *o; /* the candidates run at the --cores given */
   o->algo = ch.algo;
+  if (ch.cores) o->cores = ch.cores; /* an AIV executor's vector cores */
   if (!o->explain) return 0;
-  fprintf(out, "HCCL picks %s: %s [%s] (%s)\n", ch.algo, ch.hccl, ch.source, ch.why);
-  fprintf(out, "candidates (P=%u, N=%llu B, --hccl-device %s):\n", o->nranks,
-          (unsigned long long)o->size_bytes, o->hccl_device ? "a3" : "a2");
+  char on[32] = "";
+  if (ch.cores) snprintf(on, sizeof on, " --cores %u", ch.cores);
+  fprintf(out, "HCCL picks %s%s: %s [%s] (%s)\n", ch.algo, on, ch.hccl, ch.source, ch.why);
+  fprintf(out, "candidates (P=%u, N=%llu B, --hccl-device %s%s):\n", o->nranks,
+          (unsigned long long)o->size_bytes, o->hccl_device ? "a3" : "a2",
+          o->hccl_aiv ? ", --hccl-aiv" : "");
   fprintf(out, "  %-22s %14s %14s  %s\n", "built-in", "measured_us", "hccl_abg_us", "status");
   const char *best = NULL;
   uint64_t best_t = 0, chosen_t = 0;
@@ -81,14 +87,15 @@ int a2_cli_choose(a2_run_opts *o, const a2_config *cfg, FILE *out) {
     uint64_t t = 0;
     bool ok = false;
     double h = -1;
-    if (measure(o, cfg, *n, &t, &ok, &h)) {
+    bool chosen = !strcmp(*n, ch.algo);
+    if (measure(chosen ? o : &given, cfg, *n, &t, &ok, &h)) {
       fprintf(out, "  %-22s %14s %14s  cannot run this P or size\n", *n, "-", "-");
       continue;
     }
     char abg[32] = "-";
     if (h >= 0) snprintf(abg, sizeof abg, "%.3f", h / 1e6);
-    fprintf(out, "  %-22s %14.3f %14s  %s%s\n", *n, (double)t / 1e6, abg, ok ? "OK" : "not OK",
-            !strcmp(*n, ch.algo) ? "  <- HCCL's choice" : "");
+    fprintf(out, "  %-22s %14.3f %14s  %s%s%s\n", *n, (double)t / 1e6, abg, ok ? "OK" : "not OK",
+            chosen ? "  <- HCCL's choice" : "", chosen ? on : "");
     if (!ok) continue;
     if (!best || t < best_t) best = *n, best_t = t;
     if (!strcmp(*n, ch.algo)) chosen_t = t;

@@ -18,6 +18,7 @@ static const char run_usage[] =
     "                   [--slow-rank NPU=F]... [--slow-link A-B=F]... [--link-down A-B]...\n"
     "                   [--jitter T] [--seeds K]\n"
     "                   [--hccl] [--explain] [--hccl-algo NAME] [--hccl-device a2|a3]\n"
+    "                   [--hccl-aiv]\n"
     "   or: a2a3sim run --job algo=NAME,ranks=A-B[,size=S][,start=T][,cores=C]...\n"
     "                   [the flags above but --algo, --trace-file, -d, --ranks, --seeds]\n"
     "\n"
@@ -31,6 +32,9 @@ static const char run_usage[] =
     "  --hccl-algo NAME   (implies --hccl) force this built-in (as HCCL_ALGO does)\n"
     "  --hccl-device D    (implies --hccl) the device whose rules the chooser applies:\n"
     "                     a2 (910B, default) or a3 (910_93)\n"
+    "  --hccl-aiv         (implies --hccl) HCCL's AIV mode (HCCL_OP_EXPANSION_MODE=AIV)\n"
+    "                     on one 910B server: its AIV executors, as the multi-core\n"
+    "                     built-ins on the vector cores they launch (P, P+1 or 2P)\n"
     "  --trace-file FILE  a kernel written in the trace format (docs/trace-format.md)\n"
     "  --param NAME=VALUE set a `param` of the trace file (a count or a size: 16KiB);\n"
     "                     repeatable, only with --trace-file\n"
@@ -230,6 +234,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     O_EXPLAIN,
     O_HCCL_ALGO,
     O_HCCL_DEVICE,
+    O_HCCL_AIV,
     O_HCCL,
     O_GEMM_M,
     O_GEMM_K,
@@ -272,6 +277,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
                                         {"hccl-algo", required_argument, 0, O_HCCL_ALGO},
                                         {"hccl-device", required_argument, 0, O_HCCL_DEVICE},
                                         {"hccl", no_argument, 0, O_HCCL},
+                                        {"hccl-aiv", no_argument, 0, O_HCCL_AIV},
                                         {"m", required_argument, 0, O_GEMM_M},
                                         {"k", required_argument, 0, O_GEMM_K},
                                         {"n", required_argument, 0, O_GEMM_N},
@@ -459,6 +465,11 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       run_only = "--hccl-algo";
       if (!chooser_flag) chooser_flag = run_only;
       break;
+    case O_HCCL_AIV:
+      o->hccl_aiv = true;
+      run_only = "--hccl-aiv";
+      if (!chooser_flag) chooser_flag = run_only;
+      break;
     case O_HCCL_DEVICE: {
       static const char *const devs[] = {"a2", "a3"};
       run_only = "--hccl-device";
@@ -515,6 +526,9 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
                               "only with --algo allreduce, allgather, reduce_scatter, all_to_all "
                               "or broadcast (the chooser)%s",
                               o->algo ? "" : ", not with --trace-file");
+  if (o->hccl_aiv && o->hccl_device == A2_HCCL_A3)
+    return a2_cmd_usage_error("--hccl-aiv",
+                              "the AIV rules are the 910B's: not with --hccl-device a3");
   o->hccl = chooser_flag || a2_hccl_implicit(o->algo);
   if (o->nparams && !o->trace_file)
     return a2_cmd_usage_error("--param", "only with --trace-file (a trace's `param` values)");

@@ -1,12 +1,16 @@
 /* HCCL's algorithm selection for all-reduce, all-gather, reduce-scatter,
  * all-to-all and broadcast, reproduced from the rules of its operator
- * sources (docs/sources.md "Algorithms"), single-operator mode, AIV off,
- * non-deterministic reduction, no zero-copy, the default 200 MiB CCL
- * buffer. Each operation is a table of rules, tried in order; a rule is
- * the conditions it needs and refuses, a size test, HCCL's executor and the
- * built-in that runs it (or a name pattern the level-1 algorithm between
- * servers fills in). A named built-in that is missing or cannot run the
- * parameters falls back to the nearest one, and the explanation says so. */
+ * sources (docs/sources.md "Algorithms"), single-operator mode, AIV mode
+ * off or on (--hccl-aiv: the 910B's AIV rules, first in their tables and
+ * needing C_AIV), non-deterministic reduction, no zero-copy, the default
+ * 200 MiB CCL buffer (more than the 16 MiB the AIV all-reduce and
+ * reduce-scatter need and the 8 MiB of the AIV all-to-all). Each operation
+ * is a table of rules, tried in order; a rule is the conditions it needs
+ * and refuses, a size test, HCCL's executor, the built-in that runs it (or
+ * a name pattern the level-1 algorithm between servers fills in) and, for
+ * an AIV executor, the vector cores it runs on. A named built-in that is
+ * missing or cannot run the parameters falls back to the nearest one, and
+ * the explanation says so. */
 #include "collectives/hccl_choose.h"
 
 #include <math.h>
@@ -37,10 +41,17 @@ enum {
                                or 1 CCL buffers */
   C_RS_DMA_LIMIT = 1 << 10, /* reduce-scatter's: P a power of two and N x P above 2 buffers */
   C_D_GT1 = 1 << 11,        /* more than 1 device a server */
+  C_AIV = 1 << 12,          /* AIV mode (HCCL_OP_EXPANSION_MODE=AIV, --hccl-aiv), 910B */
+  C_AIV_REDUCE = 1 << 13,   /* IsSupportAIVReduce: --op sum, max or min (fp32 and fp16 both) */
+  C_P_GT1 = 1 << 14,        /* more than 1 rank */
 };
 
-/* the size test of a rule: N <= lim (x P, x d, / servers), or N >= lim */
-typedef enum { T_ANY, T_LE, T_LE_P, T_LE_D, T_LE_PER_SERVER, T_GE } size_test;
+/* the size test of a rule: N <= lim (x P, x d, / servers), N >= lim or N < lim */
+typedef enum { T_ANY, T_LE, T_LE_P, T_LE_D, T_LE_PER_SERVER, T_GE, T_LT } size_test;
+
+/* the vector cores an AIV executor runs on (its CalBlockDim, op-base mode,
+ * 910B): --cores as given, P, P + 1 or 2P, at most chip.vector_cores */
+typedef enum { K_ARG, K_P, K_P1, K_2P } core_count;
 
 /* the level-1 algorithm of a rule: none, HCCL's cost comparison, or fixed */
 typedef enum { L1_NONE, L1_COST, L1_HD, L1_NHR } level1;
@@ -53,6 +64,7 @@ typedef struct {
   const char *algo; /* the built-in; with a level-1 algorithm a pattern, %s = ring|nhr|rhd */
   level1 l1;
   const char *why;
+  core_count cores;
 } rule;
 
 /* the level-1 cost formula an operation's SelectAlgoTypeFor* uses */
@@ -72,33 +84,46 @@ typedef struct {
 } op_rules;
 
 #define END \
-  { 0, 0, T_ANY, 0, NULL, NULL, L1_NONE, NULL }
+  { 0, 0, T_ANY, 0, NULL, NULL, L1_NONE, NULL, K_ARG }
 
 /* ---- all-reduce (all_reduce_operator.cc) ---- */
+#define AIV_AR (C_AIV | C_ONE | C_AIV_REDUCE)
 static const rule allreduce_a2[] = {
+    {AIV_AR, C_RING, T_GE, 16 * MB, "AllReduceMeshAivExecutor", "allreduce_two_phase", L1_NONE,
+     "AIV mode, one server, mesh, IsSupportAIVReduce, N >= 16 MiB (AIV_ALL_REDUCE_BIG_SIZE): a "
+     "reduce-scatter then an all-gather on 2P vector cores; no multi-core two-phase built-in, "
+     "allreduce_two_phase (one core) stands in",
+     K_ARG},
+    {AIV_AR, C_RING, T_ANY, 0, "AllReduceMeshAivSmallCountExecutor", "allreduce_mesh", L1_NONE,
+     "AIV mode, one server, mesh, IsSupportAIVReduce, N < 16 MiB: every rank reads every peer, "
+     "P vector cores (CalBlockDim: rankSize)",
+     K_P},
     {C_ONE | C_RING, 0, T_ANY, 0, "AllReduceRingExecutor", "allreduce_ring", L1_NONE,
-     "one server, ring topology (isRingTopo)"},
+     "one server, ring topology (isRingTopo)", K_ARG},
     {C_ONE, C_INLINE, T_ANY, 0, "AllReduceMeshExecutor", "allreduce_two_phase", L1_NONE,
      "one server, mesh; this --op has no SDMA inline reduce, so the mesh executor with a local "
-     "reduce"},
+     "reduce",
+     K_ARG},
     {C_ONE, 0, T_LE, 256 * KB, "AllReduceMeshSmallCountExecutor", "allreduce_mesh", L1_NONE,
-     "one server, mesh, SDMA inline reduce, N <= 256 KiB (MeshTopoSelector: small count)"},
+     "one server, mesh, SDMA inline reduce, N <= 256 KiB (MeshTopoSelector: small count)", K_ARG},
     {C_ONE, 0, T_ANY, 0, "AllReduceMeshOpbaseLoopExecutor", "allreduce_sdma_mesh", L1_NONE,
-     "one server, mesh, SDMA inline reduce, N > 256 KiB (MeshTopoSelector: loop)"},
+     "one server, mesh, SDMA inline reduce, N > 256 KiB (MeshTopoSelector: loop)", K_ARG},
     {C_MULTI, 0, T_ANY, 0, "AllReduceMeshExecutor", "allreduce_hier_%s", L1_COST,
      "several servers: the hierarchical all-reduce (server-local mesh reduce-scatter, the "
      "level-1 algorithm of least cost between the servers' same-index ranks, server-local "
-     "all-gather)"},
+     "all-gather)",
+     K_ARG},
     END};
 static const rule allreduce_a3[] = {
     {C_MULTI | C_D_GT2, 0, T_LE_D, MB, "AllReduceComm", "allreduce_nhr", L1_NHR,
      "A3, several servers in one super-node, N <= 1 MiB x d (smallCountOptimMultiServer): NHR "
-     "over all ranks"},
+     "over all ranks",
+     K_ARG},
     {C_ONE | C_INLINE | C_P_GT2, 0, T_LE_P, 512 * KB, "AllReduceMeshSmallCountExecutor",
      "allreduce_mesh", L1_NONE,
-     "A3, one server, SDMA inline reduce, N <= 512 KiB x P (smallCountOptimSingleServer)"},
+     "A3, one server, SDMA inline reduce, N <= 512 KiB x P (smallCountOptimSingleServer)", K_ARG},
     {0, 0, T_ANY, 0, "AllReduce double-ring executor", "allreduce_double_ring", L1_NONE,
-     "A3: the double-ring executors (two rings in opposite directions, half the data each)"},
+     "A3: the double-ring executors (two rings in opposite directions, half the data each)", K_ARG},
     END};
 /* hierarchical HD on servers that are not a power of two: NHR between them; a
  * hierarchy that cannot run: the flat level-1 algorithm; at last the one-shot
@@ -111,98 +136,132 @@ static const fallback allreduce_fb[] = {
 
 /* ---- all-gather (all_gather_operator.cc) ---- */
 static const rule allgather_a2[] = {
+    {C_AIV | C_ONE, 0, T_LE, 700 * KB, "AllGatherMeshAivSmallCountExecutor", "allgather", L1_NONE,
+     "AIV mode, one server, N <= 700 KiB (AIV_ALL_GATHER_SMALL_SIZE): P vector cores "
+     "(CalBlockDim: rankSize)",
+     K_P},
+    {C_AIV | C_ONE, 0, T_LE, 256 * MB, "AllGatherMeshAivExecutor", "allgather", L1_NONE,
+     "AIV mode, one server, 700 KiB < N <= 256 MiB (AIV_BIG_SIZE): P + 1 vector cores "
+     "(CalBlockDim: rankSize + 1)",
+     K_P1},
     {C_ONE | C_RING, 0, T_ANY, 0, "AllGatherRingExecutor", "allgather_ring", L1_NONE,
-     "one server, ring topology (isRingTopo)"},
+     "one server, ring topology (isRingTopo)", K_ARG},
     {C_ONE, 0, T_ANY, 0, "AllGatherMeshOpbaseExecutor", "allgather", L1_NONE,
-     "one server, mesh (isSingleMeshAggregation)"},
+     "one server, mesh (isSingleMeshAggregation)", K_ARG},
     {C_MULTI | C_D_GT1, 0, T_GE, PIPELINE_MIN, "AllGatherMeshOpbasePipelineExecutor",
      "allgather_hier_ring", L1_NONE,
      "several servers, N >= 2 MiB (GetDefaultAlgoLevel1V2: level-1 Pipeline, intra- and "
-     "inter-server links at once); Pipeline is not a built-in, the hierarchical ring stands in"},
+     "inter-server links at once); Pipeline is not a built-in, the hierarchical ring stands in",
+     K_ARG},
     {C_MULTI, 0, T_ANY, 0, "AllGatherMeshExecutor", "allgather_hier_%s", L1_COST,
-     "several servers: server-local mesh, the level-1 algorithm of least cost between servers"},
+     "several servers: server-local mesh, the level-1 algorithm of least cost between servers",
+     K_ARG},
     END};
 static const rule allgather_a3[] = {
     {C_ONE | C_D_GT2, 0, T_LE, 512 * KB, "AllGatherSmallCount", "allgather", L1_NONE,
-     "A3, one server, N <= 512 KiB (smallCountOptimSingleServer)"},
+     "A3, one server, N <= 512 KiB (smallCountOptimSingleServer)", K_ARG},
     {C_MULTI | C_D_GT2 | C_D_MOD4, C_AG_DMA_LIMIT, T_LE_PER_SERVER, MB, "AllGatherSmallCount",
      "allgather", L1_NONE,
-     "A3, several servers, d a multiple of 4, N x servers <= 1 MiB (smallCountOptimMultiServer)"},
+     "A3, several servers, d a multiple of 4, N x servers <= 1 MiB (smallCountOptimMultiServer)",
+     K_ARG},
     {C_MULTI | C_D_GT2, C_D_MOD4 | C_AG_DMA_LIMIT, T_LE_PER_SERVER, 512 * KB, "AllGatherSmallCount",
      "allgather", L1_NONE,
-     "A3, several servers, N x servers <= 512 KiB (smallCountOptimMultiServer)"},
+     "A3, several servers, N x servers <= 512 KiB (smallCountOptimMultiServer)", K_ARG},
     {C_ONE, 0, T_ANY, 0, "AlignedAllGatherDoubleRingFor91093Executor", "allgather_double_ring",
-     L1_NONE, "A3, one server: the double ring"},
+     L1_NONE, "A3, one server: the double ring", K_ARG},
     {C_MULTI, 0, T_ANY, 0, "AlignedAllGatherDoubleRingFor91093Executor", "allgather_hier_nhr",
-     L1_NHR, "A3, several servers: the double ring in a server, NHR between (A3's default)"},
+     L1_NHR, "A3, several servers: the double ring in a server, NHR between (A3's default)", K_ARG},
     END};
 
 /* ---- reduce-scatter (reduce_scatter_operator.cc) ---- */
 static const rule reduce_scatter_a2[] = {
+    {AIV_AR, 0, T_LE, 2 * MB, "ReduceScatterMeshAivSmallCountExecutor", "reduce_scatter", L1_NONE,
+     "AIV mode, one server, IsSupportAIVReduce, N <= 2 MiB (AIV_REDUCE_SCATTER_MID_SIZE): P "
+     "vector cores (CalBlockDim: rankSize)",
+     K_P},
+    {AIV_AR, 0, T_LE, 256 * MB, "ReduceScatterMeshAivExecutor", "reduce_scatter", L1_NONE,
+     "AIV mode, one server, IsSupportAIVReduce, 2 MiB < N <= 256 MiB (AIV_BIG_SIZE): 2P vector "
+     "cores (CalBlockDim: 2 x rankSize)",
+     K_2P},
     {C_ONE | C_RING, 0, T_ANY, 0, "ReduceScatterRingExecutor", "reduce_scatter_ring", L1_NONE,
-     "one server, ring topology (isRingTopo)"},
+     "one server, ring topology (isRingTopo)", K_ARG},
     {C_ONE | C_INLINE, 0, T_ANY, 0, "ReduceScatterMeshDmaEliminationExecutor", "reduce_scatter",
-     L1_NONE, "one server, mesh, SDMA inline reduce (SingleMeshInlineReduce)"},
+     L1_NONE, "one server, mesh, SDMA inline reduce (SingleMeshInlineReduce)", K_ARG},
     {C_ONE, 0, T_ANY, 0, "ReduceScatterMeshExecutor", "reduce_scatter", L1_NONE,
-     "one server, mesh, no inline reduce for this --op"},
+     "one server, mesh, no inline reduce for this --op", K_ARG},
     {C_MULTI | C_INLINE | C_D_GT1, 0, T_GE, PIPELINE_MIN, "ReduceScatterMeshOpbasePipelineExecutor",
      "reduce_scatter_hier_ring", L1_NONE,
      "several servers, inline reduce, N >= 2 MiB (GetDefaultAlgoLevel1V2: level-1 Pipeline); "
-     "Pipeline is not a built-in, the hierarchical ring stands in"},
+     "Pipeline is not a built-in, the hierarchical ring stands in",
+     K_ARG},
     {C_MULTI, 0, T_ANY, 0, "ReduceScatterMeshExecutor", "reduce_scatter_hier_%s", L1_COST,
-     "several servers: server-local mesh, the level-1 algorithm of least cost between servers"},
+     "several servers: server-local mesh, the level-1 algorithm of least cost between servers",
+     K_ARG},
     END};
 static const rule reduce_scatter_a3[] = {
     {C_ONE | C_INLINE | C_D_GT2, C_RS_DMA_LIMIT, T_LE, 512 * KB, "ReduceScatterDeterExecutor",
      "reduce_scatter", L1_NONE,
-     "A3, one server, SDMA inline reduce, N <= 512 KiB (smallCountOptimSingleServer)"},
+     "A3, one server, SDMA inline reduce, N <= 512 KiB (smallCountOptimSingleServer)", K_ARG},
     {C_MULTI | C_INLINE | C_D_GT2, C_P_POW2 | C_RS_DMA_LIMIT, T_LE, 256 * KB, "ReduceScatterComm",
      "reduce_scatter_rhd", L1_HD,
-     "A3, several servers, P not a power of two, N <= 256 KiB: HD over all ranks"},
+     "A3, several servers, P not a power of two, N <= 256 KiB: HD over all ranks", K_ARG},
     {C_MULTI | C_INLINE | C_D_GT2 | C_P_POW2, C_RS_DMA_LIMIT, T_LE_PER_SERVER, MB,
      "ReduceScatterDeterExecutor", "reduce_scatter", L1_NONE,
-     "A3, several servers, P a power of two, N x servers <= 1 MiB (smallCountOptimMultiServer)"},
+     "A3, several servers, P a power of two, N x servers <= 1 MiB (smallCountOptimMultiServer)",
+     K_ARG},
     {C_ONE, 0, T_ANY, 0, "AlignedReduceScatterDoubleRingFor91093Executor",
-     "reduce_scatter_double_ring", L1_NONE, "A3, one server: the double ring"},
+     "reduce_scatter_double_ring", L1_NONE, "A3, one server: the double ring", K_ARG},
     {C_MULTI, 0, T_ANY, 0, "AlignedReduceScatterDoubleRingFor91093Executor",
      "reduce_scatter_hier_nhr", L1_NHR,
-     "A3, several servers: the double ring in a server, NHR between (A3's default)"},
+     "A3, several servers: the double ring in a server, NHR between (A3's default)", K_ARG},
     END};
 
 /* ---- broadcast (broadcast_operator.cc): level 1 only HD or NHR ---- */
 static const rule broadcast_a2[] = {
     {C_ONE | C_RING, 0, T_ANY, 0, "BroadCastRingExecutor", "broadcast_ring", L1_NONE,
-     "one server, ring topology"},
-    {C_ONE, 0, T_ANY, 0, "BroadCastMeshExecutor", "broadcast", L1_NONE, "one server, mesh"},
+     "one server, ring topology", K_ARG},
+    {C_ONE, 0, T_ANY, 0, "BroadCastMeshExecutor", "broadcast", L1_NONE, "one server, mesh", K_ARG},
     {C_MULTI, 0, T_ANY, 0, "BroadCastMeshExecutor", "broadcast_hier_rhd", L1_HD,
-     "several servers: HCCL's broadcast has no level-1 ring and resets it to HD"},
+     "several servers: HCCL's broadcast has no level-1 ring and resets it to HD", K_ARG},
     END};
 static const rule broadcast_a3[] = {
     {C_MULTI | C_D_GT2, 0, T_LE_D, MB, "BroadCastComm", "broadcast_hier_nhr", L1_NHR,
-     "A3, several servers, N <= 1 MiB x d (smallCountOptimMultiServer): NHR"},
+     "A3, several servers, N <= 1 MiB x d (smallCountOptimMultiServer): NHR", K_ARG},
     {C_ONE | C_D_GT2, 0, T_LE_P, 512 * KB, "BroadCastSmallCountExecutor", "broadcast", L1_NONE,
-     "A3, one server, N <= 512 KiB x P (smallCountOptimSingleServer)"},
+     "A3, one server, N <= 512 KiB x P (smallCountOptimSingleServer)", K_ARG},
     {C_ONE, 0, T_ANY, 0, "BroadCastRingFor91093Executor", "broadcast_ring", L1_NONE,
-     "A3, one server: the ring"},
+     "A3, one server: the ring", K_ARG},
     {C_MULTI, 0, T_ANY, 0, "BroadCastRingFor91093Executor", "broadcast_hier_nhr", L1_NHR,
-     "A3, several servers: the ring in a server, NHR between"},
+     "A3, several servers: the ring in a server, NHR between", K_ARG},
     END};
 
 /* ---- all-to-all (alltoall_operator.cc SelectAlgforAlltoAll) ---- */
 static const rule all_to_all_a2[] = {
+    {C_AIV | C_ONE | C_P_GT1, C_RING, T_LT, 512 * KB, "AlltoAllMeshAivExecutor", "all_to_all",
+     L1_NONE,
+     "AIV mode, one server, mesh, P > 1 (IsSatisfyAlltoAllAivCondition), N < 512 KiB "
+     "(AIV_ALL_TO_ALL_BIG_SIZE): one launch on P vector cores (CalBlockDim: rankSize)",
+     K_P},
+    {C_AIV | C_ONE | C_P_GT1, C_RING, T_ANY, 0, "AlltoAllMeshAivExecutor", "all_to_all", L1_NONE,
+     "AIV mode, one server, mesh, P > 1 (IsSatisfyAlltoAllAivCondition), N >= 512 KiB: 2P "
+     "vector cores (CalBlockDim: 2 x rankSize)",
+     K_2P},
     {C_ONE | C_BIG, 0, T_ANY, 0, "RunAlltoAllDirectFullmesh", "all_to_all", L1_NONE,
      "one server, N x P above the 200 MiB CCL buffer (IsSupportDirectFullmeshForAlltoallv): "
-     "every block at once"},
+     "every block at once",
+     K_ARG},
     {C_ONE, 0, T_ANY, 0, "RunAlltoAllVFullMesh", "all_to_all_pairwise", L1_NONE,
-     "one server, N x P within the CCL buffer: the full-mesh executor's pairwise steps"},
+     "one server, N x P within the CCL buffer: the full-mesh executor's pairwise steps", K_ARG},
     {C_MULTI, 0, T_ANY, 0, "RunAlltoAllVStaged", "all_to_all_pairwise", L1_NONE,
      "several servers: staged (server-local, then pairwise between servers); the flat pairwise "
-     "over all ranks stands in"},
+     "over all ranks stands in",
+     K_ARG},
     END};
 static const rule all_to_all_a3[] = {
     {0, 0, T_ANY, 0, "RunAlltoAllDirectFullmesh", "all_to_all", L1_NONE,
      "A3: HCCS between every die of the super-node (IsSupportDirectFullmeshForAlltoallv): every "
-     "block at once"},
+     "block at once",
+     K_ARG},
     END};
 
 static const fallback none_fb[] = {{NULL, NULL}};
@@ -288,7 +347,8 @@ static int is_pow2(uint32_t x) {
   return x && !(x & (x - 1));
 }
 
-static situation situate(const a2_config *cfg, a2_hccl_device dev, const a2_coll_params *p) {
+static situation situate(const a2_config *cfg, a2_hccl_device dev, int aiv,
+                         const a2_coll_params *p) {
   situation s = {p->nranks, p->nranks, 1, p->size_bytes, 0};
   if (dev == A2_HCCL_A3)
     s.d = p->nranks < A2_HCCL_A3_SERVER_DEVICES ? p->nranks : A2_HCCL_A3_SERVER_DEVICES;
@@ -303,6 +363,9 @@ static situation situate(const a2_config *cfg, a2_hccl_device dev, const a2_coll
   if (s.d > 2) s.cond |= C_D_GT2;
   if (s.d > 1) s.cond |= C_D_GT1;
   if (s.P > 2) s.cond |= C_P_GT2;
+  if (s.P > 1) s.cond |= C_P_GT1;
+  if (aiv && dev == A2_HCCL_A2) s.cond |= C_AIV;
+  if (p->op != A2_RED_PROD) s.cond |= C_AIV_REDUCE;
   if (s.d % 4 == 0) s.cond |= C_D_MOD4;
   if (is_pow2(s.P)) s.cond |= C_P_POW2;
   if (total > CCL_BUFFER) s.cond |= C_BIG;
@@ -320,6 +383,7 @@ static int size_ok(const rule *r, const situation *s) {
   case T_LE_D: return s->N <= r->lim * s->d;
   case T_LE_PER_SERVER: return s->N * s->m <= r->lim;
   case T_GE: return s->N >= r->lim;
+  case T_LT: return s->N < r->lim;
   }
   return 0;
 }
@@ -361,7 +425,14 @@ static const char *l1_hccl_name(const char *l1) {
   return !strcmp(l1, "ring") ? "Ring" : !strcmp(l1, "nhr") ? "NHR" : "HD";
 }
 
-a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
+/* The vector cores of rule r at P ranks (0: --cores as given), at most the
+ * chip's (max_cores; 0 = not bounded), as HCCL's at most MAX_BLOCK_DIM. */
+static uint32_t rule_cores(const rule *r, uint32_t P, uint32_t max_cores) {
+  uint32_t k = r->cores == K_P ? P : r->cores == K_P1 ? P + 1 : r->cores == K_2P ? 2 * P : 0;
+  return max_cores && k > max_cores ? max_cores : k;
+}
+
+a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev, int aiv,
                        const a2_coll_params *p, const char *force, a2_hccl_choice *c, a2_err *err) {
   memset(c, 0, sizeof *c);
   const op_rules *o = find_op(op);
@@ -387,7 +458,7 @@ a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
     return a2_err_set(err, A2_E_INPUT, "--hccl-algo", 0, 0, "'%s' is not %s built-in (%s)", force,
                       o->label, list);
   }
-  situation s = situate(cfg, dev, p);
+  situation s = situate(cfg, dev, aiv, p);
   const rule *r = dev == A2_HCCL_A3 ? o->a3 : o->a2;
   for (; r->hccl; r++)
     if ((s.cond & r->need) == r->need && !(s.cond & r->deny) && size_ok(r, &s)) break;
@@ -404,11 +475,14 @@ a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
   }
   const a2_collective *named = a2_collective_find(c->name);
   c->algo = named ? named->name : c->name; /* static once it is a built-in */
+  c->cores = rule_cores(r, s.P, p->max_cores);
+  a2_coll_params q = *p;
+  if (c->cores) q.cores = c->cores;
   int w = snprintf(c->why, sizeof c->why, "%s; N = %llu B, P = %u: %u server%s of %u", r->why,
                    (unsigned long long)s.N, s.P, s.m, s.m > 1 ? "s" : "", s.d);
   if (l1why[0] && w > 0 && (size_t)w < sizeof c->why)
     snprintf(c->why + w, sizeof c->why - w, "; %s", l1why);
-  if (!runs(c->algo, cfg, p)) {
+  if (!runs(c->algo, cfg, &q)) {
     const char *fb = c->algo;
     for (int hop = 0; hop < 8 && strcmp(fb, o->last_resort); hop++) {
       fb = next_fallback(o, fb);
@@ -419,6 +493,7 @@ a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
     snprintf(c->why + n, sizeof c->why - n, "; %s %s, so %s", c->algo,
              a2_collective_find(c->algo) ? "cannot run this size or P" : "is not a built-in", fb);
     c->algo = fb;
+    c->cores = 0; /* the fallback runs at --cores */
   }
   return A2_OK;
 }

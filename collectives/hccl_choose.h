@@ -4,7 +4,8 @@
  * all_gather_operator.cc, reduce_scatter_operator.cc, alltoall_operator.cc,
  * broadcast_operator.cc: SelectAlgfor910B / SelectAlgfor91093;
  * coll_alg_operator.cc SelectAlgoTypeFor*) for single-operator mode, AIV
- * mode off, non-deterministic reduction, mapped onto the built-ins. */
+ * mode off or on (910B), non-deterministic reduction, mapped onto the
+ * built-ins. */
 #ifndef A2_HCCL_CHOOSE_H
 #define A2_HCCL_CHOOSE_H
 
@@ -28,7 +29,8 @@ typedef struct {
   char hccl[96];    /* HCCL's executor (and inter-server algorithm) */
   char why[640];    /* the rule that fired, with its numbers */
   const char *source;
-  int forced; /* --hccl-algo chose it */
+  int forced;     /* --hccl-algo chose it */
+  uint32_t cores; /* the vector cores it runs on (an AIV executor's); 0: --cores as given */
 } a2_hccl_choice;
 
 /* Whether `name` is an operation the chooser takes (a2_hccl_ops()). */
@@ -42,11 +44,13 @@ int a2_hccl_implicit(const char *name);
 const char *a2_hccl_ops(void);
 
 /* Choose for operation `op` (N = p->size_bytes a rank as that built-in
- * takes it, P ranks) on cfg. force: NULL, or a built-in name (as HCCL_ALGO
+ * takes it, P ranks) on cfg. aiv: HCCL's AIV mode (HCCL_OP_EXPANSION_MODE=
+ * AIV; the 910B's rules, ignored for A2_HCCL_A3), whose executors run on
+ * several vector cores (c->cores). force: NULL, or a built-in name (as HCCL_ALGO
  * forces HCCL's), which is checked to be one of op's candidates.
  * A2_E_INPUT naming --algo for an unknown op, --hccl-algo for an unknown
  * or foreign built-in. */
-a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
+a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev, int aiv,
                        const a2_coll_params *p, const char *force, a2_hccl_choice *c, a2_err *err);
 
 /* The built-ins an --explain runs for `op`: every collective (not a GEMM

@@ -65,7 +65,8 @@ int a2_sweep_hccl_prepare(a2_sweep *s) {
         p.dtype = A2_FP32;
         p.ub_bytes = cfg.ub_bytes;
         a2_hccl_choice ch;
-        if (a2_hccl_choose(s->hccl_op, &cfg, (a2_hccl_device)s->hccl_device, &p, NULL, &ch, &e)) {
+        if (a2_hccl_choose(s->hccl_op, &cfg, (a2_hccl_device)s->hccl_device, 0, &p, NULL, &ch,
+                           &e)) {
           a2_cmd_error(&e);
           return A2_EXIT_USAGE;
         }

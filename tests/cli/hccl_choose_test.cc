@@ -26,7 +26,7 @@ std::string Chosen(const a2_config &cfg, a2_hccl_device dev, uint32_t P, uint64_
   p.ub_bytes = cfg.ub_bytes;
   a2_hccl_choice c;
   a2_err e{};
-  EXPECT_EQ(a2_hccl_choose("allreduce", &cfg, dev, &p, nullptr, &c, &e), A2_OK) << e.msg;
+  EXPECT_EQ(a2_hccl_choose("allreduce", &cfg, dev, 0, &p, nullptr, &c, &e), A2_OK) << e.msg;
   return c.algo ? c.algo : "";
 }
 
@@ -105,6 +105,43 @@ TEST(HcclChoose, BadChooserFlagsAreUsageErrors) {
   EXPECT_TRUE(
       RunFailsWithUsage({"run", "--algo", "allreduce", "--ranks", "4", "--hccl-device", "a9"},
                         {"--hccl-device", "a2, a3"}));
+}
+
+TEST(HcclChoose, AivModeRunsTheChosenBuiltInOnTheExecutorsCores) {
+  // 1 MiB at P = 8: AllGatherMeshAivExecutor, P + 1 = 9 vector cores
+  JsonDoc aiv, cores;
+  ASSERT_TRUE(RunJson(
+      {"run", "--algo", "allgather", "--ranks", "8", "--size", "1MiB", "--hccl-aiv"}, &aiv));
+  ASSERT_TRUE(RunJson(
+      {"run", "--algo", "allgather", "--ranks", "8", "--size", "1MiB", "--cores", "9"}, &cores));
+  EXPECT_EQ(aiv["algo"].Str(), "allgather");
+  EXPECT_EQ(aiv["status"].Str(), "OK");
+  EXPECT_EQ(aiv["time_ps"].Int(), cores["time_ps"].Int());
+  CliResult r = RunCli({"run", "--algo", "reduce_scatter", "--ranks", "4", "--size", "4MiB",
+                        "--hccl-aiv", "--no-data", "--explain"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(r.out.find("HCCL picks reduce_scatter --cores 8: ReduceScatterMeshAivExecutor"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.out.find("<- HCCL's choice --cores 8"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("  reduce_scatter_nb"), std::string::npos) << r;  // others on 1 core
+}
+
+TEST(HcclChoose, AivFlagIsAUsageErrorOutsideTheChooser) {
+  TempDir dir;
+  std::string file = dir.path() + "/k.a2t";
+  CliResult g = RunCli({"gen", "--algo", "allgather", "--ranks", "2", "-o", file});
+  ASSERT_EQ(g.exit_code, 0) << g;
+  EXPECT_TRUE(RunFailsWithUsage({"run", "--trace-file", file, "--ranks", "2", "--hccl-aiv"},
+                                {"--hccl-aiv", "not with --trace-file"}));
+  EXPECT_TRUE(RunFailsWithUsage({"run", "--algo", "allreduce_ring", "--ranks", "4", "--hccl-aiv"},
+                                {"--hccl-aiv", "only with --algo allreduce"}));
+  EXPECT_TRUE(RunFailsWithUsage(
+      {"run", "--algo", "allreduce", "--ranks", "4", "--hccl-aiv", "--hccl-device", "a3"},
+      {"--hccl-aiv", "910B"}));
+  EXPECT_TRUE(
+      RunFailsWithUsage({"gen", "--algo", "allgather", "--ranks", "2", "--hccl-aiv", "-o", file},
+                        {"--hccl-aiv", "not for a2a3sim gen"}));
 }
 
 TEST(HcclChoose, ExplainRunsEveryCandidateAndNamesTheMeasuredBest) {

@@ -42,15 +42,17 @@ a2_coll_params Params(const a2_config &cfg, uint32_t P, uint64_t N, a2_reduce_op
 
 struct Pick {
   std::string hccl, name, algo, why;
+  uint32_t cores;
 };
 
 Pick Choose(const char *op, const a2_config &cfg, a2_hccl_device dev, uint32_t P, uint64_t N,
-            a2_reduce_op rop = A2_RED_SUM) {
+            a2_reduce_op rop = A2_RED_SUM, int aiv = 0) {
   a2_coll_params p = Params(cfg, P, N, rop);
+  p.max_cores = cfg.vector_cores;
   a2_hccl_choice c;
   a2_err e{};
-  EXPECT_EQ(a2_hccl_choose(op, &cfg, dev, &p, nullptr, &c, &e), A2_OK) << e.msg;
-  return {c.hccl, c.name, c.algo ? c.algo : "", c.why};
+  EXPECT_EQ(a2_hccl_choose(op, &cfg, dev, aiv, &p, nullptr, &c, &e), A2_OK) << e.msg;
+  return {c.hccl, c.name, c.algo ? c.algo : "", c.why, c.cores};
 }
 
 bool Runs(const std::string &algo, const a2_config &cfg, uint32_t P, uint64_t N) {
@@ -181,18 +183,91 @@ TEST(HcclRules, CandidatesAreTheOperationsBuiltIns) {
   EXPECT_EQ(a2_hccl_candidates("gather", names, 64), 0u);
 }
 
+// AIV mode (--hccl-aiv) on one A2 server: each operation's AIV executor
+// on either side of its size threshold (all_reduce_operator.cc,
+// all_gather_operator.cc, reduce_scatter_operator.cc, alltoall_operator.cc
+// SelectAlgfor910B / SelectAlgforAiv) and the vector cores its CalBlockDim
+// launches (P, P + 1, 2P; 0 = --cores as given), at an even and an odd P.
+struct AivCase {
+  const char *op;
+  uint64_t N;
+  const char *hccl, *algo;
+  uint32_t cores_per_rank, cores_extra;  // cores = cores_per_rank * P + cores_extra
+};
+
+const AivCase kAiv[] = {
+    {"allreduce", 64 << 10, "AllReduceMeshAivSmallCountExecutor", "allreduce_mesh", 1, 0},
+    {"allreduce", (16 << 20) - 4, "AllReduceMeshAivSmallCountExecutor", "allreduce_mesh", 1, 0},
+    {"allreduce", 16 << 20, "AllReduceMeshAivExecutor", "allreduce_two_phase", 0, 0},
+    {"allgather", 700 << 10, "AllGatherMeshAivSmallCountExecutor", "allgather", 1, 0},
+    {"allgather", (700 << 10) + 4, "AllGatherMeshAivExecutor", "allgather", 1, 1},
+    {"reduce_scatter", 2 << 20, "ReduceScatterMeshAivSmallCountExecutor", "reduce_scatter", 1, 0},
+    {"reduce_scatter", (2 << 20) + 4, "ReduceScatterMeshAivExecutor", "reduce_scatter", 2, 0},
+    {"all_to_all", (512 << 10) - 4, "AlltoAllMeshAivExecutor", "all_to_all", 1, 0},
+    {"all_to_all", 512 << 10, "AlltoAllMeshAivExecutor", "all_to_all", 2, 0},
+};
+
+TEST(HcclRules, AivModePicksTheMultiCoreBuiltInsOnTheExecutorsCores) {
+  for (uint32_t P : {8u, 5u}) {
+    a2_config cfg = Load("a2-8p-hccs.yaml", P);
+    for (const AivCase &a : kAiv) {
+      // the two-phase stand-in runs N in P chunks: N rounded up to them
+      uint64_t N = a.cores_per_rank ? a.N : (a.N + 4 * P - 1) / (4 * P) * (4 * P);
+      SCOPED_TRACE(std::string(a.op) + " P=" + std::to_string(P) + " N=" + std::to_string(N));
+      Pick k = Choose(a.op, cfg, A2_HCCL_A2, P, N, A2_RED_SUM, 1);
+      EXPECT_EQ(k.hccl, a.hccl) << k.why;
+      EXPECT_EQ(k.algo, a.algo) << k.why;
+      EXPECT_EQ(k.cores, a.cores_per_rank * P + a.cores_extra) << k.why;
+      // the same call without AIV mode: the rules of AIV mode off, on --cores
+      Pick off = Choose(a.op, cfg, A2_HCCL_A2, P, N);
+      EXPECT_EQ(off.hccl.find("Aiv"), std::string::npos) << off.why;
+      EXPECT_EQ(off.cores, 0u) << off.why;
+    }
+  }
+}
+
+TEST(HcclRules, AivModeStepsAsideWhereItsConditionsFail) {
+  a2_config one = Load("a2-8p-hccs.yaml");
+  // prod: no IsSupportAIVReduce; the all-gather only copies, so AIV stays
+  EXPECT_EQ(Choose("allreduce", one, A2_HCCL_A2, 8, 4096, A2_RED_PROD, 1).hccl,
+            Choose("allreduce", one, A2_HCCL_A2, 8, 4096, A2_RED_PROD).hccl);
+  EXPECT_EQ(Choose("reduce_scatter", one, A2_HCCL_A2, 8, 4096, A2_RED_PROD, 1).hccl,
+            "ReduceScatterMeshExecutor");
+  EXPECT_EQ(Choose("allgather", one, A2_HCCL_A2, 8, 4096, A2_RED_PROD, 1).cores, 8u);
+  // N above AIV_BIG_SIZE: the all-gather's mesh executor of AIV mode off
+  EXPECT_EQ(Choose("allgather", one, A2_HCCL_A2, 8, (256ull << 20) + 4, A2_RED_SUM, 1).hccl,
+            "AllGatherMeshOpbaseExecutor");
+  // several servers: the AIV rules modelled are one server's
+  a2_config two = Load("a2-cluster.yaml");
+  for (const char *op : {"allreduce", "allgather", "reduce_scatter", "all_to_all"}) {
+    SCOPED_TRACE(op);
+    Pick on = Choose(op, two, A2_HCCL_A2, 16, 1 << 20, A2_RED_SUM, 1);
+    Pick off = Choose(op, two, A2_HCCL_A2, 16, 1 << 20);
+    EXPECT_EQ(on.hccl, off.hccl);
+    EXPECT_EQ(on.cores, 0u);
+  }
+  // A3: AIV mode is the 910B's here
+  EXPECT_EQ(Choose("allgather", one, A2_HCCL_A3, 8, 4096, A2_RED_SUM, 1).hccl,
+            Choose("allgather", one, A2_HCCL_A3, 8, 4096).hccl);
+  // 2P above the chip's 48 vector cores: at most 48
+  a2_config wide = Load("a2-8p-hccs.yaml", 32);
+  Pick k = Choose("all_to_all", wide, A2_HCCL_A2, 32, 1 << 20, A2_RED_SUM, 1);
+  EXPECT_EQ(k.hccl, "AlltoAllMeshAivExecutor") << k.why;
+  EXPECT_EQ(k.cores, wide.vector_cores);
+}
+
 TEST(HcclRules, ForcingChecksTheOperationAndUnknownOpsAreRefused) {
   a2_config cfg = Load("a2-8p-hccs.yaml");
   a2_coll_params p = Params(cfg, 8, 4096, A2_RED_SUM);
   a2_hccl_choice c;
   a2_err e{};
-  EXPECT_EQ(a2_hccl_choose("all_to_all", &cfg, A2_HCCL_A2, &p, "all_to_all", &c, &e), A2_OK);
+  EXPECT_EQ(a2_hccl_choose("all_to_all", &cfg, A2_HCCL_A2, 0, &p, "all_to_all", &c, &e), A2_OK);
   EXPECT_EQ(std::string(c.algo), "all_to_all");
   EXPECT_TRUE(c.forced);
-  EXPECT_EQ(a2_hccl_choose("allgather", &cfg, A2_HCCL_A2, &p, "allreduce_ring", &c, &e),
+  EXPECT_EQ(a2_hccl_choose("allgather", &cfg, A2_HCCL_A2, 0, &p, "allreduce_ring", &c, &e),
             A2_E_INPUT);
   EXPECT_NE(std::string(e.msg).find("not an all-gather built-in"), std::string::npos) << e.msg;
-  EXPECT_EQ(a2_hccl_choose("gather", &cfg, A2_HCCL_A2, &p, nullptr, &c, &e), A2_E_INPUT);
+  EXPECT_EQ(a2_hccl_choose("gather", &cfg, A2_HCCL_A2, 0, &p, nullptr, &c, &e), A2_E_INPUT);
 }
 
 }  // namespace
