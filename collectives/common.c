@@ -163,11 +163,12 @@ a2_code a2_coll_check_elems(const a2_coll_params *p, a2_err *err) {
 
 a2_code a2_coll_check_single_core(const a2_coll_params *p, a2_err *err) {
   if (p->cores != 1)
-    return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0,
-                      "this collective runs on 1 vector core per rank, got %u (only "
-                      "allreduce_mesh, allgather, reduce_scatter and all_to_all split their "
-                      "payload over several cores)",
-                      p->cores);
+    return a2_err_set(
+        err, A2_E_INPUT, "--cores", 0, 0,
+        "this collective runs on 1 vector core per rank, got %u (only allreduce_mesh, "
+        "allreduce_two_phase, allgather, reduce_scatter and all_to_all split their payload "
+        "over several cores)",
+        p->cores);
   return A2_OK;
 }
 

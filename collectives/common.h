@@ -191,7 +191,8 @@ static inline uint16_t a2_coll_queue(const a2_coll_ctx *c, uint64_t m) {
 
 /* The slice of an N-byte block that vector core `core` of the C moves in
  * the multi-core forms of the one-step collectives (allgather,
- * reduce_scatter, all_to_all with --cores C): ceil(elements / C) whole
+ * reduce_scatter, all_to_all with --cores C; allreduce_two_phase's slices
+ * are of a chunk): ceil(elements / C) whole
  * elements, core c's from element c * ceil(elements / C), the last core's
  * shorter; len 0 for a core past the end (it has no work). C = 1: [0, N). */
 typedef struct {

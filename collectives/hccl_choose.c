@@ -91,9 +91,8 @@ typedef struct {
 static const rule allreduce_a2[] = {
     {AIV_AR, C_RING, T_GE, 16 * MB, "AllReduceMeshAivExecutor", "allreduce_two_phase", L1_NONE,
      "AIV mode, one server, mesh, IsSupportAIVReduce, N >= 16 MiB (AIV_ALL_REDUCE_BIG_SIZE): a "
-     "reduce-scatter then an all-gather on 2P vector cores; no multi-core two-phase built-in, "
-     "allreduce_two_phase (one core) stands in",
-     K_ARG},
+     "reduce-scatter then an all-gather on 2P vector cores (CalBlockDim: 2 x rankSize)",
+     K_2P},
     {AIV_AR, C_RING, T_ANY, 0, "AllReduceMeshAivSmallCountExecutor", "allreduce_mesh", L1_NONE,
      "AIV mode, one server, mesh, IsSupportAIVReduce, N < 16 MiB: every rank reads every peer, "
      "P vector cores (CalBlockDim: rankSize)",

@@ -37,6 +37,12 @@ static a2_code cores_check(const a2_coll_params *p, a2_err *err) {
   return a2_coll_check_elems(p, err);
 }
 
+/* The multi-core two-phase: --cores as cores_check, N in P chunks. */
+static a2_code mc_chunks_check(const a2_coll_params *p, a2_err *err) {
+  a2_code rc = cores_check(p, err);
+  return rc ? rc : a2_check_p_chunks(p, err);
+}
+
 static a2_code p_chunks_check(const a2_coll_params *p, a2_err *err) {
   a2_code rc = a2_coll_check_single_core(p, err);
   return rc ? rc : a2_check_p_chunks(p, err);
@@ -131,8 +137,9 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
       "all-reduce, mesh: one barrier, every rank reads every peer (seed 08; --cores C: "         \
       "256-element tiles block-cyclic over C cores, step 11)",                                   \
       "remote read (P-1)*N per rank; 1 barrier round")                                           \
-  ROW(allreduce_two_phase, one, allreduce_bus, p_chunks_check, a2_time_allreduce_two_phase,      \
-      "all-reduce, two-phase: reduce-scatter then all-gather, two barriers (seed 09)",           \
+  ROW(allreduce_two_phase, one, allreduce_bus, mc_chunks_check, a2_time_allreduce_two_phase,     \
+      "all-reduce, two-phase: reduce-scatter then all-gather, two barriers (seed 09; --cores "   \
+      "C: each chunk in C slices, one a core)",                                                  \
       "remote read 2*(P-1)/P*N per rank; 2 barrier rounds; N a multiple of P elements")          \
   ROW(allreduce_sdma_mesh, one, allreduce_bus, sdma_check, no_closed_form,                       \
       "all-reduce on the DMA engines, HCCL's 910B one-server mesh: reduce-scatter by put "       \

@@ -73,7 +73,8 @@ INSTANTIATE_TEST_SUITE_P(Ladder, CollectiveCard, ::testing::ValuesIn(Cases(true)
 
 // The multi-core forms (--cores C): the same card as one core, at odd and
 // even P, with C dividing the elements or not and with idle cores (256 B =
-// 64 fp32 over 48 cores: 2 elements a core, cores 32.. idle).
+// 64 fp32 over 48 cores: 2 elements a core, cores 32.. idle), at the sizes
+// the collective takes.
 struct CoresCase {
   std::string algo;
   uint32_t P, C;
@@ -89,7 +90,8 @@ std::vector<CoresCase> CoresCases() {
   for (const std::string &algo : MultiCoreCollectives())
     for (uint32_t P : kRanks)
       for (uint32_t C : {3u, 48u})
-        for (uint64_t N : {256ull, 245760ull}) v.push_back({algo, P, C, N});
+        for (uint64_t N : {256ull, 245760ull})
+          if (Divisible(Find(algo), P, N)) v.push_back({algo, P, C, N});
   return v;
 }
 

@@ -187,7 +187,7 @@ TEST(HcclRules, CandidatesAreTheOperationsBuiltIns) {
 // on either side of its size threshold (all_reduce_operator.cc,
 // all_gather_operator.cc, reduce_scatter_operator.cc, alltoall_operator.cc
 // SelectAlgfor910B / SelectAlgforAiv) and the vector cores its CalBlockDim
-// launches (P, P + 1, 2P; 0 = --cores as given), at an even and an odd P.
+// launches (P, P + 1, 2P), at an even and an odd P.
 struct AivCase {
   const char *op;
   uint64_t N;
@@ -198,7 +198,7 @@ struct AivCase {
 const AivCase kAiv[] = {
     {"allreduce", 64 << 10, "AllReduceMeshAivSmallCountExecutor", "allreduce_mesh", 1, 0},
     {"allreduce", (16 << 20) - 4, "AllReduceMeshAivSmallCountExecutor", "allreduce_mesh", 1, 0},
-    {"allreduce", 16 << 20, "AllReduceMeshAivExecutor", "allreduce_two_phase", 0, 0},
+    {"allreduce", 16 << 20, "AllReduceMeshAivExecutor", "allreduce_two_phase", 2, 0},
     {"allgather", 700 << 10, "AllGatherMeshAivSmallCountExecutor", "allgather", 1, 0},
     {"allgather", (700 << 10) + 4, "AllGatherMeshAivExecutor", "allgather", 1, 1},
     {"reduce_scatter", 2 << 20, "ReduceScatterMeshAivSmallCountExecutor", "reduce_scatter", 1, 0},
@@ -212,7 +212,9 @@ TEST(HcclRules, AivModePicksTheMultiCoreBuiltInsOnTheExecutorsCores) {
     a2_config cfg = Load("a2-8p-hccs.yaml", P);
     for (const AivCase &a : kAiv) {
       // the two-phase stand-in runs N in P chunks: N rounded up to them
-      uint64_t N = a.cores_per_rank ? a.N : (a.N + 4 * P - 1) / (4 * P) * (4 * P);
+      uint64_t N = std::string(a.algo) != "allreduce_two_phase"
+                       ? a.N
+                       : (a.N + 4 * P - 1) / (4 * P) * (4 * P);
       SCOPED_TRACE(std::string(a.op) + " P=" + std::to_string(P) + " N=" + std::to_string(N));
       Pick k = Choose(a.op, cfg, A2_HCCL_A2, P, N, A2_RED_SUM, 1);
       EXPECT_EQ(k.hccl, a.hccl) << k.why;

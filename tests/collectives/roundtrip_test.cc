@@ -56,15 +56,17 @@ TEST(CollectiveRoundTrip, MultiCoreMeshWithIdleCores) {
 
 class MultiCoreRoundTrip : public ::testing::TestWithParam<std::string> {};
 
-// 5000 B = 1250 fp32 in 8 slices of 157 (the last 151) at P = 4; 20 B = 5
-// fp32 over 8 cores at P = 3: cores 5..7 have no slice.
+// 5040 B = 1260 fp32 in 8 slices of 158 (the last 154) at P = 4 (the
+// two-phase: chunks of 315 in slices of 40, the last 35); 24 B = 6 fp32
+// over 8 cores at P = 3 (the two-phase: chunks of 2): idle cores.
 TEST_P(MultiCoreRoundTrip, GeneratedTraceReportsLikeTheBuiltIn) {
-  ExpectSameReport({"--algo", GetParam(), "--cores", "8", "--size", "5000", "--op", "max"}, 4);
-  ExpectSameReport({"--algo", GetParam(), "--cores", "8", "--size", "20"}, 3);
+  ExpectSameReport({"--algo", GetParam(), "--cores", "8", "--size", "5040", "--op", "max"}, 4);
+  ExpectSameReport({"--algo", GetParam(), "--cores", "8", "--size", "24"}, 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cores, MultiCoreRoundTrip,
-                         ::testing::Values("allgather", "reduce_scatter", "all_to_all"),
+                         ::testing::Values("allreduce_two_phase", "allgather", "reduce_scatter",
+                                           "all_to_all"),
                          [](const ::testing::TestParamInfo<std::string> &info) {
                            return info.param;
                          });
