@@ -16,6 +16,7 @@
 #include "coll_params.h"
 #include "collectives/builder.h"
 #include "collectives/collective.h"
+#include "ladder.h"
 #include "traces/validate.h"
 
 namespace {
@@ -258,7 +259,7 @@ std::vector<Case> Cases() {
           if (rooted)
             roots = P > 2 ? std::vector<uint32_t>{0, P - 1, P / 2} : std::vector<uint32_t>{0, 1};
           std::vector<uint32_t> cores = {1};
-          if (name == "allreduce_mesh") cores = {1, 2, 3, 5};
+          if (a2test::IsMultiCore(name)) cores = {1, 2, 3, 5};
           for (uint32_t root : roots)
             for (uint32_t C : cores) v.push_back({t[i].name, P, C, root, sz.size, sz.ub, dt, op});
         }
@@ -276,8 +277,8 @@ INSTANTIATE_TEST_SUITE_P(AllCollectives, LazyEqualsMaterialised, ::testing::Valu
                                   "_" + a2_dtype_name(c.dt) + "_" + a2_reduce_name(c.op);
                          });
 
-// The grid covers every collective of the registry, and the multi-core mesh
-// with cores that get no tile (N of 1 tile, 5 cores).
+// The grid covers every collective of the registry, and the multi-core
+// forms with cores that get no work (N of 1 tile or a few elements, 5 cores).
 TEST(LazyGrid, CoversEveryCollective) {
   uint32_t n = 0;
   const a2_collective *t = a2_collective_table(&n);
