@@ -166,14 +166,19 @@ static void server_reduce(a2_tiles *t, const hier_ctx *x, const a2_group *srv, u
 }
 
 /* Every server peer q's win[q*len + skew, +len) into dst[q*len] (peers
- * j+1, j+2, ...). */
+ * j+1, j+2, ...). One phase of a step per piece of each peer's chunk, so
+ * that a walk resuming in it skips what is done at once (not peer by peer:
+ * a server of a thousand ranks would walk a thousand phases a batch). */
 static void server_gather(a2_tiles *t, const hier_ctx *x, const a2_group *srv, uint16_t win,
                           uint64_t skew, uint64_t len, uint16_t dst, uint64_t dst_skew) {
-  for (uint32_t m = 1; m < srv->n; m++) {
-    uint32_t q = (srv->i + m) % srv->n;
+  uint64_t T = x->c.T, np = a2_pieces(len, T), turn = t->turn;
+  t->turn += (uint64_t)(srv->n - 1) * np;
+  A2_STEPS(t->tb, s, (uint64_t)(srv->n - 1) * np) {
+    uint32_t q = (uint32_t)((srv->i + 1 + s / np) % srv->n);
+    uint64_t off = s % np * T;
     a2_at to = a2_at_local(dst, dst_skew + (uint64_t)q * len);
-    a2_coll_copy(t, a2_at_peer(win, a2_member(srv, q), skew + (uint64_t)q * len), &to, 1, len,
-                 x->c.T);
+    a2_coll_copy_piece(t, turn + s, a2_at_peer(win, a2_member(srv, q), skew + (uint64_t)q * len),
+                       &to, 1, off, a2_min64(len - off, T));
   }
 }
 
