@@ -440,6 +440,28 @@ static void ival_unspill(a2_stage *st) {
   st->nl = st->in - st->ihead;
 }
 
+/* The first of the intervals iv[lo, hi) that ends after a (hi: none). Their
+ * ends rise, so it is unique; the search gallops back from the last one,
+ * since a reservation that contends usually lands among the latest few
+ * (the lines at hand), then halves the range found. */
+static inline uint32_t ival_first_after(const a2_ival *iv, uint32_t lo, uint32_t hi, uint64_t a) {
+  if (hi == lo || iv[hi - 1].e <= a) return hi; /* after everything reserved */
+  uint32_t r = hi - 1, k = 1;                   /* iv[r] ends after a */
+  while (r - lo >= k && iv[r - k].e > a) {
+    r -= k;
+    k *= 2;
+  }
+  if (r - lo >= k) lo = r - k + 1; /* iv[r - k] ends by a */
+  while (lo < r) {
+    uint32_t mid = lo + (r - lo) / 2;
+    if (iv[mid].e <= a)
+      lo = mid + 1;
+    else
+      r = mid;
+  }
+  return lo;
+}
+
 /* Reserve d ps at the earliest start >= a that overlaps no reserved
  * interval of iv[ihead, in) (ival_spill's form); returns the start.
  * Intervals that touch are merged, so a stream at the stage's own rate
@@ -452,17 +474,7 @@ static uint64_t ival_reserve(a2_stage *st, uint64_t a, uint64_t d, uint32_t *hin
     lo = *hint; /* the answer is usually at or just after it */
     for (int g = 0; g < 4 && lo < hi && st->iv[lo].e <= a; g++) lo++;
   }
-  if (hi > lo && st->iv[hi - 1].e <= a) {
-    lo = hi; /* after everything reserved */
-  } else {
-    while (lo < hi) { /* first interval ending after a */
-      uint32_t mid = lo + (hi - lo) / 2;
-      if (st->iv[mid].e <= a)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  }
+  lo = ival_first_after(st->iv, lo, hi, a);
   uint64_t s = a;
   uint32_t i = lo;
   while (i < st->in && st->iv[i].s < s + d) {
