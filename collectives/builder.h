@@ -22,7 +22,10 @@
  *   - phases are not nested, and which phases a body has, their counts and
  *     what step s emits depend only on the generator's shared context, the
  *     (rank, core) and s - never on what an earlier walk did; anything
- *     carried across steps (the tile rotation) is recomputed from them. */
+ *     carried across steps (the tile rotation) is recomputed from them;
+ *   - a loop over peers is one phase of a step per (peer, piece), not a
+ *     phase per peer: every walk passes every phase of the body, so
+ *     per-peer phases cost a batch time in the number of peers. */
 #ifndef A2_BUILDER_H
 #define A2_BUILDER_H
 
