@@ -33,23 +33,29 @@ static int64_t wrap(int64_t a, int64_t n) {
 /* count blocks, block k = first + step * k (mod n), from `peer`'s window:
  * one step per piece, each read into the next receive tile; reduce: added
  * into the own block, else stored there. */
+static void xfer_step(a2_tiles *t, const a2_coll_ctx *c, const a2_group *g, uint16_t win,
+                      uint32_t peer, uint64_t R, uint64_t b, int64_t first, int64_t step,
+                      uint64_t np, uint64_t s, int reduce) {
+  uint64_t T = c->T, k = s / np, j = s % np;
+  uint16_t acc = c->tiles.acc[0];
+  uint64_t off = R + (uint64_t)wrap(first + step * (int64_t)k, g->n) * b + j * T;
+  uint64_t len = a2_min64(b - j * T, T);
+  uint16_t recv = a2_recv_tile(t, s);
+  a2_tb_rload(t->tb, recv, win, peer, off, len);
+  if (reduce) {
+    a2_tb_load(t->tb, acc, win, off, len);
+    a2_tb_vop(t->tb, c->vop, acc, acc, recv, len);
+    a2_tb_store(t->tb, acc, win, off, len);
+  } else {
+    a2_tb_store(t->tb, recv, win, off, len);
+  }
+}
+
 static void xfer(a2_tiles *t, const a2_coll_ctx *c, const a2_group *g, uint16_t win, uint32_t peer,
                  uint64_t R, uint64_t b, int64_t first, int64_t step, uint32_t count, int reduce) {
-  uint64_t T = c->T, np = a2_pieces(b, T);
-  uint16_t acc = c->tiles.acc[0];
+  uint64_t np = a2_pieces(b, c->T);
   A2_STEPS(t->tb, s, (uint64_t)count * np) {
-    uint64_t k = s / np, j = s % np;
-    uint64_t off = R + (uint64_t)wrap(first + step * (int64_t)k, g->n) * b + j * T;
-    uint64_t len = a2_min64(b - j * T, T);
-    uint16_t recv = a2_recv_tile(t, s);
-    a2_tb_rload(t->tb, recv, win, peer, off, len);
-    if (reduce) {
-      a2_tb_load(t->tb, acc, win, off, len);
-      a2_tb_vop(t->tb, c->vop, acc, acc, recv, len);
-      a2_tb_store(t->tb, acc, win, off, len);
-    } else {
-      a2_tb_store(t->tb, recv, win, off, len);
-    }
+    xfer_step(t, c, g, win, peer, R, b, first, step, np, s, reduce);
   }
 }
 
@@ -67,12 +73,25 @@ static void phase(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, const a2_g
                   uint16_t win, uint16_t sig, uint64_t cell0, uint64_t R, uint64_t b, int rs) {
   int64_t i = g->i, n = g->n;
   uint32_t K = a2_level_steps(a, g->n);
+  if (a == A2_LVL_RING) { /* n - 1 steps: one phase (builder.h), each step as below */
+    if (!K) return;
+    uint64_t np = a2_pieces(b, c->T), per = np + 2;
+    uint32_t right = a2_member(g, i + 1), left = a2_member(g, i - 1);
+    A2_STEPS(t->tb, q, (uint64_t)K * per) {
+      uint64_t s = q / per, j = q % per;
+      if (j == 0)
+        a2_tb_notify(t->tb, sig, right, cell0 + s, A2_MODE_SET, 1);
+      else if (j == 1)
+        a2_tb_wait(t->tb, sig, cell0 + s, A2_MODE_GE, 1);
+      else
+        xfer_step(t, c, g, win, left, R, b, rs ? i - (int64_t)s - 2 : i - 1 - (int64_t)s, 1, np,
+                  j - 2, rs);
+    }
+    return;
+  }
   for (uint32_t s = 0; s < K; s++) {
     uint64_t cell = cell0 + s;
-    if (a == A2_LVL_RING) {
-      signal_step(t->tb, sig, a2_member(g, i + 1), cell);
-      xfer(t, c, g, win, a2_member(g, i - 1), R, b, rs ? i - s - 2 : i - 1 - s, 1, 1, rs);
-    } else if (a == A2_LVL_RHD) {
+    if (a == A2_LVL_RHD) {
       uint32_t j = rs ? s : K - 1 - s;
       int64_t h = n >> (j + 1), w = i ^ h, lo = i & ~(2 * h - 1);
       signal_step(t->tb, sig, a2_member(g, w), cell);
