@@ -23,8 +23,11 @@
 #define LEVEL1_DELAY_US 60.0
 /* HCCL_BUFFSIZE's default, the CCL buffer each rank has */
 #define CCL_BUFFER (200 * MB)
-/* below this HCCL's RS/AG level-1 Pipeline is off (PIPELINE_MIN_SIZE_NO_LITE) */
+/* below this HCCL's level-1 Pipeline is off (PIPELINE_MIN_SIZE_NO_LITE): the RS/AG size,
+ * the all-reduce's slice N / P (without RDMA lite, which is not modelled) */
 #define PIPELINE_MIN (2 * MB)
+/* the FFTS+ contexts a Pipeline may take (HCCL_FFTS_CAPACITY) */
+#define PIPELINE_CONTEXTS 65535u
 
 /* conditions a rule needs or refuses */
 enum {
@@ -44,10 +47,11 @@ enum {
   C_AIV = 1 << 12,          /* AIV mode (HCCL_OP_EXPANSION_MODE=AIV, --hccl-aiv), 910B */
   C_AIV_REDUCE = 1 << 13,   /* IsSupportAIVReduce: --op sum, max or min (fp32 and fp16 both) */
   C_P_GT1 = 1 << 14,        /* more than 1 rank */
+  C_AR_PIPE_FITS = 1 << 15, /* an all-reduce Pipeline's contexts fit (CalcContextNumForPipeline) */
 };
 
-/* the size test of a rule: N <= lim (x P, x d, / servers), N >= lim or N < lim */
-typedef enum { T_ANY, T_LE, T_LE_P, T_LE_D, T_LE_PER_SERVER, T_GE, T_LT } size_test;
+/* the size test of a rule: N <= lim (x P, x d, / servers), N >= lim (x P) or N < lim */
+typedef enum { T_ANY, T_LE, T_LE_P, T_LE_D, T_LE_PER_SERVER, T_GE, T_GE_P, T_LT } size_test;
 
 /* the vector cores an AIV executor runs on (its CalBlockDim, op-base mode,
  * 910B): --cores as given, P, P + 1 or 2P, at most chip.vector_cores */
@@ -107,6 +111,12 @@ static const rule allreduce_a2[] = {
      "one server, mesh, SDMA inline reduce, N <= 256 KiB (MeshTopoSelector: small count)", K_ARG},
     {C_ONE, 0, T_ANY, 0, "AllReduceMeshOpbaseLoopExecutor", "allreduce_sdma_mesh", L1_NONE,
      "one server, mesh, SDMA inline reduce, N > 256 KiB (MeshTopoSelector: loop)", K_ARG},
+    {C_MULTI | C_INLINE | C_D_GT1 | C_AR_PIPE_FITS, C_AIV | C_RING, T_GE_P, PIPELINE_MIN,
+     "AllReduceMeshOpbasePipelineExecutor", "allreduce_pipeline", L1_NONE,
+     "several servers of more than one device, mesh, SDMA and RDMA inline reduce, not AIV mode, "
+     "a slice N / P >= 2 MiB (GetDefaultAlgoLevel1V2: level-1 Pipeline; "
+     "NonDeterministicSelector): server and inter-server links at once",
+     K_ARG},
     {C_MULTI, 0, T_ANY, 0, "AllReduceMeshExecutor", "allreduce_hier_%s", L1_COST,
      "several servers: the hierarchical all-reduce (server-local mesh reduce-scatter, the "
      "level-1 algorithm of least cost between the servers' same-index ranks, server-local "
@@ -127,11 +137,15 @@ static const rule allreduce_a3[] = {
 /* hierarchical HD on servers that are not a power of two: NHR between them; a
  * hierarchy that cannot run: the flat level-1 algorithm; at last the one-shot
  * mesh, which runs any whole elements */
-static const fallback allreduce_fb[] = {
-    {"allreduce_sdma_mesh", "allreduce_mesh"},    {"allreduce_nhr", "allreduce_rhd"},
-    {"allreduce_hier_rhd", "allreduce_hier_nhr"}, {"allreduce_hier_nhr", "allreduce_nhr"},
-    {"allreduce_hier_ring", "allreduce_ring"},    {"allreduce_double_ring", "allreduce_ring"},
-    {"allreduce_ring", "allreduce_mesh"},         {NULL, NULL}};
+static const fallback allreduce_fb[] = {{"allreduce_sdma_mesh", "allreduce_mesh"},
+                                        {"allreduce_nhr", "allreduce_rhd"},
+                                        {"allreduce_hier_rhd", "allreduce_hier_nhr"},
+                                        {"allreduce_hier_nhr", "allreduce_nhr"},
+                                        {"allreduce_hier_ring", "allreduce_ring"},
+                                        {"allreduce_double_ring", "allreduce_ring"},
+                                        {"allreduce_ring", "allreduce_mesh"},
+                                        {"allreduce_pipeline", "allreduce_hier_ring"},
+                                        {NULL, NULL}};
 
 /* ---- all-gather (all_gather_operator.cc) ---- */
 static const rule allgather_a2[] = {
@@ -371,6 +385,10 @@ static situation situate(const a2_config *cfg, a2_hccl_device dev, int aiv,
   uint64_t ag_bufs = s.d % 4 == 0 ? 4 : s.d % 2 == 0 ? 2 : 1;
   if (total > ag_bufs * CCL_BUFFER) s.cond |= C_AG_DMA_LIMIT;
   if (is_pow2(s.P) && total > 2 * CCL_BUFFER) s.cond |= C_RS_DMA_LIMIT;
+  /* CalcContextNumForPipeline: a step per server, each 5 (d - 1) SDMA, 7 RDMA and one copy
+   * context, 4 for the closing barrier and 1 copy; an all-reduce twice that */
+  uint64_t contexts = (uint64_t)s.m * (5ull * (s.d - 1) + 7 + 1) + 4 + 1;
+  if (2 * contexts <= PIPELINE_CONTEXTS) s.cond |= C_AR_PIPE_FITS;
   return s;
 }
 
@@ -382,6 +400,7 @@ static int size_ok(const rule *r, const situation *s) {
   case T_LE_D: return s->N <= r->lim * s->d;
   case T_LE_PER_SERVER: return s->N * s->m <= r->lim;
   case T_GE: return s->N >= r->lim;
+  case T_GE_P: return s->N >= r->lim * s->P;
   case T_LT: return s->N < r->lim;
   }
   return 0;

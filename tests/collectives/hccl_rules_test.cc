@@ -128,6 +128,18 @@ TEST(HcclRules, AcrossA2ServersLevelOneByCostPipelineForLargeSlices) {
             "ReduceScatterMeshOpbasePipelineExecutor");
   EXPECT_EQ(Choose("reduce_scatter", c16, A2_HCCL_A2, 16, 4 << 20, A2_RED_MAX).hccl,
             "ReduceScatterMeshExecutor, level-1 Ring");
+  // the all-reduce's Pipeline: from a slice N / P of 2 MiB, with an inline
+  // reduce, not in AIV mode
+  const uint64_t slice = 2 << 20;
+  k = Choose("allreduce", c16, A2_HCCL_A2, 16, 16 * slice);
+  EXPECT_EQ(k.hccl, "AllReduceMeshOpbasePipelineExecutor");
+  ExpectNamed(k, "allreduce_pipeline", "allreduce_hier_ring", c16, 16, 16 * slice);
+  EXPECT_EQ(Choose("allreduce", c16, A2_HCCL_A2, 16, 16 * slice - 16 * 64).hccl,
+            "AllReduceMeshExecutor, level-1 Ring");
+  EXPECT_EQ(Choose("allreduce", c16, A2_HCCL_A2, 16, 16 * slice, A2_RED_MAX).hccl,
+            "AllReduceMeshExecutor, level-1 Ring");
+  EXPECT_EQ(Choose("allreduce", c16, A2_HCCL_A2, 16, 16 * slice, A2_RED_SUM, 1).hccl,
+            "AllReduceMeshExecutor, level-1 Ring");
   // broadcast has no level-1 ring: HD
   k = Choose("broadcast", c16, A2_HCCL_A2, 16, 1 << 20);
   EXPECT_EQ(k.hccl, "BroadCastMeshExecutor, level-1 HD");
