@@ -35,6 +35,30 @@ std::string CaseName(const ::testing::TestParamInfo<Case> &info) {
          std::to_string(info.param.N);
 }
 
+// Every rank's measured remote bytes are the ladder's, and the card (per
+// rank: the largest rank's figure) and its barrier rounds equal the
+// analytic ones.
+void ExpectTheLaddersCard(const JsonDoc &d, const Ladder &l, uint32_t P, uint64_t N,
+                          uint32_t root) {
+  uint64_t want_read = 0, want_write = 0;
+  JsonView per_rank = d["per_rank"];
+  ASSERT_EQ(per_rank.Size(), (size_t)P);
+  for (uint32_t r = 0; r < P; r++) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    uint64_t rd = l.read(P, N, r, root), wr = l.write(P, N, r, root);
+    EXPECT_EQ(per_rank[r]["remote_read_bytes"].Int(), (long long)rd);
+    EXPECT_EQ(per_rank[r]["remote_write_bytes"].Int(), (long long)wr);
+    want_read = std::max(want_read, rd);
+    want_write = std::max(want_write, wr);
+  }
+  EXPECT_EQ(d["measured"]["remote_read_bytes_per_rank"].Int(), (long long)want_read);
+  EXPECT_EQ(d["analytic"]["remote_read_bytes_per_rank"].Num(), (double)want_read);
+  EXPECT_EQ(d["measured"]["remote_write_bytes_per_rank"].Int(), (long long)want_write);
+  EXPECT_EQ(d["analytic"]["remote_write_bytes_per_rank"].Num(), (double)want_write);
+  EXPECT_EQ(d["measured"]["barrier_rounds"].Int(), (long long)l.rounds(P));
+  EXPECT_EQ(d["analytic"]["barrier_rounds"].Int(), (long long)l.rounds(P));
+}
+
 class CollectiveCard : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CollectiveCard, RunsOkAndMeasuresItsAnalyticCard) {
@@ -49,24 +73,7 @@ TEST_P(CollectiveCard, RunsOkAndMeasuresItsAnalyticCard) {
   EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
   EXPECT_EQ(d["check"]["checked"].Bool(), c.algo != "barrier");
 
-  uint64_t want_read = 0, want_write = 0;
-  JsonView per_rank = d["per_rank"];
-  ASSERT_EQ(per_rank.Size(), (size_t)c.P);
-  for (uint32_t r = 0; r < c.P; r++) {
-    SCOPED_TRACE("rank " + std::to_string(r));
-    uint64_t rd = l.read(c.P, c.N, r, root), wr = l.write(c.P, c.N, r, root);
-    EXPECT_EQ(per_rank[r]["remote_read_bytes"].Int(), (long long)rd);
-    EXPECT_EQ(per_rank[r]["remote_write_bytes"].Int(), (long long)wr);
-    want_read = std::max(want_read, rd);
-    want_write = std::max(want_write, wr);
-  }
-  // The card is per rank, the largest rank's figure.
-  EXPECT_EQ(d["measured"]["remote_read_bytes_per_rank"].Int(), (long long)want_read);
-  EXPECT_EQ(d["analytic"]["remote_read_bytes_per_rank"].Num(), (double)want_read);
-  EXPECT_EQ(d["measured"]["remote_write_bytes_per_rank"].Int(), (long long)want_write);
-  EXPECT_EQ(d["analytic"]["remote_write_bytes_per_rank"].Num(), (double)want_write);
-  EXPECT_EQ(d["measured"]["barrier_rounds"].Int(), (long long)l.rounds(c.P));
-  EXPECT_EQ(d["analytic"]["barrier_rounds"].Int(), (long long)l.rounds(c.P));
+  ExpectTheLaddersCard(d, l, c.P, c.N, root);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ladder, CollectiveCard, ::testing::ValuesIn(Cases(true)), CaseName);
@@ -105,21 +112,7 @@ TEST_P(CollectiveCoresCard, RunsOkAndMeasuresTheOneCoreCard) {
   EXPECT_EQ(d["status"].Str(), "OK");
   EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
   EXPECT_TRUE(d["check"]["checked"].Bool());
-  uint64_t want_read = 0, want_write = 0;
-  for (uint32_t r = 0; r < c.P; r++) {
-    SCOPED_TRACE("rank " + std::to_string(r));
-    uint64_t rd = l.read(c.P, c.N, r, 0), wr = l.write(c.P, c.N, r, 0);
-    EXPECT_EQ(d["per_rank"][r]["remote_read_bytes"].Int(), (long long)rd);
-    EXPECT_EQ(d["per_rank"][r]["remote_write_bytes"].Int(), (long long)wr);
-    want_read = std::max(want_read, rd);
-    want_write = std::max(want_write, wr);
-  }
-  EXPECT_EQ(d["measured"]["remote_read_bytes_per_rank"].Int(), (long long)want_read);
-  EXPECT_EQ(d["analytic"]["remote_read_bytes_per_rank"].Num(), (double)want_read);
-  EXPECT_EQ(d["measured"]["remote_write_bytes_per_rank"].Int(), (long long)want_write);
-  EXPECT_EQ(d["analytic"]["remote_write_bytes_per_rank"].Num(), (double)want_write);
-  EXPECT_EQ(d["measured"]["barrier_rounds"].Int(), (long long)l.rounds(c.P));
-  EXPECT_EQ(d["analytic"]["barrier_rounds"].Int(), (long long)l.rounds(c.P));
+  ExpectTheLaddersCard(d, l, c.P, c.N, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ladder, CollectiveCoresCard, ::testing::ValuesIn(CoresCases()),
