@@ -32,7 +32,7 @@ static const a2_coll_shape shape = {
 
 static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   const a2_coll_ctx *c = ctx;
-  a2_slice part = a2_core_slice(c, core);
+  a2_slice part = a2_core_slice(c, c->N, core);
   if (part.len == 0) return; /* no slice: an empty program */
   uint32_t P = c->P, C = c->C;
   uint64_t N = c->N, T = c->T, L = part.len, mine = (uint64_t)me * N + part.off;

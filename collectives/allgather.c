@@ -42,7 +42,7 @@ static const a2_coll_shape shape = {
 
 static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   const a2_coll_ctx *c = ctx;
-  a2_slice part = a2_core_slice(c, core);
+  a2_slice part = a2_core_slice(c, c->N, core);
   if (part.len == 0) return; /* no slice: an empty program */
   a2_tiles t = a2_tiles_on(tb, &c->tiles);
   a2_at staged[2] = {a2_at_local(DATA, part.off), a2_at_local(Y, (uint64_t)me * c->N + part.off)};

@@ -40,10 +40,8 @@ static const a2_coll_shape shape = {
 static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   const a2_coll_ctx *c = ctx;
   uint32_t P = c->P, C = c->C;
-  a2_coll_ctx chunk = *c; /* the slices are of a chunk */
-  chunk.N = c->B;
-  a2_slice part = a2_core_slice(&chunk, core);
-  if (part.len == 0) return; /* no slice: an empty program */
+  a2_slice part = a2_core_slice(c, c->B, core); /* the slices are of a chunk */
+  if (part.len == 0) return;                    /* no slice: an empty program */
   uint64_t B = c->B, T = c->T, L = part.len, np = a2_pieces(L, T), o = part.off;
   a2_tiles t = a2_tiles_on(tb, &c->tiles);
   a2_at mine = a2_at_local(RESULT, me * B + o);

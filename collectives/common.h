@@ -189,18 +189,18 @@ static inline uint16_t a2_coll_queue(const a2_coll_ctx *c, uint64_t m) {
   return c->Q ? (uint16_t)(m % c->Q) : (uint16_t)A2_QUEUE_ANY;
 }
 
-/* The slice of an N-byte block that vector core `core` of the C moves in
- * the multi-core forms of the one-step collectives (allgather,
- * reduce_scatter, all_to_all with --cores C; allreduce_two_phase's slices
- * are of a chunk): ceil(elements / C) whole
- * elements, core c's from element c * ceil(elements / C), the last core's
- * shorter; len 0 for a core past the end (it has no work). C = 1: [0, N). */
+/* The slice of a `bytes`-long block that vector core `core` of the C moves
+ * in the multi-core forms (allgather, reduce_scatter, all_to_all with
+ * --cores C: of a block of N; allreduce_two_phase: of a chunk of B):
+ * ceil(elements / C) whole elements, core c's from element
+ * c * ceil(elements / C), the last core's shorter; len 0 for a core past the
+ * end (it has no work). C = 1: [0, bytes). */
 typedef struct {
   uint64_t off, len;
 } a2_slice;
-static inline a2_slice a2_core_slice(const a2_coll_ctx *c, uint32_t core) {
-  uint64_t E = c->E ? c->E : 1, per = (c->N / E + c->C - 1) / c->C * E, off = core * per;
-  a2_slice s = {off, off < c->N ? a2_min64(per, c->N - off) : 0};
+static inline a2_slice a2_core_slice(const a2_coll_ctx *c, uint64_t bytes, uint32_t core) {
+  uint64_t E = c->E ? c->E : 1, per = (bytes / E + c->C - 1) / c->C * E, off = core * per;
+  a2_slice s = {off, off < bytes ? a2_min64(per, bytes - off) : 0};
   return s;
 }
 
