@@ -69,6 +69,9 @@ void a2_level_all_gather(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, con
 
 /* allreduce_double_ring's parameter rules (allreduce_double_ring.c). */
 a2_code a2_check_allreduce_double_ring(const a2_coll_params *p, a2_err *err);
+/* allgather_pipeline's and reduce_scatter_pipeline's rules (hier_pipeline.c). */
+a2_code a2_check_allgather_pipeline(const a2_coll_params *p, a2_err *err);
+a2_code a2_check_reduce_scatter_pipeline(const a2_coll_params *p, a2_err *err);
 
 /* ---- Hierarchical and NB collectives (hier.c): one generator, one row each ----
  * ROW(NAME, op, inter-server algorithm, flat, slices): flat rows run the level

@@ -162,9 +162,9 @@ static const rule allgather_a2[] = {
     {C_ONE, 0, T_ANY, 0, "AllGatherMeshOpbaseExecutor", "allgather", L1_NONE,
      "one server, mesh (isSingleMeshAggregation)", K_ARG},
     {C_MULTI | C_D_GT1, 0, T_GE, PIPELINE_MIN, "AllGatherMeshOpbasePipelineExecutor",
-     "allgather_hier_ring", L1_NONE,
+     "allgather_pipeline", L1_NONE,
      "several servers, N >= 2 MiB (GetDefaultAlgoLevel1V2: level-1 Pipeline, intra- and "
-     "inter-server links at once); Pipeline is not a built-in, the hierarchical ring stands in",
+     "inter-server links at once)",
      K_ARG},
     {C_MULTI, 0, T_ANY, 0, "AllGatherMeshExecutor", "allgather_hier_%s", L1_COST,
      "several servers: server-local mesh, the level-1 algorithm of least cost between servers",
@@ -203,9 +203,9 @@ static const rule reduce_scatter_a2[] = {
     {C_ONE, 0, T_ANY, 0, "ReduceScatterMeshExecutor", "reduce_scatter", L1_NONE,
      "one server, mesh, no inline reduce for this --op", K_ARG},
     {C_MULTI | C_INLINE | C_D_GT1, 0, T_GE, PIPELINE_MIN, "ReduceScatterMeshOpbasePipelineExecutor",
-     "reduce_scatter_hier_ring", L1_NONE,
-     "several servers, inline reduce, N >= 2 MiB (GetDefaultAlgoLevel1V2: level-1 Pipeline); "
-     "Pipeline is not a built-in, the hierarchical ring stands in",
+     "reduce_scatter_pipeline", L1_NONE,
+     "several servers, inline reduce, N >= 2 MiB (GetDefaultAlgoLevel1V2: level-1 Pipeline, "
+     "intra- and inter-server links at once)",
      K_ARG},
     {C_MULTI, 0, T_ANY, 0, "ReduceScatterMeshExecutor", "reduce_scatter_hier_%s", L1_COST,
      "several servers: server-local mesh, the level-1 algorithm of least cost between servers",

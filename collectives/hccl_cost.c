@@ -125,6 +125,16 @@ static double hier_cost(const a2_hier_row *h, double P, double N, const a2_abg *
   return 0;
 }
 
+/* Pipeline.md's all-gather and reduce-scatter (N = a rank's block): M - 1
+ * ring steps, each moving one block between servers while the block of
+ * the step before goes to the G - 1 server-mates, then the last block
+ * inside the server */
+static double pipeline_block(double P, double N, const a2_abg *m) {
+  double G = m->group && m->group < P ? m->group : P, M = P / G;
+  double step = fmax(N * m->beta_ps + m->alpha_ps, N * m->intra_beta_ps + m->intra_alpha_ps);
+  return step * (M - 1) + (G > 1 ? N * m->intra_beta_ps + m->intra_alpha_ps : 0);
+}
+
 static const struct {
   a2_hier_op op;
   const char *hier, *flat;
@@ -163,6 +173,13 @@ static const struct {
     {"allreduce_double_ring",
      "2(P-1) a + (P-1)/P N b + (P-1)/P N/2 g (two HCCL Rings of N/2 at once, opposite ways)",
      double_ring},
+    {"allgather_pipeline",
+     "max(N b + a, N bi + ai) (M-1) + N bi + ai (HCCL Pipeline, M = P/G servers, N = block)",
+     pipeline_block},
+    {"reduce_scatter_pipeline",
+     "max(N b + a, N bi + ai) (M-1) + N bi + ai (HCCL Pipeline, M = P/G servers, N = output "
+     "block)",
+     pipeline_block},
     {"broadcast_star", "a + N b (HCCL Star: one step, N to every non-root)", star},
     {"all_to_all_pairwise",
      "(P-1) (a + N b), N = block: P-1 steps of one block each way (Pairwise)", pairwise},

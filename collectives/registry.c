@@ -207,6 +207,18 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
       "ended, so server and inter-server links work at once",                                    \
       "remote read 2*(G-1)/G*N + 2*(M-1)/P*N per rank; 2 + 2*(M-1) barrier rounds on each core " \
       "(no server barriers at G = 1); N a multiple of 4P elements")                              \
+  ROW(allgather_pipeline, ranks, gather_bus, a2_check_allgather_pipeline, no_closed_form,        \
+      "all-gather, HCCL's Pipeline: Ring between the servers' same-index ranks on one vector "   \
+      "core, and on another each ring step's block read by the server-mates as it lands, so "    \
+      "only a rank's own column of blocks crosses between servers",                              \
+      "remote read (M-1)*N + (G-1)*M*N = (P-1)*N per rank; M barrier rounds (M-1 at G = 1)")     \
+  ROW(reduce_scatter_pipeline, ranks, gather_bus, a2_check_reduce_scatter_pipeline,              \
+      no_closed_form,                                                                            \
+      "reduce-scatter, HCCL's Pipeline: on one vector core each block's server contributions "   \
+      "reduced in the order the Ring between servers needs them, on another that Ring adding "   \
+      "them (N = output block)",                                                                 \
+      "remote read (G-1)*M*N + (M-1)*N = (P-1)*N per rank (N = output block); max(M-1, 1) "      \
+      "barrier rounds (M-1 at G = 1)")                                                           \
   ROW(broadcast, one, one, rooted_check, no_closed_form,                                         \
       "broadcast from --root: non-roots read the root's staged window (step 12)",                \
       "remote read N per non-root rank (0 at the root); 1 signal round")                         \

@@ -120,12 +120,14 @@ TEST(HcclRules, AcrossA2ServersLevelOneByCostPipelineForLargeSlices) {
   EXPECT_EQ(k.hccl, "ReduceScatterMeshExecutor, level-1 NHR");
   ExpectNamed(k, "reduce_scatter_hier_nhr", "reduce_scatter", c64, 64, 64 << 10);
   // from 2 MiB the level-1 Pipeline (reduce-scatter: with an inline reduce only)
-  EXPECT_EQ(Choose("allgather", c16, A2_HCCL_A2, 16, 2 << 20).hccl,
-            "AllGatherMeshOpbasePipelineExecutor");
+  k = Choose("allgather", c16, A2_HCCL_A2, 16, 2 << 20);
+  EXPECT_EQ(k.hccl, "AllGatherMeshOpbasePipelineExecutor");
+  ExpectNamed(k, "allgather_pipeline", "allgather", c16, 16, 2 << 20);
   EXPECT_EQ(Choose("allgather", c16, A2_HCCL_A2, 16, (2 << 20) - 64).hccl,
             "AllGatherMeshExecutor, level-1 Ring");
-  EXPECT_EQ(Choose("reduce_scatter", c16, A2_HCCL_A2, 16, 4 << 20).hccl,
-            "ReduceScatterMeshOpbasePipelineExecutor");
+  k = Choose("reduce_scatter", c16, A2_HCCL_A2, 16, 4 << 20);
+  EXPECT_EQ(k.hccl, "ReduceScatterMeshOpbasePipelineExecutor");
+  ExpectNamed(k, "reduce_scatter_pipeline", "reduce_scatter", c16, 16, 4 << 20);
   EXPECT_EQ(Choose("reduce_scatter", c16, A2_HCCL_A2, 16, 4 << 20, A2_RED_MAX).hccl,
             "ReduceScatterMeshExecutor, level-1 Ring");
   // the all-reduce's Pipeline: from a slice N / P of 2 MiB, with an inline

@@ -128,6 +128,8 @@ inline const std::vector<Ladder> &AllCollectives() {
       {"broadcast_hier_rhd", HierBroadcastRead, Zero, HierOneServerRounds, 4, false, true},
       {"broadcast_hier_nhr", HierBroadcastRead, Zero, HierOneServerRounds, 4, false, true},
       {"allreduce_pipeline", TwoChunks, Zero, HierOneServerRounds, 16, true, false},
+      {"allgather_pipeline", PeersTimesN, Zero, HierOneServerRound, 0, false, false},
+      {"reduce_scatter_pipeline", PeersTimesN, Zero, HierOneServerRound, 0, true, false},
       {"allreduce_nb", TwoChunks, Zero, NhrRounds, 4, true, false},
       {"reduce_scatter_nb", PeersTimesN, Zero, CeilLog2, 0, true, false},
       {"allgather_nb", PeersTimesN, Zero, CeilLog2, 0, false, false},

@@ -90,9 +90,12 @@ TEST(Generators, StoreTheirReportMetadataAndValidate) {
     EXPECT_EQ(k.k.dtype, A2_FP16);
     EXPECT_EQ(k.k.seed, 1u);
     // --cores 1: one core a rank; the double ring's two rings are two cores,
-    // the pipeline's four parts four
+    // the all-reduce pipeline's four parts four, the other pipelines' ring
+    // and server steps two
     const std::string a = l.algo;
-    EXPECT_EQ(k.k.ncores, a == "allreduce_double_ring" ? 2u : a == "allreduce_pipeline" ? 4u : 1u);
+    bool two =
+        a == "allreduce_double_ring" || a == "allgather_pipeline" || a == "reduce_scatter_pipeline";
+    EXPECT_EQ(k.k.ncores, two ? 2u : a == "allreduce_pipeline" ? 4u : 1u);
     EXPECT_EQ(k.k.golden.root, l.rooted ? 2u : 0u);
     EXPECT_EQ(a2_kernel_validate(&k.k, p.ub_bytes, 48, l.algo, &e), A2_OK) << e.msg;
     a2_card card;
