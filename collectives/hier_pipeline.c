@@ -114,8 +114,7 @@ static void ag_server(a2_tiles *t, const pipe_ctx *x, uint32_t s, uint32_t j) {
       uint64_t piece = (i - mates) % np, o = piece * T;
       uint64_t off = (wrap((int64_t)s - (int64_t)k, M) * G + jm) * N;
       a2_at dst = a2_at_local(Y, off);
-      a2_coll_copy_piece(t, q, a2_at_peer(DATA, s * G + jm, off), &dst, 1, o,
-                         a2_min64(N - o, T));
+      a2_coll_copy_piece(t, q, a2_at_peer(DATA, s * G + jm, off), &dst, 1, o, a2_min64(N - o, T));
     }
   }
 }
