@@ -33,8 +33,8 @@ static const char run_usage[] =
     "  --hccl-device D    (implies --hccl) the device whose rules the chooser applies:\n"
     "                     a2 (910B, default) or a3 (910_93)\n"
     "  --hccl-aiv         (implies --hccl) HCCL's AIV mode (HCCL_OP_EXPANSION_MODE=AIV)\n"
-    "                     on one 910B server: its AIV executors, as the multi-core\n"
-    "                     built-ins on the vector cores they launch (P, P+1 or 2P)\n"
+    "                     of the --hccl-device: its AIV executors, as the multi-core\n"
+    "                     built-ins on the vector cores they launch (P, P+1, 2P...)\n"
     "  --trace-file FILE  a kernel written in the trace format (docs/trace-format.md)\n"
     "  --param NAME=VALUE set a `param` of the trace file (a count or a size: 16KiB);\n"
     "                     repeatable, only with --trace-file\n"
@@ -526,9 +526,6 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
                               "only with --algo allreduce, allgather, reduce_scatter, all_to_all "
                               "or broadcast (the chooser)%s",
                               o->algo ? "" : ", not with --trace-file");
-  if (o->hccl_aiv && o->hccl_device == A2_HCCL_A3)
-    return a2_cmd_usage_error("--hccl-aiv",
-                              "the AIV rules are the 910B's: not with --hccl-device a3");
   o->hccl = chooser_flag || a2_hccl_implicit(o->algo);
   if (o->nparams && !o->trace_file)
     return a2_cmd_usage_error("--param", "only with --trace-file (a trace's `param` values)");

@@ -1,10 +1,10 @@
 /* HCCL's algorithm selection for all-reduce, all-gather, reduce-scatter,
  * all-to-all and broadcast, reproduced from the rules of its operator
  * sources (docs/sources.md "Algorithms"), single-operator mode, AIV mode
- * off or on (--hccl-aiv: the 910B's AIV rules, first in their tables and
- * needing C_AIV), non-deterministic reduction, no zero-copy, the default
- * 200 MiB CCL buffer (more than the 16 MiB the AIV all-reduce and
- * reduce-scatter need and the 8 MiB of the AIV all-to-all). Each operation
+ * off or on (--hccl-aiv: the 910B's and the 910_93's AIV rules, first in
+ * their tables and needing C_AIV), non-deterministic reduction, no
+ * zero-copy, the default 200 MiB CCL buffer (more than the 16 MiB the AIV
+ * all-reduce and reduce-scatter need and the 8 MiB of the AIV all-to-all). Each operation
  * is a table of rules, tried in order; a rule is the conditions it needs
  * and refuses, a size test, HCCL's executor, the built-in that runs it (or
  * a name pattern the level-1 algorithm between servers fills in) and, for
@@ -28,6 +28,8 @@
 #define PIPELINE_MIN (2 * MB)
 /* the FFTS+ contexts a Pipeline may take (HCCL_FFTS_CAPACITY) */
 #define PIPELINE_CONTEXTS 65535u
+/* the vector cores an AIV kernel may launch (hccl_aiv.h MAX_BLOCK_DIM) */
+#define MAX_BLOCK_DIM 48u
 
 /* conditions a rule needs or refuses */
 enum {
@@ -44,18 +46,21 @@ enum {
                                or 1 CCL buffers */
   C_RS_DMA_LIMIT = 1 << 10, /* reduce-scatter's: P a power of two and N x P above 2 buffers */
   C_D_GT1 = 1 << 11,        /* more than 1 device a server */
-  C_AIV = 1 << 12,          /* AIV mode (HCCL_OP_EXPANSION_MODE=AIV, --hccl-aiv), 910B */
+  C_AIV = 1 << 12,          /* AIV mode (HCCL_OP_EXPANSION_MODE=AIV, --hccl-aiv) */
   C_AIV_REDUCE = 1 << 13,   /* IsSupportAIVReduce: --op sum, max or min (fp32 and fp16 both) */
   C_P_GT1 = 1 << 14,        /* more than 1 rank */
   C_AR_PIPE_FITS = 1 << 15, /* an all-reduce Pipeline's contexts fit (CalcContextNumForPipeline) */
+  C_AR_A3_ENTRY = 1 << 16,  /* A3 AIV all-reduce: N / d <= 1 MiB (AIV_ALL_REDUCE_A3_ENTRY_SIZE) */
 };
 
 /* the size test of a rule: N <= lim (x P, x d, / servers), N >= lim (x P) or N < lim */
 typedef enum { T_ANY, T_LE, T_LE_P, T_LE_D, T_LE_PER_SERVER, T_GE, T_GE_P, T_LT } size_test;
 
-/* the vector cores an AIV executor runs on (its CalBlockDim, op-base mode,
- * 910B): --cores as given, P, P + 1 or 2P, at most chip.vector_cores */
-typedef enum { K_ARG, K_P, K_P1, K_2P } core_count;
+/* the vector cores an AIV executor runs on (its CalBlockDim, op-base mode):
+ * --cores as given, P, P + 1, 2P, the A3 cross-server executors' tiers
+ * (a2_hccl_a3_xnode_cores) or P rounded up to even (A3 all-to-all across
+ * servers), at most chip.vector_cores */
+typedef enum { K_ARG, K_P, K_P1, K_2P, K_A3_XNODE, K_EVEN_P } core_count;
 
 /* the level-1 algorithm of a rule: none, HCCL's cost comparison, or fixed */
 typedef enum { L1_NONE, L1_COST, L1_HD, L1_NHR } level1;
@@ -123,7 +128,18 @@ static const rule allreduce_a2[] = {
      "all-gather)",
      K_ARG},
     END};
+#define AIV_AR_A3 (C_AIV | C_ONE | C_AIV_REDUCE | C_AR_A3_ENTRY)
 static const rule allreduce_a3[] = {
+    {AIV_AR_A3, 0, T_LT, 16 * MB, "AllReduceMeshAivSmallCountExecutor", "allreduce_mesh", L1_NONE,
+     "A3 AIV mode, one server, IsSupportAIVReduce, N / d <= 1 MiB (AIV_ALL_REDUCE_A3_ENTRY_SIZE), "
+     "N < 16 MiB (AIV_ALL_REDUCE_BIG_SIZE): every rank reads every peer, P vector cores "
+     "(CalBlockDim: rankSize)",
+     K_P},
+    {AIV_AR_A3, 0, T_ANY, 0, "AllReduceMeshAivExecutor", "allreduce_two_phase", L1_NONE,
+     "A3 AIV mode, one server, IsSupportAIVReduce, N / d <= 1 MiB, N >= 16 MiB (only N = 16 MiB "
+     "at d = 16): a reduce-scatter then an all-gather on 2P vector cores (CalBlockDim: 2 x "
+     "rankSize)",
+     K_2P},
     {C_MULTI | C_D_GT2, 0, T_LE_D, MB, "AllReduceComm", "allreduce_nhr", L1_NHR,
      "A3, several servers in one super-node, N <= 1 MiB x d (smallCountOptimMultiServer): NHR "
      "over all ranks",
@@ -171,6 +187,16 @@ static const rule allgather_a2[] = {
      K_ARG},
     END};
 static const rule allgather_a3[] = {
+    {C_AIV | C_MULTI, 0, T_LE, 32 * KB, "AllGatherMeshAivFor91093Executor", "allgather", L1_NONE,
+     "A3 AIV mode, several servers of the super-node, N <= 32 KiB "
+     "(AIV_ALL_GATHER_A3_LARGE_RANKSIZE_ENTRY_SIZE; the 1 MiB and 512 KiB entries need P <= 6 or "
+     "16, never several servers of 16): one launch over all ranks, the cross-server tiers of "
+     "vector cores (CalBlockDim)",
+     K_A3_XNODE},
+    {C_AIV | C_ONE, 0, T_LE, 512 * KB, "AllGatherMeshAivSmallCountExecutor", "allgather", L1_NONE,
+     "A3 AIV mode, one server, N <= 512 KiB (AIV_ALL_GATHER_A3_ENTRY_SIZE, under the 700 KiB of "
+     "AIV_ALL_GATHER_SMALL_SIZE): P vector cores (CalBlockDim: rankSize)",
+     K_P},
     {C_ONE | C_D_GT2, 0, T_LE, 512 * KB, "AllGatherSmallCount", "allgather", L1_NONE,
      "A3, one server, N <= 512 KiB (smallCountOptimSingleServer)", K_ARG},
     {C_MULTI | C_D_GT2 | C_D_MOD4, C_AG_DMA_LIMIT, T_LE_PER_SERVER, MB, "AllGatherSmallCount",
@@ -212,6 +238,18 @@ static const rule reduce_scatter_a2[] = {
      K_ARG},
     END};
 static const rule reduce_scatter_a3[] = {
+    {C_AIV | C_MULTI | C_AIV_REDUCE, 0, T_LE, 128 * KB, "ReduceScatterMeshAivFor91093Executor",
+     "reduce_scatter", L1_NONE,
+     "A3 AIV mode, several servers of the super-node, IsSupportAIVReduce, N <= 128 KiB "
+     "(AIV_REDUCE_SCATTER_A3_LARGE_RANKSIZE_ENTRY_SIZE; the 1 MiB and 512 KiB entries need P <= 6 "
+     "or 16, never several servers of 16): one launch over all ranks, the cross-server tiers of "
+     "vector cores (CalBlockDim)",
+     K_A3_XNODE},
+    {C_AIV | C_ONE | C_AIV_REDUCE, 0, T_LE, MB, "ReduceScatterMeshAivSmallCountExecutor",
+     "reduce_scatter", L1_NONE,
+     "A3 AIV mode, one server, IsSupportAIVReduce, N <= 1 MiB (AIV_REDUCE_SCATTER_A3_ENTRY_SIZE, "
+     "under the 2 MiB of AIV_REDUCE_SCATTER_MID_SIZE): P vector cores (CalBlockDim: rankSize)",
+     K_P},
     {C_ONE | C_INLINE | C_D_GT2, C_RS_DMA_LIMIT, T_LE, 512 * KB, "ReduceScatterDeterExecutor",
      "reduce_scatter", L1_NONE,
      "A3, one server, SDMA inline reduce, N <= 512 KiB (smallCountOptimSingleServer)", K_ARG},
@@ -271,6 +309,20 @@ static const rule all_to_all_a2[] = {
      K_ARG},
     END};
 static const rule all_to_all_a3[] = {
+    {C_AIV | C_MULTI | C_P_GT1, 0, T_ANY, 0, "AlltoAllMeshAivFor91093Executor", "all_to_all",
+     L1_NONE,
+     "A3 AIV mode, several servers of the super-node (IsSatisfyAlltoAllAivCondition: HCCS "
+     "between them): one launch over all ranks on P vector cores rounded up to even, at most 48 "
+     "(CalBlockDim)",
+     K_EVEN_P},
+    {C_AIV | C_ONE | C_P_GT1, 0, T_LT, 512 * KB, "AlltoAllMeshAivExecutor", "all_to_all", L1_NONE,
+     "A3 AIV mode, one server, P > 1, N < 512 KiB (AIV_ALL_TO_ALL_A3_ENTRY_SIZE admits N <= 512 "
+     "KiB): P vector cores (CalBlockDim: rankSize)",
+     K_P},
+    {C_AIV | C_ONE | C_P_GT1, 0, T_LE, 512 * KB, "AlltoAllMeshAivExecutor", "all_to_all", L1_NONE,
+     "A3 AIV mode, one server, P > 1, N = 512 KiB (the entry's bound, AIV_ALL_TO_ALL_BIG_SIZE): 2P "
+     "vector cores (CalBlockDim: 2 x rankSize)",
+     K_2P},
     {0, 0, T_ANY, 0, "RunAlltoAllDirectFullmesh", "all_to_all", L1_NONE,
      "A3: HCCS between every die of the super-node (IsSupportDirectFullmeshForAlltoallv): every "
      "block at once",
@@ -377,11 +429,12 @@ static situation situate(const a2_config *cfg, a2_hccl_device dev, int aiv,
   if (s.d > 1) s.cond |= C_D_GT1;
   if (s.P > 2) s.cond |= C_P_GT2;
   if (s.P > 1) s.cond |= C_P_GT1;
-  if (aiv && dev == A2_HCCL_A2) s.cond |= C_AIV;
+  if (aiv) s.cond |= C_AIV;
   if (p->op != A2_RED_PROD) s.cond |= C_AIV_REDUCE;
   if (s.d % 4 == 0) s.cond |= C_D_MOD4;
   if (is_pow2(s.P)) s.cond |= C_P_POW2;
   if (total > CCL_BUFFER) s.cond |= C_BIG;
+  if (s.N <= MB * s.d) s.cond |= C_AR_A3_ENTRY;
   uint64_t ag_bufs = s.d % 4 == 0 ? 4 : s.d % 2 == 0 ? 2 : 1;
   if (total > ag_bufs * CCL_BUFFER) s.cond |= C_AG_DMA_LIMIT;
   if (is_pow2(s.P) && total > 2 * CCL_BUFFER) s.cond |= C_RS_DMA_LIMIT;
@@ -443,11 +496,34 @@ static const char *l1_hccl_name(const char *l1) {
   return !strcmp(l1, "ring") ? "Ring" : !strcmp(l1, "nhr") ? "NHR" : "HD";
 }
 
-/* The vector cores of rule r at P ranks (0: --cores as given), at most the
- * chip's (max_cores; 0 = not bounded), as HCCL's at most MAX_BLOCK_DIM. */
-static uint32_t rule_cores(const rule *r, uint32_t P, uint32_t max_cores) {
-  uint32_t k = r->cores == K_P ? P : r->cores == K_P1 ? P + 1 : r->cores == K_2P ? 2 * P : 0;
-  return max_cores && k > max_cores ? max_cores : k;
+uint32_t a2_hccl_a3_xnode_cores(uint32_t P, uint64_t D) {
+  uint32_t k = P > 24 || D < 28 * KB    ? P
+               : P > 16 || D < 112 * KB ? 2 * P
+               : P > 12                 ? 3 * P
+               : P > 8 || D < 448 * KB  ? 4 * P
+               : P > 6                  ? 6 * P
+                                        : 8 * P;
+  if (P > 24) k = k < MAX_BLOCK_DIM ? k + k % 2 : MAX_BLOCK_DIM;
+  return k;
+}
+
+/* The vector cores of rule r (0: --cores as given), at most the chip's
+ * (max_cores; 0 = not bounded), as HCCL's at most MAX_BLOCK_DIM. The A3
+ * cross-server tiers take the size as HCCL's CalBlockDim call computes it,
+ * the count times 4 (the size of the data-type enum, not of the element). */
+static uint32_t rule_cores(const rule *r, const situation *s, const a2_coll_params *p) {
+  uint32_t P = s->P, esize = a2_dtype_size(p->dtype);
+  uint64_t D = s->N / (esize ? esize : 4) * 4;
+  uint32_t k = 0;
+  switch (r->cores) {
+  case K_ARG: break;
+  case K_P: k = P; break;
+  case K_P1: k = P + 1; break;
+  case K_2P: k = 2 * P; break;
+  case K_A3_XNODE: k = a2_hccl_a3_xnode_cores(P, D); break;
+  case K_EVEN_P: k = P < MAX_BLOCK_DIM ? P + P % 2 : MAX_BLOCK_DIM; break;
+  }
+  return p->max_cores && k > p->max_cores ? p->max_cores : k;
 }
 
 a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev, int aiv,
@@ -493,7 +569,7 @@ a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
   }
   const a2_collective *named = a2_collective_find(c->name);
   c->algo = named ? named->name : c->name; /* static once it is a built-in */
-  c->cores = rule_cores(r, s.P, p->max_cores);
+  c->cores = rule_cores(r, &s, p);
   a2_coll_params q = *p;
   if (c->cores) q.cores = c->cores;
   int w = snprintf(c->why, sizeof c->why, "%s; N = %llu B, P = %u: %u server%s of %u", r->why,

@@ -4,8 +4,8 @@
  * all_gather_operator.cc, reduce_scatter_operator.cc, alltoall_operator.cc,
  * broadcast_operator.cc: SelectAlgfor910B / SelectAlgfor91093;
  * coll_alg_operator.cc SelectAlgoTypeFor*) for single-operator mode, AIV
- * mode off or on (910B), non-deterministic reduction, mapped onto the
- * built-ins. */
+ * mode off or on (910B and 910_93), non-deterministic reduction, mapped
+ * onto the built-ins. */
 #ifndef A2_HCCL_CHOOSE_H
 #define A2_HCCL_CHOOSE_H
 
@@ -45,13 +45,19 @@ const char *a2_hccl_ops(void);
 
 /* Choose for operation `op` (N = p->size_bytes a rank as that built-in
  * takes it, P ranks) on cfg. aiv: HCCL's AIV mode (HCCL_OP_EXPANSION_MODE=
- * AIV; the 910B's rules, ignored for A2_HCCL_A3), whose executors run on
- * several vector cores (c->cores). force: NULL, or a built-in name (as HCCL_ALGO
- * forces HCCL's), which is checked to be one of op's candidates.
- * A2_E_INPUT naming --algo for an unknown op, --hccl-algo for an unknown
- * or foreign built-in. */
+ * AIV; the rules of dev), whose executors run on several vector cores
+ * (c->cores, at most p->max_cores when that is not 0). force: NULL, or a built-in name (as
+ * HCCL_ALGO forces HCCL's), which is checked to be one of op's candidates. A2_E_INPUT naming --algo
+ * for an unknown op, --hccl-algo for an unknown or foreign built-in. */
 a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev, int aiv,
                        const a2_coll_params *p, const char *force, a2_hccl_choice *c, a2_err *err);
+
+/* The vector cores HCCL's A3 AIV executors across servers launch
+ * (AllGatherMeshAivFor91093Executor, ReduceScatterMeshAivFor91093Executor:
+ * CalBlockDim) for P ranks and D bytes: P, 2P, 3P, 4P, 6P or 8P by tiers of
+ * P (24, 16, 12, 8, 6) and D (28, 112, 448 KiB); above 24 ranks P rounded
+ * up to even, at most 48. Not bounded by a chip's cores. */
+uint32_t a2_hccl_a3_xnode_cores(uint32_t P, uint64_t D);
 
 /* The built-ins an --explain runs for `op`: every collective (not a GEMM
  * built-in such as allgather_gemm) of the registry named op or op_*, in

@@ -127,6 +127,19 @@ TEST(HcclChoose, AivModeRunsTheChosenBuiltInOnTheExecutorsCores) {
   EXPECT_NE(r.out.find("  reduce_scatter_nb"), std::string::npos) << r;  // others on 1 core
 }
 
+TEST(HcclChoose, AivModeOfTheA3ExplainsItsChoice) {
+  // one A3 server of 8 dies, 64 KiB: AllReduceMeshAivSmallCountExecutor on P = 8 cores
+  CliResult r =
+      RunCli({"run", "--algo", "allreduce", "--config",
+              std::string(A2_SOURCE_DIR) + "/configs/a3-supernode.yaml", "--ranks", "8", "--size",
+              "64KiB", "--hccl-aiv", "--hccl-device", "a3", "--no-data", "--explain"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(r.out.find("HCCL picks allreduce_mesh --cores 8: AllReduceMeshAivSmallCountExecutor"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.out.find("--hccl-device a3, --hccl-aiv"), std::string::npos) << r;
+}
+
 TEST(HcclChoose, AivFlagIsAUsageErrorOutsideTheChooser) {
   TempDir dir;
   std::string file = dir.path() + "/k.a2t";
@@ -136,9 +149,6 @@ TEST(HcclChoose, AivFlagIsAUsageErrorOutsideTheChooser) {
                                 {"--hccl-aiv", "not with --trace-file"}));
   EXPECT_TRUE(RunFailsWithUsage({"run", "--algo", "allreduce_ring", "--ranks", "4", "--hccl-aiv"},
                                 {"--hccl-aiv", "only with --algo allreduce"}));
-  EXPECT_TRUE(RunFailsWithUsage(
-      {"run", "--algo", "allreduce", "--ranks", "4", "--hccl-aiv", "--hccl-device", "a3"},
-      {"--hccl-aiv", "910B"}));
   EXPECT_TRUE(
       RunFailsWithUsage({"gen", "--algo", "allgather", "--ranks", "2", "--hccl-aiv", "-o", file},
                         {"--hccl-aiv", "not for a2a3sim gen"}));

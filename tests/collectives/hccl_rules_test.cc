@@ -262,14 +262,94 @@ TEST(HcclRules, AivModeStepsAsideWhereItsConditionsFail) {
     EXPECT_EQ(on.hccl, off.hccl);
     EXPECT_EQ(on.cores, 0u);
   }
-  // A3: AIV mode is the 910B's here
-  EXPECT_EQ(Choose("allgather", one, A2_HCCL_A3, 8, 4096, A2_RED_SUM, 1).hccl,
-            Choose("allgather", one, A2_HCCL_A3, 8, 4096).hccl);
   // 2P above the chip's 48 vector cores: at most 48
   a2_config wide = Load("a2-8p-hccs.yaml", 32);
   Pick k = Choose("all_to_all", wide, A2_HCCL_A2, 32, 1 << 20, A2_RED_SUM, 1);
   EXPECT_EQ(k.hccl, "AlltoAllMeshAivExecutor") << k.why;
   EXPECT_EQ(k.cores, wide.vector_cores);
+}
+
+// AIV mode on the A3 (SelectAlgfor91093's isAivMode branches,
+// alltoall_operator.cc SelectAlgforAiv): each rule on both sides of its
+// bound, the vector cores of its CalBlockDim, and the rules of AIV mode
+// off where none applies (no "Aiv" in the executor, no cores).
+struct A3AivCase {
+  const char *op;
+  uint32_t P;
+  uint64_t N;
+  const char *hccl, *algo;  // hccl nullptr: not an AIV executor
+  uint32_t cores;
+};
+
+const A3AivCase kA3Aiv[] = {
+    // all-reduce, one server: N / d <= 1 MiB, then 16 MiB splits the two executors
+    {"allreduce", 8, 8 << 20, "AllReduceMeshAivSmallCountExecutor", "allreduce_mesh", 8},
+    {"allreduce", 8, (8 << 20) + 32, nullptr, nullptr, 0},
+    {"allreduce", 16, (16 << 20) - 64, "AllReduceMeshAivSmallCountExecutor", "allreduce_mesh", 16},
+    {"allreduce", 16, 16 << 20, "AllReduceMeshAivExecutor", "allreduce_two_phase", 32},
+    {"allreduce", 16, (16 << 20) + 64, nullptr, nullptr, 0},
+    {"allreduce", 32, 4096, nullptr, nullptr, 0},  // several servers: no A3 AIV all-reduce
+    // all-gather: one server N <= 512 KiB; across servers N <= 32 KiB, the tiers' cores
+    {"allgather", 16, 512 << 10, "AllGatherMeshAivSmallCountExecutor", "allgather", 16},
+    {"allgather", 16, (512 << 10) + 4, nullptr, nullptr, 0},
+    {"allgather", 20, 32 << 10, "AllGatherMeshAivFor91093Executor", "allgather", 40},
+    {"allgather", 20, 16 << 10, "AllGatherMeshAivFor91093Executor", "allgather", 20},
+    {"allgather", 31, 4096, "AllGatherMeshAivFor91093Executor", "allgather", 32},
+    {"allgather", 64, 32 << 10, "AllGatherMeshAivFor91093Executor", "allgather", 48},
+    {"allgather", 64, (32 << 10) + 4, nullptr, nullptr, 0},
+    // reduce-scatter: one server N <= 1 MiB; across servers N <= 128 KiB
+    {"reduce_scatter", 16, 1 << 20, "ReduceScatterMeshAivSmallCountExecutor", "reduce_scatter", 16},
+    {"reduce_scatter", 16, (1 << 20) + 4, nullptr, nullptr, 0},
+    {"reduce_scatter", 20, 128 << 10, "ReduceScatterMeshAivFor91093Executor", "reduce_scatter", 40},
+    {"reduce_scatter", 64, 128 << 10, "ReduceScatterMeshAivFor91093Executor", "reduce_scatter", 48},
+    {"reduce_scatter", 64, (128 << 10) + 4, nullptr, nullptr, 0},
+    // all-to-all: one server N <= 512 KiB (2P at 512 KiB); across servers any N
+    {"all_to_all", 8, (512 << 10) - 4, "AlltoAllMeshAivExecutor", "all_to_all", 8},
+    {"all_to_all", 8, 512 << 10, "AlltoAllMeshAivExecutor", "all_to_all", 16},
+    {"all_to_all", 8, (512 << 10) + 4, nullptr, nullptr, 0},
+    {"all_to_all", 21, 1 << 20, "AlltoAllMeshAivFor91093Executor", "all_to_all", 22},
+    {"all_to_all", 64, 1 << 20, "AlltoAllMeshAivFor91093Executor", "all_to_all", 48},
+};
+
+TEST(HcclRules, A3AivModeRulesOfSelectAlgfor91093) {
+  a2_config cfg = Load("a3-supernode.yaml");
+  for (const A3AivCase &a : kA3Aiv) {
+    SCOPED_TRACE(std::string(a.op) + " P=" + std::to_string(a.P) + " N=" + std::to_string(a.N));
+    Pick k = Choose(a.op, cfg, A2_HCCL_A3, a.P, a.N, A2_RED_SUM, 1);
+    Pick off = Choose(a.op, cfg, A2_HCCL_A3, a.P, a.N);
+    EXPECT_EQ(off.hccl.find("Aiv"), std::string::npos) << off.why;
+    if (!a.hccl) {
+      EXPECT_EQ(k.hccl, off.hccl) << k.why;
+      EXPECT_EQ(k.cores, 0u) << k.why;
+      continue;
+    }
+    EXPECT_EQ(k.hccl, a.hccl) << k.why;
+    EXPECT_EQ(k.algo, a.algo) << k.why;
+    EXPECT_EQ(k.cores, a.cores) << k.why;
+  }
+  // prod: no IsSupportAIVReduce, so the reductions step aside; the all-gather copies
+  EXPECT_EQ(Choose("allreduce", cfg, A2_HCCL_A3, 8, 4096, A2_RED_PROD, 1).hccl,
+            Choose("allreduce", cfg, A2_HCCL_A3, 8, 4096, A2_RED_PROD).hccl);
+  EXPECT_EQ(Choose("reduce_scatter", cfg, A2_HCCL_A3, 64, 4096, A2_RED_PROD, 1).hccl,
+            Choose("reduce_scatter", cfg, A2_HCCL_A3, 64, 4096, A2_RED_PROD).hccl);
+  EXPECT_EQ(Choose("allgather", cfg, A2_HCCL_A3, 64, 4096, A2_RED_PROD, 1).hccl,
+            "AllGatherMeshAivFor91093Executor");
+}
+
+TEST(HcclRules, A3CrossServerAivCoreTiers) {
+  // CalBlockDim of the A3 cross-server executors: tiers of P and of the size
+  EXPECT_EQ(a2_hccl_a3_xnode_cores(30, 1 << 20), 30u);  // above 24 ranks: P, even
+  EXPECT_EQ(a2_hccl_a3_xnode_cores(25, 1 << 20), 26u);
+  EXPECT_EQ(a2_hccl_a3_xnode_cores(60, 1 << 20), 48u);
+  EXPECT_EQ(a2_hccl_a3_xnode_cores(24, (28 << 10) - 1), 24u);  // tiny
+  EXPECT_EQ(a2_hccl_a3_xnode_cores(24, 28 << 10), 48u);
+  EXPECT_EQ(a2_hccl_a3_xnode_cores(16, (112 << 10) - 1), 32u);
+  EXPECT_EQ(a2_hccl_a3_xnode_cores(16, 112 << 10), 48u);  // 3P from 13 ranks
+  EXPECT_EQ(a2_hccl_a3_xnode_cores(12, 112 << 10), 48u);  // 4P
+  EXPECT_EQ(a2_hccl_a3_xnode_cores(8, (448 << 10) - 1), 32u);
+  EXPECT_EQ(a2_hccl_a3_xnode_cores(8, 448 << 10), 48u);  // 6P
+  EXPECT_EQ(a2_hccl_a3_xnode_cores(6, 448 << 10), 48u);  // 8P
+  EXPECT_EQ(a2_hccl_a3_xnode_cores(4, 1 << 20), 32u);
 }
 
 TEST(HcclRules, ForcingChecksTheOperationAndUnknownOpsAreRefused) {
