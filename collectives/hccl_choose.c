@@ -51,6 +51,10 @@ enum {
   C_P_GT1 = 1 << 14,        /* more than 1 rank */
   C_AR_PIPE_FITS = 1 << 15, /* an all-reduce Pipeline's contexts fit (CalcContextNumForPipeline) */
   C_AR_A3_ENTRY = 1 << 16,  /* A3 AIV all-reduce: N / d <= 1 MiB (AIV_ALL_REDUCE_A3_ENTRY_SIZE) */
+  C_SYM = 1 << 17,          /* every server d devices: P a multiple of d */
+  C_M_POW2 = 1 << 18,       /* the servers a power of two */
+  C_TOTAL_LE16M = 1 << 19,  /* N x P <= 16 MiB (HCCL_MID_COUNT_16_MB) */
+  C_M_LE8 = 1 << 20,        /* at most 8 servers (alltoall_operator.cc MAX_RMDA_RANK_SIZE) */
 };
 
 /* the size test of a rule: N <= lim (x P, x d, / servers), N >= lim (x P) or N < lim */
@@ -58,9 +62,10 @@ typedef enum { T_ANY, T_LE, T_LE_P, T_LE_D, T_LE_PER_SERVER, T_GE, T_GE_P, T_LT 
 
 /* the vector cores an AIV executor runs on (its CalBlockDim, op-base mode):
  * --cores as given, P, P + 1, 2P, the A3 cross-server executors' tiers
- * (a2_hccl_a3_xnode_cores) or P rounded up to even (A3 all-to-all across
- * servers), at most chip.vector_cores */
-typedef enum { K_ARG, K_P, K_P1, K_2P, K_A3_XNODE, K_EVEN_P } core_count;
+ * (a2_hccl_a3_xnode_cores), P rounded up to even (A3 all-to-all across
+ * servers) or d (the 910B's executors across servers: a server's ranks), at
+ * most chip.vector_cores */
+typedef enum { K_ARG, K_P, K_P1, K_2P, K_A3_XNODE, K_EVEN_P, K_D } core_count;
 
 /* the level-1 algorithm of a rule: none, HCCL's cost comparison, or fixed */
 typedef enum { L1_NONE, L1_COST, L1_HD, L1_NHR } level1;
@@ -97,6 +102,7 @@ typedef struct {
 
 /* ---- all-reduce (all_reduce_operator.cc) ---- */
 #define AIV_AR (C_AIV | C_ONE | C_AIV_REDUCE)
+#define AIV_AR_RDMA (C_AIV | C_MULTI | C_SYM | C_AIV_REDUCE)
 static const rule allreduce_a2[] = {
     {AIV_AR, C_RING, T_GE, 16 * MB, "AllReduceMeshAivExecutor", "allreduce_two_phase", L1_NONE,
      "AIV mode, one server, mesh, IsSupportAIVReduce, N >= 16 MiB (AIV_ALL_REDUCE_BIG_SIZE): a "
@@ -106,6 +112,21 @@ static const rule allreduce_a2[] = {
      "AIV mode, one server, mesh, IsSupportAIVReduce, N < 16 MiB: every rank reads every peer, "
      "P vector cores (CalBlockDim: rankSize)",
      K_P},
+    {AIV_AR_RDMA | C_M_POW2, C_RING, T_LE_D, 190 * KB, "AllReduceSmallCountAivRdmaExecutor",
+     "allreduce_hier_%s", L1_HD,
+     "AIV mode, several servers of d devices each, a power of two of them, mesh, "
+     "IsSupportAIVReduce, N / d <= 190 KiB (HCCL_SMALL_COUNT_190_KB): an AIV server "
+     "reduce-scatter and all-gather on d vector cores (CalBlockDim: the server's rankSize) around "
+     "a recursive doubling of the slice between the servers (InterServerHDOneshot); the "
+     "hierarchical HD stands in, on one core",
+     K_ARG},
+    {AIV_AR_RDMA, C_RING, T_LE, 16 * MB, "AllReduceMidCountAivRdmaExecutor", "allreduce_hier_%s",
+     L1_COST,
+     "AIV mode, several servers of d devices each, mesh, IsSupportAIVReduce, N <= 16 MiB "
+     "(HCCL_MID_COUNT_16_MB): an AIV server reduce-scatter and all-gather on d vector cores "
+     "around the level-1 all-reduce of least cost; the hierarchical all-reduce stands in, on one "
+     "core",
+     K_ARG},
     {C_ONE | C_RING, 0, T_ANY, 0, "AllReduceRingExecutor", "allreduce_ring", L1_NONE,
      "one server, ring topology (isRingTopo)", K_ARG},
     {C_ONE, C_INLINE, T_ANY, 0, "AllReduceMeshExecutor", "allreduce_two_phase", L1_NONE,
@@ -116,10 +137,10 @@ static const rule allreduce_a2[] = {
      "one server, mesh, SDMA inline reduce, N <= 256 KiB (MeshTopoSelector: small count)", K_ARG},
     {C_ONE, 0, T_ANY, 0, "AllReduceMeshOpbaseLoopExecutor", "allreduce_sdma_mesh", L1_NONE,
      "one server, mesh, SDMA inline reduce, N > 256 KiB (MeshTopoSelector: loop)", K_ARG},
-    {C_MULTI | C_INLINE | C_D_GT1 | C_AR_PIPE_FITS, C_AIV | C_RING, T_GE_P, PIPELINE_MIN,
+    {C_MULTI | C_INLINE | C_D_GT1 | C_AR_PIPE_FITS, C_RING, T_GE_P, PIPELINE_MIN,
      "AllReduceMeshOpbasePipelineExecutor", "allreduce_pipeline", L1_NONE,
-     "several servers of more than one device, mesh, SDMA and RDMA inline reduce, not AIV mode, "
-     "a slice N / P >= 2 MiB (GetDefaultAlgoLevel1V2: level-1 Pipeline; "
+     "several servers of more than one device, mesh, SDMA and RDMA inline reduce, no AIV "
+     "executor (isAivMode), a slice N / P >= 2 MiB (GetDefaultAlgoLevel1V2: level-1 Pipeline; "
      "NonDeterministicSelector): server and inter-server links at once",
      K_ARG},
     {C_MULTI, 0, T_ANY, 0, "AllReduceMeshExecutor", "allreduce_hier_%s", L1_COST,
@@ -164,6 +185,7 @@ static const fallback allreduce_fb[] = {{"allreduce_sdma_mesh", "allreduce_mesh"
                                         {NULL, NULL}};
 
 /* ---- all-gather (all_gather_operator.cc) ---- */
+#define AIV_AG_RDMA (C_AIV | C_MULTI | C_SYM | C_TOTAL_LE16M)
 static const rule allgather_a2[] = {
     {C_AIV | C_ONE, 0, T_LE, 700 * KB, "AllGatherMeshAivSmallCountExecutor", "allgather", L1_NONE,
      "AIV mode, one server, N <= 700 KiB (AIV_ALL_GATHER_SMALL_SIZE): P vector cores "
@@ -173,6 +195,20 @@ static const rule allgather_a2[] = {
      "AIV mode, one server, 700 KiB < N <= 256 MiB (AIV_BIG_SIZE): P + 1 vector cores "
      "(CalBlockDim: rankSize + 1)",
      K_P1},
+    {AIV_AG_RDMA | C_M_POW2, C_RING, T_LE, 256 * KB, "AllGatherAivRdmaExecutor",
+     "allgather_hier_%s", L1_COST,
+     "AIV mode, several servers of d devices each, a power of two of them, mesh, N <= 256 KiB, "
+     "N x P <= 16 MiB (isSupportAivRdmaCount): the level-1 all-gather of least cost between the "
+     "servers, then an AIV server all-gather on d vector cores (CalBlockDim: the server's "
+     "rankSize); the hierarchical all-gather stands in (it gathers in the server first), on one "
+     "core",
+     K_ARG},
+    {AIV_AG_RDMA, C_RING | C_M_POW2, T_LE, 128 * KB, "AllGatherAivRdmaExecutor",
+     "allgather_hier_%s", L1_COST,
+     "AIV mode, several servers of d devices each, mesh, N <= 128 KiB, N x P <= 16 MiB "
+     "(isSupportAivRdmaCount): the level-1 all-gather, then an AIV server all-gather on d vector "
+     "cores; the hierarchical all-gather stands in, on one core",
+     K_ARG},
     {C_ONE | C_RING, 0, T_ANY, 0, "AllGatherRingExecutor", "allgather_ring", L1_NONE,
      "one server, ring topology (isRingTopo)", K_ARG},
     {C_ONE, 0, T_ANY, 0, "AllGatherMeshOpbaseExecutor", "allgather", L1_NONE,
@@ -222,6 +258,20 @@ static const rule reduce_scatter_a2[] = {
      "AIV mode, one server, IsSupportAIVReduce, 2 MiB < N <= 256 MiB (AIV_BIG_SIZE): 2P vector "
      "cores (CalBlockDim: 2 x rankSize)",
      K_2P},
+    {AIV_AG_RDMA | C_AIV_REDUCE | C_M_POW2, C_RING, T_LE, 256 * KB, "ReduceScatterAivRdmaExecutor",
+     "reduce_scatter_hier_%s", L1_COST,
+     "AIV mode, several servers of d devices each, a power of two of them, mesh, "
+     "IsSupportAIVReduce, N <= 256 KiB, N x P <= 16 MiB (isSupportAivRdmaCount): an AIV server "
+     "reduce-scatter on d vector cores (CalBlockDim: the server's rankSize), then the level-1 "
+     "reduce-scatter of least cost between the servers; the hierarchical reduce-scatter stands "
+     "in (it reduces between the servers first), on one core",
+     K_ARG},
+    {AIV_AG_RDMA | C_AIV_REDUCE, C_RING | C_M_POW2, T_LE, 128 * KB, "ReduceScatterAivRdmaExecutor",
+     "reduce_scatter_hier_%s", L1_COST,
+     "AIV mode, several servers of d devices each, mesh, IsSupportAIVReduce, N <= 128 KiB, N x P "
+     "<= 16 MiB (isSupportAivRdmaCount): an AIV server reduce-scatter on d vector cores, then the "
+     "level-1 reduce-scatter; the hierarchical reduce-scatter stands in, on one core",
+     K_ARG},
     {C_ONE | C_RING, 0, T_ANY, 0, "ReduceScatterRingExecutor", "reduce_scatter_ring", L1_NONE,
      "one server, ring topology (isRingTopo)", K_ARG},
     {C_ONE | C_INLINE, 0, T_ANY, 0, "ReduceScatterMeshDmaEliminationExecutor", "reduce_scatter",
@@ -297,6 +347,13 @@ static const rule all_to_all_a2[] = {
      "AIV mode, one server, mesh, P > 1 (IsSatisfyAlltoAllAivCondition), N >= 512 KiB: 2P "
      "vector cores (CalBlockDim: 2 x rankSize)",
      K_2P},
+    {C_AIV | C_MULTI | C_SYM | C_P_GT1 | C_M_LE8, C_RING | C_BIG, T_LE, 190 * KB,
+     "AlltoAllStagedAIVRdmaExecutor", "all_to_all", L1_NONE,
+     "AIV mode, at most 8 servers of d devices each (MAX_RMDA_RANK_SIZE), mesh, N <= 190 KiB and "
+     "N x P within the CCL buffer (IsBufferSatisfyAlltoAllAivCondition): an AIV exchange in the "
+     "server on d vector cores (CalBlockDim: the server's rankSize), then pairwise RDMA between "
+     "servers; the one-step all-to-all over all ranks stands in, on d cores",
+     K_D},
     {C_ONE | C_BIG, 0, T_ANY, 0, "RunAlltoAllDirectFullmesh", "all_to_all", L1_NONE,
      "one server, N x P above the 200 MiB CCL buffer (IsSupportDirectFullmeshForAlltoallv): "
      "every block at once",
@@ -435,6 +492,10 @@ static situation situate(const a2_config *cfg, a2_hccl_device dev, int aiv,
   if (is_pow2(s.P)) s.cond |= C_P_POW2;
   if (total > CCL_BUFFER) s.cond |= C_BIG;
   if (s.N <= MB * s.d) s.cond |= C_AR_A3_ENTRY;
+  if (s.P % s.d == 0) s.cond |= C_SYM;
+  if (is_pow2(s.m)) s.cond |= C_M_POW2;
+  if (total <= 16 * MB) s.cond |= C_TOTAL_LE16M;
+  if (s.m <= 8) s.cond |= C_M_LE8;
   uint64_t ag_bufs = s.d % 4 == 0 ? 4 : s.d % 2 == 0 ? 2 : 1;
   if (total > ag_bufs * CCL_BUFFER) s.cond |= C_AG_DMA_LIMIT;
   if (is_pow2(s.P) && total > 2 * CCL_BUFFER) s.cond |= C_RS_DMA_LIMIT;
@@ -522,6 +583,7 @@ static uint32_t rule_cores(const rule *r, const situation *s, const a2_coll_para
   case K_2P: k = 2 * P; break;
   case K_A3_XNODE: k = a2_hccl_a3_xnode_cores(P, D); break;
   case K_EVEN_P: k = P < MAX_BLOCK_DIM ? P + P % 2 : MAX_BLOCK_DIM; break;
+  case K_D: k = s->d; break;
   }
   return p->max_cores && k > p->max_cores ? p->max_cores : k;
 }

@@ -140,8 +140,9 @@ TEST(HcclRules, AcrossA2ServersLevelOneByCostPipelineForLargeSlices) {
             "AllReduceMeshExecutor, level-1 Ring");
   EXPECT_EQ(Choose("allreduce", c16, A2_HCCL_A2, 16, 16 * slice, A2_RED_MAX).hccl,
             "AllReduceMeshExecutor, level-1 Ring");
+  // AIV mode: no AIV executor above 16 MiB, so the Pipeline stays
   EXPECT_EQ(Choose("allreduce", c16, A2_HCCL_A2, 16, 16 * slice, A2_RED_SUM, 1).hccl,
-            "AllReduceMeshExecutor, level-1 Ring");
+            "AllReduceMeshOpbasePipelineExecutor");
   // broadcast has no level-1 ring: HD
   k = Choose("broadcast", c16, A2_HCCL_A2, 16, 1 << 20);
   EXPECT_EQ(k.hccl, "BroadCastMeshExecutor, level-1 HD");
@@ -253,9 +254,9 @@ TEST(HcclRules, AivModeStepsAsideWhereItsConditionsFail) {
   // N above AIV_BIG_SIZE: the all-gather's mesh executor of AIV mode off
   EXPECT_EQ(Choose("allgather", one, A2_HCCL_A2, 8, (256ull << 20) + 4, A2_RED_SUM, 1).hccl,
             "AllGatherMeshOpbaseExecutor");
-  // several servers: the AIV rules modelled are one server's
+  // several servers, above the cross-server executors' sizes: the rules of AIV mode off
   a2_config two = Load("a2-cluster.yaml");
-  for (const char *op : {"allreduce", "allgather", "reduce_scatter", "all_to_all"}) {
+  for (const char *op : {"allgather", "reduce_scatter", "all_to_all"}) {
     SCOPED_TRACE(op);
     Pick on = Choose(op, two, A2_HCCL_A2, 16, 1 << 20, A2_RED_SUM, 1);
     Pick off = Choose(op, two, A2_HCCL_A2, 16, 1 << 20);
@@ -267,6 +268,78 @@ TEST(HcclRules, AivModeStepsAsideWhereItsConditionsFail) {
   Pick k = Choose("all_to_all", wide, A2_HCCL_A2, 32, 1 << 20, A2_RED_SUM, 1);
   EXPECT_EQ(k.hccl, "AlltoAllMeshAivExecutor") << k.why;
   EXPECT_EQ(k.cores, wide.vector_cores);
+}
+
+// AIV mode across 910B servers (SelectAlgfor910B's isSupportAivRdma*
+// branches, alltoall_operator.cc IsSatisfyAlltoAllAivCondition): each
+// executor on both sides of its bounds on the A2 cluster (servers of 8).
+struct RdmaCase {
+  const char *op;
+  uint32_t P;
+  uint64_t N;
+  const char *hccl;  // with its level-1 algorithm; nullptr: not an AIV executor
+  uint32_t cores;
+};
+
+const RdmaCase kRdma[] = {
+    // all-reduce: 2 servers (a power of two), N / 8 <= 190 KiB; then N <= 16 MiB
+    {"allreduce", 16, 8 * (190 << 10), "AllReduceSmallCountAivRdmaExecutor, level-1 HD", 0},
+    {"allreduce", 16, 8 * (190 << 10) + 64, "AllReduceMidCountAivRdmaExecutor, level-1 Ring", 0},
+    {"allreduce", 16, 16 << 20, "AllReduceMidCountAivRdmaExecutor, level-1 Ring", 0},
+    {"allreduce", 16, (16 << 20) + 64, nullptr, 0},
+    {"allreduce", 24, 64 << 10, "AllReduceMidCountAivRdmaExecutor, level-1 Ring", 0},  // 3 servers
+    {"allreduce", 12, 64 << 10, nullptr, 0},  // servers of 8 and 4
+    // all-gather: N <= 256 KiB (servers a power of two) or 128 KiB, N x P <= 16 MiB
+    {"allgather", 16, 256 << 10, "AllGatherAivRdmaExecutor, level-1 Ring", 0},
+    {"allgather", 16, (256 << 10) + 4, nullptr, 0},
+    {"allgather", 24, 128 << 10, "AllGatherAivRdmaExecutor, level-1 Ring", 0},
+    {"allgather", 24, (128 << 10) + 4, nullptr, 0},
+    {"allgather", 128, 128 << 10, "AllGatherAivRdmaExecutor, level-1 NHR", 0},  // 16 MiB
+    {"allgather", 128, (128 << 10) + 4, nullptr, 0},
+    // reduce-scatter: the same bounds
+    {"reduce_scatter", 16, 256 << 10, "ReduceScatterAivRdmaExecutor, level-1 Ring", 0},
+    {"reduce_scatter", 16, (256 << 10) + 4, nullptr, 0},
+    {"reduce_scatter", 24, 128 << 10, "ReduceScatterAivRdmaExecutor, level-1 Ring", 0},
+    {"reduce_scatter", 24, (128 << 10) + 4, nullptr, 0},
+    {"reduce_scatter", 128, 128 << 10, "ReduceScatterAivRdmaExecutor, level-1 NHR", 0},
+    {"reduce_scatter", 128, (128 << 10) + 4, nullptr, 0},
+    // all-to-all: N <= 190 KiB, at most 8 servers; d = 8 vector cores
+    {"all_to_all", 16, 190 << 10, "AlltoAllStagedAIVRdmaExecutor", 8},
+    {"all_to_all", 16, (190 << 10) + 4, nullptr, 0},
+    {"all_to_all", 64, 4096, "AlltoAllStagedAIVRdmaExecutor", 8},
+    {"all_to_all", 72, 4096, nullptr, 0},  // 9 servers
+};
+
+TEST(HcclRules, AivModeAcrossA2ServersRdmaExecutors) {
+  for (const RdmaCase &a : kRdma) {
+    a2_config cfg = Load("a2-cluster.yaml", a.P);
+    SCOPED_TRACE(std::string(a.op) + " P=" + std::to_string(a.P) + " N=" + std::to_string(a.N));
+    Pick k = Choose(a.op, cfg, A2_HCCL_A2, a.P, a.N, A2_RED_SUM, 1);
+    Pick off = Choose(a.op, cfg, A2_HCCL_A2, a.P, a.N);
+    EXPECT_EQ(off.hccl.find("Aiv"), std::string::npos) << off.why;
+    if (!a.hccl) {
+      EXPECT_EQ(k.hccl, off.hccl) << k.why;
+      EXPECT_EQ(k.cores, 0u) << k.why;
+      continue;
+    }
+    EXPECT_EQ(k.hccl, a.hccl) << k.why;
+    EXPECT_EQ(k.cores, a.cores) << k.why;
+  }
+  a2_config c16 = Load("a2-cluster.yaml", 16);
+  // the stand-ins: the hierarchical forms, the all-to-all's one step on d cores
+  Pick k = Choose("allreduce", c16, A2_HCCL_A2, 16, 64 << 10, A2_RED_SUM, 1);
+  ExpectNamed(k, "allreduce_hier_rhd", "allreduce_hier_nhr", c16, 16, 64 << 10);
+  k = Choose("allgather", c16, A2_HCCL_A2, 16, 4096, A2_RED_SUM, 1);
+  ExpectNamed(k, "allgather_hier_ring", "allgather", c16, 16, 4096);
+  k = Choose("all_to_all", c16, A2_HCCL_A2, 16, 4096, A2_RED_SUM, 1);
+  EXPECT_EQ(k.algo, "all_to_all") << k.why;
+  // prod: no IsSupportAIVReduce for the reductions; the all-gather only copies
+  EXPECT_EQ(Choose("allreduce", c16, A2_HCCL_A2, 16, 4096, A2_RED_PROD, 1).hccl,
+            Choose("allreduce", c16, A2_HCCL_A2, 16, 4096, A2_RED_PROD).hccl);
+  EXPECT_EQ(Choose("reduce_scatter", c16, A2_HCCL_A2, 16, 4096, A2_RED_PROD, 1).hccl,
+            Choose("reduce_scatter", c16, A2_HCCL_A2, 16, 4096, A2_RED_PROD).hccl);
+  EXPECT_EQ(Choose("allgather", c16, A2_HCCL_A2, 16, 4096, A2_RED_PROD, 1).hccl,
+            "AllGatherAivRdmaExecutor, level-1 Ring");
 }
 
 // AIV mode on the A3 (SelectAlgfor91093's isAivMode branches,
