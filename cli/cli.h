@@ -50,14 +50,15 @@ typedef struct {
   uint32_t seeds;           /* --seeds K: K runs, seeds seed..seed+K-1; 0: one run */
   const char *jobs[A2_MAX_JOBS]; /* --job SPEC (cli/jobs.c) */
   int njobs;
-  bool hccl;             /* choose as HCCL does: --algo allreduce, --hccl or a flag below */
-  bool config_jobs;      /* no --job nor --algo: the run is the config's `jobs:` (cli/jobs.c) */
-  bool explain;          /* --explain: why the chooser chose, and the candidates measured */
-  const char *hccl_algo; /* --hccl-algo NAME: force the chooser's pick (HCCL_ALGO) */
-  int hccl_device;       /* --hccl-device a2|a3 (a2_hccl_device) */
-  bool hccl_aiv;         /* --hccl-aiv: HCCL's AIV-mode rules (910B) */
-  uint32_t part;         /* a fused kernel's side (a2_coll_part): set by the overlap card's
-                            child runs only, no flag */
+  bool hccl;               /* choose as HCCL does: --algo allreduce, --hccl or a flag below */
+  bool config_jobs;        /* no --job nor --algo: the run is the config's `jobs:` (cli/jobs.c) */
+  bool explain;            /* --explain: why the chooser chose, and the candidates measured */
+  const char *hccl_algo;   /* --hccl-algo NAME: force the chooser's pick (HCCL_ALGO) */
+  int hccl_device;         /* --hccl-device a2|a3 (a2_hccl_device) */
+  bool hccl_aiv;           /* --hccl-aiv: HCCL's AIV-mode rules (910B, 910_93) */
+  bool hccl_deterministic; /* --hccl-deterministic: HCCL_DETERMINISTIC=true (910B) */
+  uint32_t part;           /* a fused kernel's side (a2_coll_part): set by the overlap card's
+                              child runs only, no flag */
   /* --m --k --n (elements) and --compute-cores / --comm-cores of the GEMM
    * built-ins; 0 = not given (a2_coll_params: the defaults) */
   uint32_t m, k, n, compute_cores, comm_cores;

@@ -63,8 +63,9 @@ int a2_cli_choose(a2_run_opts *o, const a2_config *cfg, FILE *out) {
   a2_hccl_choice ch;
   a2_err e = {0};
   const char *op = o->algo;
-  if (a2_hccl_choose(op, cfg, (a2_hccl_device)o->hccl_device, o->hccl_aiv, &p, o->hccl_algo, &ch,
-                     &e)) {
+  unsigned mode =
+      (o->hccl_aiv ? A2_HCCL_AIV : 0u) | (o->hccl_deterministic ? A2_HCCL_DETERMINISTIC : 0u);
+  if (a2_hccl_choose(op, cfg, (a2_hccl_device)o->hccl_device, mode, &p, o->hccl_algo, &ch, &e)) {
     a2_cmd_error(&e);
     return a2_err_exit_code(e.code);
   }
@@ -75,9 +76,9 @@ int a2_cli_choose(a2_run_opts *o, const a2_config *cfg, FILE *out) {
   char on[32] = "";
   if (ch.cores) snprintf(on, sizeof on, " --cores %u", ch.cores);
   fprintf(out, "HCCL picks %s%s: %s [%s] (%s)\n", ch.algo, on, ch.hccl, ch.source, ch.why);
-  fprintf(out, "candidates (P=%u, N=%llu B, --hccl-device %s%s):\n", o->nranks,
+  fprintf(out, "candidates (P=%u, N=%llu B, --hccl-device %s%s%s):\n", o->nranks,
           (unsigned long long)o->size_bytes, o->hccl_device ? "a3" : "a2",
-          o->hccl_aiv ? ", --hccl-aiv" : "");
+          o->hccl_aiv ? ", --hccl-aiv" : "", o->hccl_deterministic ? ", --hccl-deterministic" : "");
   fprintf(out, "  %-22s %14s %14s  %s\n", "built-in", "measured_us", "hccl_abg_us", "status");
   const char *best = NULL;
   uint64_t best_t = 0, chosen_t = 0;

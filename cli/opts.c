@@ -18,7 +18,7 @@ static const char run_usage[] =
     "                   [--slow-rank NPU=F]... [--slow-link A-B=F]... [--link-down A-B]...\n"
     "                   [--jitter T] [--seeds K]\n"
     "                   [--hccl] [--explain] [--hccl-algo NAME] [--hccl-device a2|a3]\n"
-    "                   [--hccl-aiv]\n"
+    "                   [--hccl-aiv] [--hccl-deterministic]\n"
     "   or: a2a3sim run --job algo=NAME,ranks=A-B[,size=S][,start=T][,cores=C]...\n"
     "                   [the flags above but --algo, --trace-file, -d, --ranks, --seeds]\n"
     "\n"
@@ -35,6 +35,9 @@ static const char run_usage[] =
     "  --hccl-aiv         (implies --hccl) HCCL's AIV mode (HCCL_OP_EXPANSION_MODE=AIV)\n"
     "                     of the --hccl-device: its AIV executors, as the multi-core\n"
     "                     built-ins on the vector cores they launch (P, P+1, 2P...)\n"
+    "  --hccl-deterministic (implies --hccl) HCCL_DETERMINISTIC=true: the 910B's rules\n"
+    "                     for deterministic reduction (no Pipeline, the deterministic\n"
+    "                     executors)\n"
     "  --trace-file FILE  a kernel written in the trace format (docs/trace-format.md)\n"
     "  --param NAME=VALUE set a `param` of the trace file (a count or a size: 16KiB);\n"
     "                     repeatable, only with --trace-file\n"
@@ -235,6 +238,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     O_HCCL_ALGO,
     O_HCCL_DEVICE,
     O_HCCL_AIV,
+    O_HCCL_DETER,
     O_HCCL,
     O_GEMM_M,
     O_GEMM_K,
@@ -278,6 +282,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
                                         {"hccl-device", required_argument, 0, O_HCCL_DEVICE},
                                         {"hccl", no_argument, 0, O_HCCL},
                                         {"hccl-aiv", no_argument, 0, O_HCCL_AIV},
+                                        {"hccl-deterministic", no_argument, 0, O_HCCL_DETER},
                                         {"m", required_argument, 0, O_GEMM_M},
                                         {"k", required_argument, 0, O_GEMM_K},
                                         {"n", required_argument, 0, O_GEMM_N},
@@ -468,6 +473,11 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     case O_HCCL_AIV:
       o->hccl_aiv = true;
       run_only = "--hccl-aiv";
+      if (!chooser_flag) chooser_flag = run_only;
+      break;
+    case O_HCCL_DETER:
+      o->hccl_deterministic = true;
+      run_only = "--hccl-deterministic";
       if (!chooser_flag) chooser_flag = run_only;
       break;
     case O_HCCL_DEVICE: {

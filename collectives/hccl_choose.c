@@ -2,15 +2,15 @@
  * all-to-all and broadcast, reproduced from the rules of its operator
  * sources (docs/sources.md "Algorithms"), single-operator mode, AIV mode
  * off or on (--hccl-aiv: the 910B's and the 910_93's AIV rules, first in
- * their tables and needing C_AIV), non-deterministic reduction, no
- * zero-copy, the default 200 MiB CCL buffer (more than the 16 MiB the AIV
- * all-reduce and reduce-scatter need and the 8 MiB of the AIV all-to-all). Each operation
- * is a table of rules, tried in order; a rule is the conditions it needs
- * and refuses, a size test, HCCL's executor, the built-in that runs it (or
- * a name pattern the level-1 algorithm between servers fills in) and, for
- * an AIV executor, the vector cores it runs on. A named built-in that is
- * missing or cannot run the parameters falls back to the nearest one, and
- * the explanation says so. */
+ * their tables and needing C_AIV), non-deterministic or deterministic
+ * reduction (--hccl-deterministic, HCCL_DETERMINISTIC=true: the 910B's
+ * rules that read it, needing C_DETER), no zero-copy, the default 200 MiB CCL buffer (more than the
+ * 16 MiB the AIV all-reduce and reduce-scatter need and the 8 MiB of the AIV all-to-all). Each
+ * operation is a table of rules, tried in order; a rule is the conditions it needs and refuses, a
+ * size test, HCCL's executor, the built-in that runs it (or a name pattern the level-1 algorithm
+ * between servers fills in) and, for an AIV executor, the vector cores it runs on. A named built-in
+ * that is missing or cannot run the parameters falls back to the nearest one, and the explanation
+ * says so. */
 #include "collectives/hccl_choose.h"
 
 #include <math.h>
@@ -55,10 +55,23 @@ enum {
   C_M_POW2 = 1 << 18,       /* the servers a power of two */
   C_TOTAL_LE16M = 1 << 19,  /* N x P <= 16 MiB (HCCL_MID_COUNT_16_MB) */
   C_M_LE8 = 1 << 20,        /* at most 8 servers (alltoall_operator.cc MAX_RMDA_RANK_SIZE) */
+  C_DETER = 1 << 21,        /* deterministic reduction (HCCL_DETERMINISTIC, --hccl-deterministic) */
+  C_D_EQ8 = 1 << 22,        /* 8 devices a server (DEVICE_EIGHT) */
 };
 
-/* the size test of a rule: N <= lim (x P, x d, / servers), N >= lim (x P) or N < lim */
-typedef enum { T_ANY, T_LE, T_LE_P, T_LE_D, T_LE_PER_SERVER, T_GE, T_GE_P, T_LT } size_test;
+/* the size test of a rule: N <= lim (x P, x d, / servers), N >= lim (x P), N < lim or
+ * N x P < lim */
+typedef enum {
+  T_ANY,
+  T_LE,
+  T_LE_P,
+  T_LE_D,
+  T_LE_PER_SERVER,
+  T_GE,
+  T_GE_P,
+  T_LT,
+  T_LT_TOTAL
+} size_test;
 
 /* the vector cores an AIV executor runs on (its CalBlockDim, op-base mode):
  * --cores as given, P, P + 1, 2P, the A3 cross-server executors' tiers
@@ -104,24 +117,33 @@ typedef struct {
 #define AIV_AR (C_AIV | C_ONE | C_AIV_REDUCE)
 #define AIV_AR_RDMA (C_AIV | C_MULTI | C_SYM | C_AIV_REDUCE)
 static const rule allreduce_a2[] = {
-    {AIV_AR, C_RING, T_GE, 16 * MB, "AllReduceMeshAivExecutor", "allreduce_two_phase", L1_NONE,
+    {AIV_AR | C_DETER, C_RING, T_LE, 8 * MB, "AllReduceAivDeterSmallExecutor",
+     "allreduce_two_phase", L1_NONE,
+     "AIV mode, deterministic, one server, mesh, IsSupportAIVReduce, N <= 8 MiB "
+     "(isSupportAivDeter): P vector cores stage the chunks, P more gather chunk r of every peer "
+     "and reduce it in a fixed order, then an all-gather (CalBlockDim: 2 x rankSize; "
+     "AllReduceAivDeterExecutor needs N > 8 MiB, which isSupportAivDeter excludes)",
+     K_2P},
+    {AIV_AR, C_RING | C_DETER, T_GE, 16 * MB, "AllReduceMeshAivExecutor", "allreduce_two_phase",
+     L1_NONE,
      "AIV mode, one server, mesh, IsSupportAIVReduce, N >= 16 MiB (AIV_ALL_REDUCE_BIG_SIZE): a "
      "reduce-scatter then an all-gather on 2P vector cores (CalBlockDim: 2 x rankSize)",
      K_2P},
-    {AIV_AR, C_RING, T_ANY, 0, "AllReduceMeshAivSmallCountExecutor", "allreduce_mesh", L1_NONE,
+    {AIV_AR, C_RING | C_DETER, T_ANY, 0, "AllReduceMeshAivSmallCountExecutor", "allreduce_mesh",
+     L1_NONE,
      "AIV mode, one server, mesh, IsSupportAIVReduce, N < 16 MiB: every rank reads every peer, "
      "P vector cores (CalBlockDim: rankSize)",
      K_P},
-    {AIV_AR_RDMA | C_M_POW2, C_RING, T_LE_D, 190 * KB, "AllReduceSmallCountAivRdmaExecutor",
-     "allreduce_hier_%s", L1_HD,
+    {AIV_AR_RDMA | C_M_POW2, C_RING | C_DETER, T_LE_D, 190 * KB,
+     "AllReduceSmallCountAivRdmaExecutor", "allreduce_hier_%s", L1_HD,
      "AIV mode, several servers of d devices each, a power of two of them, mesh, "
      "IsSupportAIVReduce, N / d <= 190 KiB (HCCL_SMALL_COUNT_190_KB): an AIV server "
      "reduce-scatter and all-gather on d vector cores (CalBlockDim: the server's rankSize) around "
      "a recursive doubling of the slice between the servers (InterServerHDOneshot); the "
      "hierarchical HD stands in, on one core",
      K_ARG},
-    {AIV_AR_RDMA, C_RING, T_LE, 16 * MB, "AllReduceMidCountAivRdmaExecutor", "allreduce_hier_%s",
-     L1_COST,
+    {AIV_AR_RDMA, C_RING | C_DETER, T_LE, 16 * MB, "AllReduceMidCountAivRdmaExecutor",
+     "allreduce_hier_%s", L1_COST,
      "AIV mode, several servers of d devices each, mesh, IsSupportAIVReduce, N <= 16 MiB "
      "(HCCL_MID_COUNT_16_MB): an AIV server reduce-scatter and all-gather on d vector cores "
      "around the level-1 all-reduce of least cost; the hierarchical all-reduce stands in, on one "
@@ -132,6 +154,27 @@ static const rule allreduce_a2[] = {
     {C_ONE, C_INLINE, T_ANY, 0, "AllReduceMeshExecutor", "allreduce_two_phase", L1_NONE,
      "one server, mesh; this --op has no SDMA inline reduce, so the mesh executor with a local "
      "reduce",
+     K_ARG},
+    {C_ONE | C_DETER | C_D_GT2, 0, T_LE, 128 * KB, "AllReduceMeshSmallCountExecutor",
+     "allreduce_mesh", L1_NONE,
+     "deterministic (DeterministicSelector), one server of more than 2, mesh, SDMA inline "
+     "reduce, N <= 128 KiB (GetCountTypeForDeterAllReduce: small)",
+     K_ARG},
+    {C_ONE | C_DETER | C_D_EQ8, 0, T_ANY, 0, "AllReduceMeshMidCountLoopExecutor", "allreduce_mesh",
+     L1_NONE,
+     "deterministic, one server of 8, mesh, SDMA inline reduce, N > 128 KiB (medium): the "
+     "local-reduce template, every rank gathering the peers' data and reducing it in one order; "
+     "the one-shot mesh stands in",
+     K_ARG},
+    {C_ONE | C_DETER | C_D_GT2, 0, T_ANY, 0, "AllReduceMeshOneshotLoopExecutor",
+     "allreduce_two_phase", L1_NONE,
+     "deterministic, one server of more than 2 (not 8), mesh, SDMA inline reduce, N > 128 KiB "
+     "(huge): the chunked-mesh template, each rank reducing its chunk; the two-phase mesh stands "
+     "in",
+     K_ARG},
+    {C_MULTI | C_DETER, 0, T_ANY, 0, "AllReduceMeshExecutor", "allreduce_hier_%s", L1_COST,
+     "deterministic, several servers: no level-1 Pipeline (GetDefaultAlgoLevel1V2 needs "
+     "non-deterministic reduction), the hierarchical all-reduce by level-1 cost",
      K_ARG},
     {C_ONE, 0, T_LE, 256 * KB, "AllReduceMeshSmallCountExecutor", "allreduce_mesh", L1_NONE,
      "one server, mesh, SDMA inline reduce, N <= 256 KiB (MeshTopoSelector: small count)", K_ARG},
@@ -250,30 +293,45 @@ static const rule allgather_a3[] = {
 
 /* ---- reduce-scatter (reduce_scatter_operator.cc) ---- */
 static const rule reduce_scatter_a2[] = {
-    {AIV_AR, 0, T_LE, 2 * MB, "ReduceScatterMeshAivSmallCountExecutor", "reduce_scatter", L1_NONE,
+    {AIV_AR | C_DETER, 0, T_LT_TOTAL, 8 * MB, "ReduceScatterAivDeterSmallExecutor",
+     "reduce_scatter", L1_NONE,
+     "AIV mode, deterministic, one server, IsSupportAIVReduce, N x P < 8 MiB "
+     "(isSupportAivDeter): the blocks reduced in a fixed order on 2P vector cores (CalBlockDim: "
+     "2 x rankSize; ReduceScatterAivDeterExecutor needs N x P >= 8 MiB, which isSupportAivDeter "
+     "excludes)",
+     K_2P},
+    {AIV_AR, C_DETER, T_LE, 2 * MB, "ReduceScatterMeshAivSmallCountExecutor", "reduce_scatter",
+     L1_NONE,
      "AIV mode, one server, IsSupportAIVReduce, N <= 2 MiB (AIV_REDUCE_SCATTER_MID_SIZE): P "
      "vector cores (CalBlockDim: rankSize)",
      K_P},
-    {AIV_AR, 0, T_LE, 256 * MB, "ReduceScatterMeshAivExecutor", "reduce_scatter", L1_NONE,
+    {AIV_AR, C_DETER, T_LE, 256 * MB, "ReduceScatterMeshAivExecutor", "reduce_scatter", L1_NONE,
      "AIV mode, one server, IsSupportAIVReduce, 2 MiB < N <= 256 MiB (AIV_BIG_SIZE): 2P vector "
      "cores (CalBlockDim: 2 x rankSize)",
      K_2P},
-    {AIV_AG_RDMA | C_AIV_REDUCE | C_M_POW2, C_RING, T_LE, 256 * KB, "ReduceScatterAivRdmaExecutor",
-     "reduce_scatter_hier_%s", L1_COST,
+    {AIV_AG_RDMA | C_AIV_REDUCE | C_M_POW2, C_RING | C_DETER, T_LE, 256 * KB,
+     "ReduceScatterAivRdmaExecutor", "reduce_scatter_hier_%s", L1_COST,
      "AIV mode, several servers of d devices each, a power of two of them, mesh, "
      "IsSupportAIVReduce, N <= 256 KiB, N x P <= 16 MiB (isSupportAivRdmaCount): an AIV server "
      "reduce-scatter on d vector cores (CalBlockDim: the server's rankSize), then the level-1 "
      "reduce-scatter of least cost between the servers; the hierarchical reduce-scatter stands "
      "in (it reduces between the servers first), on one core",
      K_ARG},
-    {AIV_AG_RDMA | C_AIV_REDUCE, C_RING | C_M_POW2, T_LE, 128 * KB, "ReduceScatterAivRdmaExecutor",
-     "reduce_scatter_hier_%s", L1_COST,
+    {AIV_AG_RDMA | C_AIV_REDUCE, C_RING | C_M_POW2 | C_DETER, T_LE, 128 * KB,
+     "ReduceScatterAivRdmaExecutor", "reduce_scatter_hier_%s", L1_COST,
      "AIV mode, several servers of d devices each, mesh, IsSupportAIVReduce, N <= 128 KiB, N x P "
      "<= 16 MiB (isSupportAivRdmaCount): an AIV server reduce-scatter on d vector cores, then the "
      "level-1 reduce-scatter; the hierarchical reduce-scatter stands in, on one core",
      K_ARG},
     {C_ONE | C_RING, 0, T_ANY, 0, "ReduceScatterRingExecutor", "reduce_scatter_ring", L1_NONE,
      "one server, ring topology (isRingTopo)", K_ARG},
+    {C_ONE | C_INLINE | C_DETER, 0, T_ANY, 0, "ReduceScatterDeterExecutor", "reduce_scatter",
+     L1_NONE, "deterministic, one server, mesh, SDMA inline reduce (SingleMeshInlineReduce)",
+     K_ARG},
+    {C_MULTI | C_DETER, 0, T_ANY, 0, "ReduceScatterMeshExecutor", "reduce_scatter_hier_%s", L1_COST,
+     "deterministic, several servers: no level-1 Pipeline (GetDefaultAlgoLevel1V2 needs "
+     "non-deterministic reduction), server-local mesh, the level-1 algorithm of least cost",
+     K_ARG},
     {C_ONE | C_INLINE, 0, T_ANY, 0, "ReduceScatterMeshDmaEliminationExecutor", "reduce_scatter",
      L1_NONE, "one server, mesh, SDMA inline reduce (SingleMeshInlineReduce)", K_ARG},
     {C_ONE, 0, T_ANY, 0, "ReduceScatterMeshExecutor", "reduce_scatter", L1_NONE,
@@ -469,7 +527,7 @@ static int is_pow2(uint32_t x) {
   return x && !(x & (x - 1));
 }
 
-static situation situate(const a2_config *cfg, a2_hccl_device dev, int aiv,
+static situation situate(const a2_config *cfg, a2_hccl_device dev, unsigned mode,
                          const a2_coll_params *p) {
   situation s = {p->nranks, p->nranks, 1, p->size_bytes, 0};
   if (dev == A2_HCCL_A3)
@@ -486,7 +544,9 @@ static situation situate(const a2_config *cfg, a2_hccl_device dev, int aiv,
   if (s.d > 1) s.cond |= C_D_GT1;
   if (s.P > 2) s.cond |= C_P_GT2;
   if (s.P > 1) s.cond |= C_P_GT1;
-  if (aiv) s.cond |= C_AIV;
+  if (mode & A2_HCCL_AIV) s.cond |= C_AIV;
+  if (mode & A2_HCCL_DETERMINISTIC) s.cond |= C_DETER;
+  if (s.d == 8) s.cond |= C_D_EQ8;
   if (p->op != A2_RED_PROD) s.cond |= C_AIV_REDUCE;
   if (s.d % 4 == 0) s.cond |= C_D_MOD4;
   if (is_pow2(s.P)) s.cond |= C_P_POW2;
@@ -516,6 +576,7 @@ static int size_ok(const rule *r, const situation *s) {
   case T_GE: return s->N >= r->lim;
   case T_GE_P: return s->N >= r->lim * s->P;
   case T_LT: return s->N < r->lim;
+  case T_LT_TOTAL: return s->N * s->P < r->lim;
   }
   return 0;
 }
@@ -588,7 +649,7 @@ static uint32_t rule_cores(const rule *r, const situation *s, const a2_coll_para
   return p->max_cores && k > p->max_cores ? p->max_cores : k;
 }
 
-a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev, int aiv,
+a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev, unsigned mode,
                        const a2_coll_params *p, const char *force, a2_hccl_choice *c, a2_err *err) {
   memset(c, 0, sizeof *c);
   const op_rules *o = find_op(op);
@@ -614,7 +675,7 @@ a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev,
     return a2_err_set(err, A2_E_INPUT, "--hccl-algo", 0, 0, "'%s' is not %s built-in (%s)", force,
                       o->label, list);
   }
-  situation s = situate(cfg, dev, aiv, p);
+  situation s = situate(cfg, dev, mode, p);
   const rule *r = dev == A2_HCCL_A3 ? o->a3 : o->a2;
   for (; r->hccl; r++)
     if ((s.cond & r->need) == r->need && !(s.cond & r->deny) && size_ok(r, &s)) break;

@@ -4,8 +4,8 @@
  * all_gather_operator.cc, reduce_scatter_operator.cc, alltoall_operator.cc,
  * broadcast_operator.cc: SelectAlgfor910B / SelectAlgfor91093;
  * coll_alg_operator.cc SelectAlgoTypeFor*) for single-operator mode, AIV
- * mode off or on (910B and 910_93), non-deterministic reduction, mapped
- * onto the built-ins. */
+ * mode off or on (910B and 910_93), non-deterministic or deterministic
+ * reduction (910B), mapped onto the built-ins. */
 #ifndef A2_HCCL_CHOOSE_H
 #define A2_HCCL_CHOOSE_H
 
@@ -43,13 +43,22 @@ int a2_hccl_implicit(const char *name);
 /* The operations, comma-separated (static text for messages). */
 const char *a2_hccl_ops(void);
 
+/* The modes a choice is made in, OR-ed into a2_hccl_choose's mode (0: AIV
+ * mode off, non-deterministic reduction). */
+enum {
+  A2_HCCL_AIV = 1,          /* HCCL_OP_EXPANSION_MODE=AIV (--hccl-aiv) */
+  A2_HCCL_DETERMINISTIC = 2 /* HCCL_DETERMINISTIC=true (--hccl-deterministic) */
+};
+
 /* Choose for operation `op` (N = p->size_bytes a rank as that built-in
- * takes it, P ranks) on cfg. aiv: HCCL's AIV mode (HCCL_OP_EXPANSION_MODE=
- * AIV; the rules of dev), whose executors run on several vector cores
- * (c->cores, at most p->max_cores when that is not 0). force: NULL, or a built-in name (as
+ * takes it, P ranks) on cfg. mode: A2_HCCL_AIV for HCCL's AIV mode (the
+ * rules of dev), whose executors run on several vector cores (c->cores, at
+ * most p->max_cores when that is not 0); A2_HCCL_DETERMINISTIC for
+ * deterministic reduction (the 910B's rules; the 910_93's of these sources
+ * do not read it). force: NULL, or a built-in name (as
  * HCCL_ALGO forces HCCL's), which is checked to be one of op's candidates. A2_E_INPUT naming --algo
  * for an unknown op, --hccl-algo for an unknown or foreign built-in. */
-a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev, int aiv,
+a2_code a2_hccl_choose(const char *op, const a2_config *cfg, a2_hccl_device dev, unsigned mode,
                        const a2_coll_params *p, const char *force, a2_hccl_choice *c, a2_err *err);
 
 /* The vector cores HCCL's A3 AIV executors across servers launch

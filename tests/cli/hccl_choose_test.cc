@@ -140,6 +140,22 @@ TEST(HcclChoose, AivModeOfTheA3ExplainsItsChoice) {
   EXPECT_NE(r.out.find("--hccl-device a3, --hccl-aiv"), std::string::npos) << r;
 }
 
+TEST(HcclChoose, DeterministicFlagChoosesTheDeterministicExecutors) {
+  CliResult r = RunCli({"run", "--algo", "allreduce", "--ranks", "8", "--size", "64KiB",
+                        "--hccl-aiv", "--hccl-deterministic", "--no-data", "--explain"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(r.out.find("HCCL picks allreduce_two_phase --cores 16: AllReduceAivDeterSmallExecutor"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.out.find("--hccl-aiv, --hccl-deterministic"), std::string::npos) << r;
+  EXPECT_TRUE(
+      RunFailsWithUsage({"run", "--algo", "allreduce_ring", "--ranks", "4", "--hccl-deterministic"},
+                        {"--hccl-deterministic", "only with --algo allreduce"}));
+  EXPECT_TRUE(RunFailsWithUsage(
+      {"gen", "--algo", "allreduce", "--ranks", "2", "--hccl-deterministic", "-o", "x.a2t"},
+      {"--hccl-deterministic", "not for a2a3sim gen"}));
+}
+
 TEST(HcclChoose, AivFlagIsAUsageErrorOutsideTheChooser) {
   TempDir dir;
   std::string file = dir.path() + "/k.a2t";

@@ -45,13 +45,14 @@ struct Pick {
   uint32_t cores;
 };
 
+// mode: 0, A2_HCCL_AIV (1) and / or A2_HCCL_DETERMINISTIC
 Pick Choose(const char *op, const a2_config &cfg, a2_hccl_device dev, uint32_t P, uint64_t N,
-            a2_reduce_op rop = A2_RED_SUM, int aiv = 0) {
+            a2_reduce_op rop = A2_RED_SUM, unsigned mode = 0) {
   a2_coll_params p = Params(cfg, P, N, rop);
   p.max_cores = cfg.vector_cores;
   a2_hccl_choice c;
   a2_err e{};
-  EXPECT_EQ(a2_hccl_choose(op, &cfg, dev, aiv, &p, nullptr, &c, &e), A2_OK) << e.msg;
+  EXPECT_EQ(a2_hccl_choose(op, &cfg, dev, mode, &p, nullptr, &c, &e), A2_OK) << e.msg;
   return {c.hccl, c.name, c.algo ? c.algo : "", c.why, c.cores};
 }
 
@@ -423,6 +424,81 @@ TEST(HcclRules, A3CrossServerAivCoreTiers) {
   EXPECT_EQ(a2_hccl_a3_xnode_cores(8, 448 << 10), 48u);  // 6P
   EXPECT_EQ(a2_hccl_a3_xnode_cores(6, 448 << 10), 48u);  // 8P
   EXPECT_EQ(a2_hccl_a3_xnode_cores(4, 1 << 20), 32u);
+}
+
+// Deterministic reduction (HCCL_DETERMINISTIC, --hccl-deterministic) on the
+// 910B: SelectAlgfor910B's isSupportAivDeter and DeterministicSelector,
+// reduce_scatter_operator.cc's deterministic branches, and no level-1
+// Pipeline for the all-reduce and reduce-scatter (GetDefaultAlgoLevel1V2).
+TEST(HcclRules, DeterministicReductionExecutors) {
+  const unsigned det = A2_HCCL_DETERMINISTIC, aiv_det = A2_HCCL_AIV | A2_HCCL_DETERMINISTIC;
+  a2_config one = Load("a2-8p-hccs.yaml");
+  // AIV: the deterministic all-reduce to 8 MiB, on 2P cores
+  Pick k = Choose("allreduce", one, A2_HCCL_A2, 8, 8 << 20, A2_RED_SUM, aiv_det);
+  EXPECT_EQ(k.hccl, "AllReduceAivDeterSmallExecutor") << k.why;
+  EXPECT_EQ(k.algo, "allreduce_two_phase") << k.why;
+  EXPECT_EQ(k.cores, 16u) << k.why;
+  k = Choose("allreduce", one, A2_HCCL_A2, 8, (8 << 20) + 32, A2_RED_SUM, aiv_det);
+  EXPECT_EQ(k.hccl, "AllReduceMeshMidCountLoopExecutor") << k.why;  // no AIV above 8 MiB
+  EXPECT_EQ(k.cores, 0u) << k.why;
+  // AIV: the deterministic reduce-scatter while N x P < 8 MiB
+  k = Choose("reduce_scatter", one, A2_HCCL_A2, 8, (1 << 20) - 4, A2_RED_SUM, aiv_det);
+  EXPECT_EQ(k.hccl, "ReduceScatterAivDeterSmallExecutor") << k.why;
+  EXPECT_EQ(k.algo, "reduce_scatter") << k.why;
+  EXPECT_EQ(k.cores, 16u) << k.why;
+  k = Choose("reduce_scatter", one, A2_HCCL_A2, 8, 1 << 20, A2_RED_SUM, aiv_det);
+  EXPECT_EQ(k.hccl, "ReduceScatterDeterExecutor") << k.why;
+  EXPECT_EQ(k.cores, 0u) << k.why;
+  // the all-gather and all-to-all do not reduce: AIV mode as without determinism
+  EXPECT_EQ(Choose("allgather", one, A2_HCCL_A2, 8, 4096, A2_RED_SUM, aiv_det).hccl,
+            "AllGatherMeshAivSmallCountExecutor");
+  EXPECT_EQ(Choose("all_to_all", one, A2_HCCL_A2, 8, 4096, A2_RED_SUM, aiv_det).hccl,
+            "AlltoAllMeshAivExecutor");
+  // AIV mode off: DeterministicSelector by count (128 KiB) and devices (8 or not)
+  k = Choose("allreduce", one, A2_HCCL_A2, 8, 128 << 10, A2_RED_SUM, det);
+  EXPECT_EQ(k.hccl, "AllReduceMeshSmallCountExecutor") << k.why;
+  EXPECT_EQ(k.algo, "allreduce_mesh") << k.why;
+  k = Choose("allreduce", one, A2_HCCL_A2, 8, (128 << 10) + 32, A2_RED_SUM, det);
+  EXPECT_EQ(k.hccl, "AllReduceMeshMidCountLoopExecutor") << k.why;
+  EXPECT_EQ(k.algo, "allreduce_mesh") << k.why;
+  a2_config four = Load("a2-8p-hccs.yaml", 4);
+  k = Choose("allreduce", four, A2_HCCL_A2, 4, 256 << 10, A2_RED_SUM, det);
+  EXPECT_EQ(k.hccl, "AllReduceMeshOneshotLoopExecutor") << k.why;
+  EXPECT_EQ(k.algo, "allreduce_two_phase") << k.why;
+  EXPECT_EQ(Choose("allreduce", four, A2_HCCL_A2, 4, 256 << 10).hccl,
+            "AllReduceMeshSmallCountExecutor");
+  a2_config two = Load("a2-8p-hccs.yaml", 2);  // 2 devices: no deterministic selector
+  EXPECT_EQ(Choose("allreduce", two, A2_HCCL_A2, 2, 512 << 10, A2_RED_SUM, det).hccl,
+            "AllReduceMeshOpbaseLoopExecutor");
+  EXPECT_EQ(Choose("allreduce", one, A2_HCCL_A2, 8, 4096, A2_RED_MAX, det).hccl,
+            "AllReduceMeshExecutor");
+  EXPECT_EQ(Choose("reduce_scatter", one, A2_HCCL_A2, 8, 4096, A2_RED_SUM, det).hccl,
+            "ReduceScatterDeterExecutor");
+  EXPECT_EQ(Choose("reduce_scatter", one, A2_HCCL_A2, 8, 4096, A2_RED_MAX, det).hccl,
+            "ReduceScatterMeshExecutor");
+  // several servers: no Pipeline for the reductions, no AIV executor across servers
+  a2_config c16 = Load("a2-cluster.yaml", 16);
+  EXPECT_EQ(Choose("allreduce", c16, A2_HCCL_A2, 16, 32 << 20).hccl,
+            "AllReduceMeshOpbasePipelineExecutor");
+  k = Choose("allreduce", c16, A2_HCCL_A2, 16, 32 << 20, A2_RED_SUM, det);
+  EXPECT_EQ(k.hccl, "AllReduceMeshExecutor, level-1 Ring") << k.why;
+  ExpectNamed(k, "allreduce_hier_ring", "allreduce_ring", c16, 16, 32 << 20);
+  EXPECT_EQ(Choose("allreduce", c16, A2_HCCL_A2, 16, 64 << 10, A2_RED_SUM, aiv_det).hccl,
+            "AllReduceMeshExecutor, level-1 Ring");
+  EXPECT_EQ(Choose("reduce_scatter", c16, A2_HCCL_A2, 16, 4 << 20, A2_RED_SUM, det).hccl,
+            "ReduceScatterMeshExecutor, level-1 Ring");
+  EXPECT_EQ(Choose("reduce_scatter", c16, A2_HCCL_A2, 16, 64 << 10, A2_RED_SUM, aiv_det).hccl,
+            "ReduceScatterMeshExecutor, level-1 Ring");
+  EXPECT_EQ(Choose("allgather", c16, A2_HCCL_A2, 16, 2 << 20, A2_RED_SUM, det).hccl,
+            "AllGatherMeshOpbasePipelineExecutor");  // no reduction: Pipeline stays
+  EXPECT_EQ(Choose("allgather", c16, A2_HCCL_A2, 16, 4096, A2_RED_SUM, aiv_det).hccl,
+            "AllGatherAivRdmaExecutor, level-1 Ring");
+  // the A3's rules of these sources do not read it
+  a2_config a3 = Load("a3-supernode.yaml");
+  EXPECT_EQ(Choose("allreduce", a3, A2_HCCL_A3, 16, 64 << 10, A2_RED_SUM, det).hccl,
+            Choose("allreduce", a3, A2_HCCL_A3, 16, 64 << 10).hccl);
+  EXPECT_EQ(Choose("reduce_scatter", a3, A2_HCCL_A3, 64, 4096, A2_RED_SUM, aiv_det).hccl,
+            "ReduceScatterMeshAivFor91093Executor");
 }
 
 TEST(HcclRules, ForcingChecksTheOperationAndUnknownOpsAreRefused) {
