@@ -140,15 +140,15 @@ static const rule allreduce_a2[] = {
      "IsSupportAIVReduce, N / d <= 190 KiB (HCCL_SMALL_COUNT_190_KB): an AIV server "
      "reduce-scatter and all-gather on d vector cores (CalBlockDim: the server's rankSize) around "
      "a recursive doubling of the slice between the servers (InterServerHDOneshot); the "
-     "hierarchical HD stands in, on one core",
-     K_ARG},
+     "hierarchical HD stands in, on d vector cores (d parts at once)",
+     K_D},
     {AIV_AR_RDMA, C_RING | C_DETER, T_LE, 16 * MB, "AllReduceMidCountAivRdmaExecutor",
      "allreduce_hier_%s", L1_COST,
      "AIV mode, several servers of d devices each, mesh, IsSupportAIVReduce, N <= 16 MiB "
      "(HCCL_MID_COUNT_16_MB): an AIV server reduce-scatter and all-gather on d vector cores "
-     "around the level-1 all-reduce of least cost; the hierarchical all-reduce stands in, on one "
-     "core",
-     K_ARG},
+     "around the level-1 all-reduce of least cost; the hierarchical all-reduce stands in, on d "
+     "vector cores (d parts at once)",
+     K_D},
     {C_ONE | C_RING, 0, T_ANY, 0, "AllReduceRingExecutor", "allreduce_ring", L1_NONE,
      "one server, ring topology (isRingTopo)", K_ARG},
     {C_ONE, C_INLINE, T_ANY, 0, "AllReduceMeshExecutor", "allreduce_two_phase", L1_NONE,

@@ -23,7 +23,14 @@
  *     servers' rank j read block s of it from its server-mate of the
  *     root's server, all-gather of chunk j among the ranks of index j,
  *     mesh all-gather in the server into y.
- * Signal cells (per rank): [0, P) and [P, 2P) the two server barriers
+ * Parts: allreduce_pipeline cuts the slice into A2_PIPELINE_SLICES equal
+ * parts, one a vector core, each part's server reduce-scatter starting when
+ * the previous part's ended; the other hierarchical all-reduces take
+ * --cores C and run C parts at once, one a core, each of whole groups of P
+ * elements (the form of HCCL's AIV executors across servers, whose server
+ * steps run on a server's worth of vector cores). A part runs the steps
+ * above on its own bytes and its own signal cells.
+ * Signal cells (per rank, per part): [0, P) and [P, 2P) the two server barriers
  * (cell base + j), [2P, 3P) the inter-server reduce-scatter's steps,
  * [3P, 4P) the all-gather's, 4P the root's "staged", 4P + 1 the broadcast's
  * inter-server scatter. */
@@ -53,10 +60,25 @@ typedef struct {
   a2_coll_ctx c;
   a2_hier_op op;
   a2_level_algo algo;
-  uint32_t G, M, S; /* S: parts (cores) */
+  uint32_t G, M, S; /* S: parts, one a core */
+  int pipelined;    /* a part's server step waits for the previous part's */
   uint64_t b, C;    /* the inter-server block and the intra-server chunk (of a part) */
+  uint64_t total;   /* --size: the parts' bytes together */
   uint16_t sig;
 } hier_ctx;
+
+/* The parts of a multi-core row: S of whole groups of P elements,
+ * ceil(groups / S) groups a part, the last shorter (parts past the end are
+ * empty); S = 1: one part of N. A pipeline's check asks N in S P
+ * elements, so its parts are equal. */
+static uint32_t hier_parts(const a2_hier_row *h, const a2_coll_params *p) {
+  if (h->slices > 1) return h->slices;
+  return h->op == A2_HIER_ALLREDUCE && !h->flat && p->cores > 1 ? p->cores : 1;
+}
+static uint64_t hier_part_bytes(const a2_coll_params *p, uint32_t S) {
+  uint64_t g = (uint64_t)a2_dtype_size(p->dtype) * p->nranks, groups = g ? p->size_bytes / g : 0;
+  return S > 1 ? (groups + S - 1) / S * g : p->size_bytes;
+}
 
 /* ---- declaration ---- */
 
@@ -105,16 +127,19 @@ static a2_code hier_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, vo
   }
   uint16_t s = x->sig;
   a2_coll_params q = *p;
-  sh.multi_core = h->slices > 1;
-  q.cores = h->slices; /* one core a part */
+  uint32_t S = hier_parts(h, p);
+  sh.multi_core = S > 1;
+  q.cores = S; /* one core a part */
   a2_code rc = a2_coll_declare(tb, &q, k, &sh, &x->c, err);
   x->sig = s; /* a2_coll_declare zeroes the context it fills (the first member only) */
   x->op = h->op;
   x->algo = h->algo;
   x->G = G;
   x->M = G ? P / G : 0;
-  x->S = h->slices;
-  uint64_t N = p->size_bytes / h->slices;
+  x->S = S;
+  x->pipelined = h->slices > 1;
+  x->total = p->size_bytes;
+  uint64_t N = hier_part_bytes(p, S);
   if (h->op == A2_HIER_ALLREDUCE || h->op == A2_HIER_BROADCAST) {
     x->b = P ? N / P : 0;
     x->C = G ? N / G : 0;
@@ -190,6 +215,13 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   const hier_ctx *x = ctx;
   uint32_t P = x->c.P, G = x->G, M = x->M, s = me / G, j = me % G;
   uint64_t N = x->c.N, b = x->b, C = x->C;
+  uint64_t O = (uint64_t)core * N; /* an all-reduce part's bytes [O, O + N) */
+  if (x->S > 1) {                  /* the last part may be shorter, or empty */
+    if (O >= x->total) return;
+    N = a2_min64(N, x->total - O);
+    b = N / P;
+    C = N / G;
+  }
   a2_group srv = {s * G, 1, G, j}, lvl = {j, G, M, s};
   uint16_t sig = x->sig;
   /* a part's cells: 4P + 2 of them from core * (4P + 2) */
@@ -199,15 +231,14 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   a2_tiles t = a2_tiles_on(tb, &x->c.tiles);
   switch (x->op) {
   case A2_HIER_ALLREDUCE: {
-    uint64_t O = (uint64_t)core * N; /* the part's bytes [O, O + N) */
     copy(&t, x, a2_at_local(X, O), a2_at_local(DATA, O), N);
-    if (core > 0 && P > 1) /* the pipeline: the previous part left the server step */
+    if (x->pipelined && core > 0 && P > 1) /* the previous part left the server step */
       A2_STEPS(tb, q, 1) a2_tb_wait(tb, sig, prev_done, A2_MODE_GE, 1);
     if (G > 1) {
       server_barrier(tb, &srv, sig, barrier_a);
       server_reduce(&t, x, &srv, DATA, O + j * C, C, a2_at_local(DATA, O + j * C));
     }
-    if (core + 1 < x->S && P > 1) A2_STEPS(tb, q, 1)
+    if (x->pipelined && core + 1 < x->S && P > 1) A2_STEPS(tb, q, 1)
     a2_tb_notify(tb, sig, me, base + 4ull * P + 2 + 4ull * P, A2_MODE_SET, 1);
     a2_level_reduce_scatter(&t, &x->c, x->algo, &lvl, DATA, sig, rs_cells, O + j * C, b);
     copy(&t, x, a2_at_local(DATA, O + j * C + s * b), a2_at_local(WIN2, O + j * C + s * b), b);
@@ -304,8 +335,22 @@ static void hier_card(const a2_hier_row *h, const a2_coll_params *p, a2_card *c)
   if (P < 2) c->remote_read_bytes = 0;
 }
 
+/* --cores: the hierarchical all-reduces run a part on each of C cores
+ * (1..the chip's); every other row takes one. */
+static a2_code hier_check_cores(const a2_hier_row *h, const a2_coll_params *p, a2_err *err) {
+  if (h->op != A2_HIER_ALLREDUCE || h->flat || h->slices > 1)
+    return a2_coll_check_single_core(p, err);
+  if (p->cores == 0)
+    return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0, "expected at least 1 vector core");
+  if (p->max_cores && p->cores > p->max_cores)
+    return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0,
+                      "%u vector cores per rank requested; the chip has %u (chip.vector_cores)",
+                      p->cores, p->max_cores);
+  return A2_OK;
+}
+
 static a2_code hier_check(const a2_hier_row *h, const a2_coll_params *p, a2_err *err) {
-  a2_code rc = a2_coll_check_single_core(p, err);
+  a2_code rc = hier_check_cores(h, p, err);
   if (!rc && h->op == A2_HIER_BROADCAST) rc = a2_coll_check_root(p, err);
   if (rc) return rc;
   uint32_t P = p->nranks, G = a2_hier_group(h, p);

@@ -95,10 +95,11 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
 
 /* The hierarchical rows (hier.c): M servers of G ranks (G from
  * interconnect.group_size, a2_coll_group), the inter-server step named. */
-#define HIER_AR(L1)                                                         \
-  "all-reduce, HCCL's hierarchical: mesh reduce-scatter in the server, " L1 \
-  " all-reduce "                                                            \
-  "among the same-index ranks of the servers, mesh all-gather in the server"
+#define HIER_AR(L1)                                                                         \
+  "all-reduce, HCCL's hierarchical: mesh reduce-scatter in the server, " L1                 \
+  " all-reduce "                                                                            \
+  "among the same-index ranks of the servers, mesh all-gather in the server (--cores C: C " \
+  "parts at once, one a core)"
 #define HIER_AR_CARD(STEPS)                                       \
   "remote read 2*(G-1)/G*N + 2*(M-1)/P*N per rank; 2 + 2*(" STEPS \
   ") barrier rounds (no "                                         \

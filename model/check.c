@@ -39,35 +39,48 @@ static double reduce(a2_reduce_op op, double acc, double v) {
 }
 
 /* The expected value of element idx of rank r's output (formulas in
- * traces/program.h), from the input recipe alone. */
+ * traces/program.h), from the input recipe alone; *mag: the scale its
+ * rounding error grows with, the sum of the terms' magnitudes for a sum,
+ * |want| otherwise. */
 static double want_of(const a2_kernel *k, const a2_buf_decl *in, uint32_t r, uint64_t idx,
-                      uint64_t n) {
+                      uint64_t n, double *mag) {
   const a2_golden *g = &k->golden;
   uint32_t P = k->nranks;
-  double w = 0;
+  double w = 0, m = 0;
+  *mag = 0;
   switch (g->kind) {
   case A2_GOLDEN_ALLREDUCE:
   case A2_GOLDEN_REDUCE:
   case A2_GOLDEN_REDUCE_SCATTER: {
     uint64_t i = g->kind == A2_GOLDEN_REDUCE_SCATTER ? (uint64_t)r * n + idx : idx;
     w = input_value(k, in, 0, i);
-    for (uint32_t q = 1; q < P; q++) w = reduce(g->op, w, input_value(k, in, q, i));
+    m = fabs(w);
+    for (uint32_t q = 1; q < P; q++) {
+      double v = input_value(k, in, q, i);
+      w = reduce(g->op, w, v);
+      m += fabs(v);
+    }
+    *mag = g->op == A2_RED_SUM ? m : fabs(w);
     return w;
   }
-  case A2_GOLDEN_BROADCAST: return input_value(k, in, g->root, idx);
+  case A2_GOLDEN_BROADCAST: w = input_value(k, in, g->root, idx); break;
   case A2_GOLDEN_ALLGATHER:
-  case A2_GOLDEN_GATHER: return input_value(k, in, (uint32_t)(idx / n), idx % n);
-  case A2_GOLDEN_SCATTER: return input_value(k, in, g->root, (uint64_t)r * n + idx);
+  case A2_GOLDEN_GATHER: w = input_value(k, in, (uint32_t)(idx / n), idx % n); break;
+  case A2_GOLDEN_SCATTER: w = input_value(k, in, g->root, (uint64_t)r * n + idx); break;
   case A2_GOLDEN_ALLTOALL:
-    return input_value(k, in, (uint32_t)(idx / n), (uint64_t)r * n + idx % n);
+    w = input_value(k, in, (uint32_t)(idx / n), (uint64_t)r * n + idx % n);
+    break;
   case A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER: {
     double v = input_value(k, in, g->root, idx % n);
     w = v;
     for (uint32_t q = 1; q < P; q++) w = reduce(g->op, w, v);
+    *mag = g->op == A2_RED_SUM ? P * fabs(v) : fabs(w);
     return w;
   }
   default: return 0;
   }
+  *mag = fabs(w);
+  return w;
 }
 
 /* The tile-blocked layouts of the gemm goldens (traces/program.h): the
@@ -171,7 +184,12 @@ void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
     return;
   }
   const a2_buf_decl *in = &k->bufs[g->in_buf], *out = &k->bufs[g->out_buf];
-  double rtol = out->dtype == A2_FP16 ? 1e-2 : 1e-5;
+  /* a sum of P terms, added in any order, rounds at most P times (each
+   * add and the store), each time by at most the unit roundoff u of a
+   * partial sum, and a partial sum is at most the terms' magnitudes m:
+   * |error| <= P u m (u = 2^-11 for fp16, 2^-24 for fp32; int32 exact) */
+  double u = out->dtype == A2_FP16 ? 0x1p-11 : out->dtype == A2_FP32 ? 0x1p-24 : 0;
+  double rtol = out->dtype == A2_FP16 ? 1e-2 : 1e-5, sum_tol = k->nranks * u;
   uint64_t n = g->bytes / a2_dtype_size(out->dtype);
   bool wide = g->kind == A2_GOLDEN_ALLGATHER || g->kind == A2_GOLDEN_ALLTOALL ||
               g->kind == A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER || g->kind == A2_GOLDEN_GATHER;
@@ -184,12 +202,12 @@ void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
   bool root_only = g->kind == A2_GOLDEN_REDUCE || g->kind == A2_GOLDEN_GATHER;
   uint32_t r0 = root_only ? g->root : 0, r1 = root_only ? g->root + 1 : k->nranks;
   for (uint64_t i = 0; i < total; i++) {
-    double same = per_rank ? 0 : want_of(k, in, 0, i, n);
+    double same_mag = 0, same = per_rank ? 0 : want_of(k, in, 0, i, n, &same_mag);
     for (uint32_t r = r0; r < r1; r++) {
-      double want = per_rank ? want_of(k, in, r, i, n) : same;
+      double mag = same_mag, want = per_rank ? want_of(k, in, r, i, n, &mag) : same;
       double got = element(a2_sim_buffer(s, r, g->out_buf), out->dtype, i);
       res->elements++;
-      double tol = rtol * (fabs(want) > 1.0 ? fabs(want) : 1.0);
+      double tol = fmax(rtol * fmax(fabs(want), 1.0), sum_tol * fmax(mag, 1.0));
       if (!(fabs(got - want) <= tol)) {
         if (res->nshow < A2_CHECK_SHOW) res->show[res->nshow++] = (a2_mismatch){r, i, got, want};
         res->mismatches++;

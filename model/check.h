@@ -30,8 +30,11 @@ typedef struct {
   a2_mismatch show[A2_CHECK_SHOW]; /* the first ones, in (index, rank) order */
 } a2_check_result;
 
-/* Tolerance: |got - want| <= 1e-5 * max(1, |want|) for fp32 and int32,
- * 1e-2 * max(1, |want|) for fp16 (docs/cli.md). */
+/* Tolerance (collectives): |got - want| <= max(t max(1, |want|),
+ * P u max(1, m)): t = 1e-5 for fp32 and int32, 1e-2 for fp16; u the unit
+ * roundoff (2^-24, 2^-11; 0 for int32); m the sum of the terms'
+ * magnitudes for a sum, |want| otherwise (docs/cli.md). GEMM goldens:
+ * check.c's gemm tolerance. */
 void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res);
 
 #ifdef __cplusplus

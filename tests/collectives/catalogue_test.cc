@@ -225,6 +225,55 @@ INSTANTIATE_TEST_SUITE_P(Hccl, HierCatalogue, ::testing::ValuesIn(HierPoints()),
                                   (info.param.cluster ? "_cluster" : "_server");
                          });
 
+// --cores C: the hierarchical all-reduces run C parts at once across
+// servers, each rank's traffic and every core's rounds those of one core,
+// faster than one core.
+TEST(HierCatalogue, AllreduceCoresRunPartsAtOnceAcrossServers) {
+  const std::vector<std::string> cluster = {
+      "--config", std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml",
+      "--set",    "interconnect.ranks=16",
+      "--set",    "interconnect.group_size=4"};
+  for (const char *algo : {"allreduce_hier_ring", "allreduce_hier_rhd", "allreduce_hier_nhr"}) {
+    SCOPED_TRACE(algo);
+    JsonDoc one;
+    ASSERT_TRUE(RunJson(RunArgs(algo, 16, 1 << 20, cluster), &one));
+    for (const char *C : {"3", "8"}) {
+      SCOPED_TRACE(std::string("--cores ") + C);
+      std::vector<std::string> flags = cluster;
+      flags.insert(flags.end(), {"--cores", C});
+      JsonDoc d;
+      ASSERT_TRUE(RunJson(RunArgs(algo, 16, 1 << 20, flags), &d));
+      EXPECT_EQ(d["status"].Str(), "OK");
+      EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
+      for (uint32_t r = 0; r < 16; r++)
+        EXPECT_EQ(d["per_rank"][r]["remote_read_bytes"].Int(),
+                  one["per_rank"][r]["remote_read_bytes"].Int());
+      EXPECT_EQ(d["measured"]["barrier_rounds"].Int(), one["measured"]["barrier_rounds"].Int());
+      EXPECT_LT(d["time_ps"].Num(), one["time_ps"].Num());
+    }
+  }
+}
+
+// fp16 sums over 16 ranks round once per added term, in each algorithm's
+// own order; the golden allows that rounding (docs/cli.md), so every order
+// passes.
+TEST(HierCatalogue, Fp16SumsOverSixteenRanksPassInEveryOrder) {
+  const std::vector<std::string> flags = {
+      "--config", std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml",
+      "--set",    "interconnect.ranks=16",
+      "--set",    "interconnect.group_size=4",
+      "--dtype",  "fp16"};
+  for (const char *algo :
+       {"allreduce_ring", "allreduce_rhd", "allreduce_two_phase", "allreduce_hier_ring",
+        "allreduce_pipeline", "reduce_scatter_pipeline"}) {
+    SCOPED_TRACE(algo);
+    JsonDoc d;
+    ASSERT_TRUE(RunJson(RunArgs(algo, 16, 1 << 20, flags), &d));
+    EXPECT_EQ(d["status"].Str(), "OK");
+    EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
+  }
+}
+
 TEST(HierCatalogue, RefusesRanksThatAreNotWholeServers) {
   const std::string cfg = std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml";
   EXPECT_TRUE(RunFailsWithUsage(

@@ -283,12 +283,13 @@ struct RdmaCase {
 };
 
 const RdmaCase kRdma[] = {
-    // all-reduce: 2 servers (a power of two), N / 8 <= 190 KiB; then N <= 16 MiB
-    {"allreduce", 16, 8 * (190 << 10), "AllReduceSmallCountAivRdmaExecutor, level-1 HD", 0},
-    {"allreduce", 16, 8 * (190 << 10) + 64, "AllReduceMidCountAivRdmaExecutor, level-1 Ring", 0},
-    {"allreduce", 16, 16 << 20, "AllReduceMidCountAivRdmaExecutor, level-1 Ring", 0},
+    // all-reduce: 2 servers (a power of two), N / 8 <= 190 KiB; then N <= 16 MiB; d = 8
+    // vector cores, a part each
+    {"allreduce", 16, 8 * (190 << 10), "AllReduceSmallCountAivRdmaExecutor, level-1 HD", 8},
+    {"allreduce", 16, 8 * (190 << 10) + 64, "AllReduceMidCountAivRdmaExecutor, level-1 Ring", 8},
+    {"allreduce", 16, 16 << 20, "AllReduceMidCountAivRdmaExecutor, level-1 Ring", 8},
     {"allreduce", 16, (16 << 20) + 64, nullptr, 0},
-    {"allreduce", 24, 64 << 10, "AllReduceMidCountAivRdmaExecutor, level-1 Ring", 0},  // 3 servers
+    {"allreduce", 24, 96 << 10, "AllReduceMidCountAivRdmaExecutor, level-1 Ring", 8},  // 3 servers
     {"allreduce", 12, 64 << 10, nullptr, 0},  // servers of 8 and 4
     // all-gather: N <= 256 KiB (servers a power of two) or 128 KiB, N x P <= 16 MiB
     {"allgather", 16, 256 << 10, "AllGatherAivRdmaExecutor, level-1 Ring", 0},

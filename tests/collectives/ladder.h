@@ -148,8 +148,9 @@ inline const std::vector<Ladder> &AllCollectives() {
 // The built-ins that take --cores C > 1, each rank's C vector cores
 // splitting the data (docs/collectives.md): their cards do not depend on C.
 inline const std::vector<std::string> &MultiCoreCollectives() {
-  static const std::vector<std::string> v = {"allreduce_mesh", "allreduce_two_phase", "allgather",
-                                             "reduce_scatter", "all_to_all"};
+  static const std::vector<std::string> v = {
+      "allreduce_mesh", "allreduce_two_phase", "allgather",          "reduce_scatter",
+      "all_to_all",     "allreduce_hier_ring", "allreduce_hier_rhd", "allreduce_hier_nhr"};
   return v;
 }
 
