@@ -166,9 +166,19 @@ a2_code a2_coll_check_single_core(const a2_coll_params *p, a2_err *err) {
     return a2_err_set(
         err, A2_E_INPUT, "--cores", 0, 0,
         "this collective runs on 1 vector core per rank, got %u (only allreduce_mesh, "
-        "allreduce_two_phase, allgather, reduce_scatter and all_to_all split their payload "
-        "over several cores)",
+        "allreduce_two_phase, allgather, reduce_scatter, all_to_all and the hierarchical "
+        "all-reduces split their payload over several cores)",
         p->cores);
+  return A2_OK;
+}
+
+a2_code a2_coll_check_cores(const a2_coll_params *p, a2_err *err) {
+  if (p->cores == 0)
+    return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0, "expected at least 1 vector core");
+  if (p->max_cores && p->cores > p->max_cores)
+    return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0,
+                      "%u vector cores per rank requested; the chip has %u (chip.vector_cores)",
+                      p->cores, p->max_cores);
   return A2_OK;
 }
 

@@ -140,6 +140,7 @@ void a2_coll_credit_barrier(a2_tb *tb, uint32_t me, uint32_t P, uint16_t sig, ui
 
 /* Parameter rules shared by the checks; each names the flag it refuses. */
 a2_code a2_coll_check_single_core(const a2_coll_params *p, a2_err *err); /* --cores 1 */
+a2_code a2_coll_check_cores(const a2_coll_params *p, a2_err *err);       /* 1..chip.vector_cores */
 a2_code a2_coll_check_root(const a2_coll_params *p, a2_err *err);        /* root < P */
 a2_code a2_coll_check_elems(const a2_coll_params *p, a2_err *err);       /* whole elements */
 

@@ -340,13 +340,7 @@ static void hier_card(const a2_hier_row *h, const a2_coll_params *p, a2_card *c)
 static a2_code hier_check_cores(const a2_hier_row *h, const a2_coll_params *p, a2_err *err) {
   if (h->op != A2_HIER_ALLREDUCE || h->flat || h->slices > 1)
     return a2_coll_check_single_core(p, err);
-  if (p->cores == 0)
-    return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0, "expected at least 1 vector core");
-  if (p->max_cores && p->cores > p->max_cores)
-    return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0,
-                      "%u vector cores per rank requested; the chip has %u (chip.vector_cores)",
-                      p->cores, p->max_cores);
-  return A2_OK;
+  return a2_coll_check_cores(p, err);
 }
 
 static a2_code hier_check(const a2_hier_row *h, const a2_coll_params *p, a2_err *err) {

@@ -28,13 +28,8 @@ static double gather_bus(uint32_t P) {
 /* ---- checks: which flags each collective refuses ---- */
 /* The multi-core forms: 1..the chip's vector cores, whole elements. */
 static a2_code cores_check(const a2_coll_params *p, a2_err *err) {
-  if (p->cores == 0)
-    return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0, "expected at least 1 vector core");
-  if (p->max_cores && p->cores > p->max_cores)
-    return a2_err_set(err, A2_E_INPUT, "--cores", 0, 0,
-                      "%u vector cores per rank requested; the chip has %u (chip.vector_cores)",
-                      p->cores, p->max_cores);
-  return a2_coll_check_elems(p, err);
+  a2_code rc = a2_coll_check_cores(p, err);
+  return rc ? rc : a2_coll_check_elems(p, err);
 }
 
 /* The multi-core two-phase: --cores as cores_check, N in P chunks. */

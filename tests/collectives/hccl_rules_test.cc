@@ -271,6 +271,27 @@ TEST(HcclRules, AivModeStepsAsideWhereItsConditionsFail) {
   EXPECT_EQ(k.cores, wide.vector_cores);
 }
 
+// One AIV rule's case: with AIV mode on, HCCL runs `hccl` (and the built-in
+// `algo` when given) on `cores`; nullptr: not an AIV executor, so the
+// choice is AIV mode off's, at --cores. AIV mode off never picks one.
+void ExpectAivCase(const char *op, const a2_config &cfg, a2_hccl_device dev, uint32_t P, uint64_t N,
+                   const char *hccl, const char *algo, uint32_t cores) {
+  SCOPED_TRACE(std::string(op) + " P=" + std::to_string(P) + " N=" + std::to_string(N));
+  Pick k = Choose(op, cfg, dev, P, N, A2_RED_SUM, A2_HCCL_AIV);
+  Pick off = Choose(op, cfg, dev, P, N);
+  EXPECT_EQ(off.hccl.find("Aiv"), std::string::npos) << off.why;
+  if (!hccl) {
+    EXPECT_EQ(k.hccl, off.hccl) << k.why;
+    EXPECT_EQ(k.cores, 0u) << k.why;
+    return;
+  }
+  EXPECT_EQ(k.hccl, hccl) << k.why;
+  if (algo) {
+    EXPECT_EQ(k.algo, algo) << k.why;
+  }
+  EXPECT_EQ(k.cores, cores) << k.why;
+}
+
 // AIV mode across 910B servers (SelectAlgfor910B's isSupportAivRdma*
 // branches, alltoall_operator.cc IsSatisfyAlltoAllAivCondition): each
 // executor on both sides of its bounds on the A2 cluster (servers of 8).
@@ -313,20 +334,9 @@ const RdmaCase kRdma[] = {
 };
 
 TEST(HcclRules, AivModeAcrossA2ServersRdmaExecutors) {
-  for (const RdmaCase &a : kRdma) {
-    a2_config cfg = Load("a2-cluster.yaml", a.P);
-    SCOPED_TRACE(std::string(a.op) + " P=" + std::to_string(a.P) + " N=" + std::to_string(a.N));
-    Pick k = Choose(a.op, cfg, A2_HCCL_A2, a.P, a.N, A2_RED_SUM, 1);
-    Pick off = Choose(a.op, cfg, A2_HCCL_A2, a.P, a.N);
-    EXPECT_EQ(off.hccl.find("Aiv"), std::string::npos) << off.why;
-    if (!a.hccl) {
-      EXPECT_EQ(k.hccl, off.hccl) << k.why;
-      EXPECT_EQ(k.cores, 0u) << k.why;
-      continue;
-    }
-    EXPECT_EQ(k.hccl, a.hccl) << k.why;
-    EXPECT_EQ(k.cores, a.cores) << k.why;
-  }
+  for (const RdmaCase &a : kRdma)
+    ExpectAivCase(a.op, Load("a2-cluster.yaml", a.P), A2_HCCL_A2, a.P, a.N, a.hccl, nullptr,
+                  a.cores);
   a2_config c16 = Load("a2-cluster.yaml", 16);
   // the stand-ins: the hierarchical forms, the all-to-all's one step on d cores
   Pick k = Choose("allreduce", c16, A2_HCCL_A2, 16, 64 << 10, A2_RED_SUM, 1);
@@ -388,20 +398,8 @@ const A3AivCase kA3Aiv[] = {
 
 TEST(HcclRules, A3AivModeRulesOfSelectAlgfor91093) {
   a2_config cfg = Load("a3-supernode.yaml");
-  for (const A3AivCase &a : kA3Aiv) {
-    SCOPED_TRACE(std::string(a.op) + " P=" + std::to_string(a.P) + " N=" + std::to_string(a.N));
-    Pick k = Choose(a.op, cfg, A2_HCCL_A3, a.P, a.N, A2_RED_SUM, 1);
-    Pick off = Choose(a.op, cfg, A2_HCCL_A3, a.P, a.N);
-    EXPECT_EQ(off.hccl.find("Aiv"), std::string::npos) << off.why;
-    if (!a.hccl) {
-      EXPECT_EQ(k.hccl, off.hccl) << k.why;
-      EXPECT_EQ(k.cores, 0u) << k.why;
-      continue;
-    }
-    EXPECT_EQ(k.hccl, a.hccl) << k.why;
-    EXPECT_EQ(k.algo, a.algo) << k.why;
-    EXPECT_EQ(k.cores, a.cores) << k.why;
-  }
+  for (const A3AivCase &a : kA3Aiv)
+    ExpectAivCase(a.op, cfg, A2_HCCL_A3, a.P, a.N, a.hccl, a.algo, a.cores);
   // prod: no IsSupportAIVReduce, so the reductions step aside; the all-gather copies
   EXPECT_EQ(Choose("allreduce", cfg, A2_HCCL_A3, 8, 4096, A2_RED_PROD, 1).hccl,
             Choose("allreduce", cfg, A2_HCCL_A3, 8, 4096, A2_RED_PROD).hccl);
