@@ -17,12 +17,19 @@ void a2_tq_push(a2_tq *q, uint64_t t_ps, uint64_t a, uint64_t b) {
     q->cap = A2_TQ_INLINE;
   }
   if (q->n == q->cap) {
-    uint32_t cap = q->cap < 16 ? 16 : q->cap * 2;
-    a2_tq_item *v = q->v == q->inl ? malloc(cap * sizeof *v) : realloc(q->v, cap * sizeof *v);
-    if (!v) a2_out_of_memory("a core's timed queue");
-    if (q->v == q->inl) memcpy(v, q->inl, q->n * sizeof *v);
-    q->v = v;
-    q->cap = cap;
+    if (q->v == q->inl && q->heap) { /* out of place again: into the kept array */
+      memcpy(q->heap, q->inl, q->n * sizeof *q->heap);
+      q->v = q->heap;
+      q->cap = q->heap_cap;
+    }
+    if (q->n == q->cap) {
+      uint32_t cap = q->cap < 16 ? 16 : q->cap * 2;
+      a2_tq_item *v = q->v == q->inl ? malloc(cap * sizeof *v) : realloc(q->v, cap * sizeof *v);
+      if (!v) a2_out_of_memory("a core's timed queue");
+      if (q->v == q->inl) memcpy(v, q->inl, q->n * sizeof *v);
+      q->v = q->heap = v;
+      q->cap = q->heap_cap = cap;
+    }
   }
   a2_tq_item e = {t_ps, q->seq++, a, b};
   uint32_t i = q->n++;
@@ -47,11 +54,16 @@ int a2_tq_pop_due(a2_tq *q, uint64_t t_max, a2_tq_item *out) {
     i = c;
   }
   if (q->n) q->v[i] = last;
+  if (q->v != q->inl && q->n <= A2_TQ_INLINE) { /* back in place: the heap order is kept */
+    memcpy(q->inl, q->v, q->n * sizeof *q->v);
+    q->v = q->inl;
+    q->cap = A2_TQ_INLINE;
+  }
   return 1;
 }
 
 void a2_tq_free(a2_tq *q) {
-  if (q->v != q->inl) free(q->v);
-  q->v = NULL;
-  q->n = q->cap = 0;
+  free(q->heap);
+  q->v = q->heap = NULL;
+  q->n = q->cap = q->heap_cap = 0;
 }

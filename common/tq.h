@@ -13,11 +13,18 @@ typedef struct {
 
 #define A2_TQ_INLINE 2 /* items held in place: most queues stay this short */
 
+/* The items are in place while at most A2_TQ_INLINE are queued, in the
+ * heap array while more are, and back in place once the queue is that
+ * short again (the array is kept for the next time it grows): a queue in
+ * the lines of its owner stays there (docs/architecture.md, "Layout and
+ * prefetch rules"). */
 typedef struct {
-  a2_tq_item *v; /* inl, or the heap once more items are queued */
+  a2_tq_item *v; /* inl, or heap */
   uint32_t n, cap;
   uint64_t seq;
   a2_tq_item inl[A2_TQ_INLINE];
+  a2_tq_item *heap; /* NULL until the queue first outgrows inl */
+  uint32_t heap_cap;
 } a2_tq; /* zero-initialised = empty; not to be copied or moved once used */
 
 /* Add an item at t_ps. Aborts when out of memory: callers' queues only grow

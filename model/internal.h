@@ -106,9 +106,10 @@ typedef struct a2_core {
                                   (item.a = the a2_xfer, item.b = 0; or a notify's landing:
                                   a2_notify_land) */
   /* stage ids: its own (ST_*), then, for the kernel's prefetch hint, the
-   * other stages of its recent transfers (id s at ST_OWN + s % A2_RECENT_STAGES;
-   * A2_NO_STAGE in a slot not used yet) */
+   * other stages of its recent transfers (each id once, in any of the
+   * A2_RECENT_STAGES slots; A2_NO_STAGE in a slot not used yet) */
   uint32_t stages[ST_OWN + A2_RECENT_STAGES];
+  uint8_t recent_next; /* the recent stages' slot a new id takes (transfer.c, note_stage) */
   a2k_proc proc;
   a2_tile_state *tiles;
   uint64_t *buf_w; /* per buffer: seq + 1 of this core's last local write */
