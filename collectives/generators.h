@@ -116,8 +116,12 @@ typedef struct {
 
 /* The row of a hierarchical or NB built-in, NULL for any other name. */
 const a2_hier_row *a2_hier_find(const char *name);
-/* Its servers' size for p: 1 for flat rows, else p->group (0: all P). */
+/* Its servers' size for p: 1 for flat rows, else a2_server_size(p). */
 uint32_t a2_hier_group(const a2_hier_row *h, const a2_coll_params *p);
+/* The ranks a server of p has: p->group, all P when it is 0 or P or more. */
+uint32_t a2_server_size(const a2_coll_params *p);
+/* P in whole servers of G ranks, else the refusal naming --ranks (name: the built-in). */
+a2_code a2_check_whole_servers(const char *name, const a2_coll_params *p, uint32_t G, a2_err *err);
 #define A2_HIER_DECLARE_CHECK(NAME, ...) \
   a2_code a2_check_##NAME(const a2_coll_params *p, a2_err *err);
 A2_HIER_ROWS(A2_HIER_DECLARE_CHECK)

@@ -51,9 +51,20 @@ const a2_hier_row *a2_hier_find(const char *name) {
   return NULL;
 }
 
-uint32_t a2_hier_group(const a2_hier_row *h, const a2_coll_params *p) {
-  if (h->flat) return 1;
+uint32_t a2_server_size(const a2_coll_params *p) {
   return p->group && p->group < p->nranks ? p->group : p->nranks;
+}
+
+uint32_t a2_hier_group(const a2_hier_row *h, const a2_coll_params *p) {
+  return h->flat ? 1 : a2_server_size(p);
+}
+
+a2_code a2_check_whole_servers(const char *name, const a2_coll_params *p, uint32_t G, a2_err *err) {
+  if (G && p->nranks % G == 0) return A2_OK;
+  return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0,
+                    "%s: %u ranks are not whole servers of %u ranks "
+                    "(interconnect.group_size); expected a multiple of %u",
+                    name, p->nranks, G, G);
 }
 
 typedef struct {
@@ -348,11 +359,8 @@ static a2_code hier_check(const a2_hier_row *h, const a2_coll_params *p, a2_err 
   if (!rc && h->op == A2_HIER_BROADCAST) rc = a2_coll_check_root(p, err);
   if (rc) return rc;
   uint32_t P = p->nranks, G = a2_hier_group(h, p);
-  if (G == 0 || P % G)
-    return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0,
-                      "%s: %u ranks are not whole servers of %u ranks "
-                      "(interconnect.group_size); expected a multiple of %u",
-                      h->name, P, G, G);
+  rc = a2_check_whole_servers(h->name, p, G, err);
+  if (rc) return rc;
   uint32_t M = P / G;
   if (h->algo == A2_LVL_RHD && (M & (M - 1)))
     return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0,

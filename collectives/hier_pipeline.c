@@ -53,17 +53,12 @@ static a2_code pipe_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, vo
   };
   a2_coll_params two = *p;
   two.cores = 2; /* the ring and the server, whatever --cores says (the check takes 1) */
-  uint32_t G = p->group && p->group < p->nranks ? p->group : p->nranks;
+  uint32_t G = a2_server_size(p);
   a2_code rc = a2_coll_declare(tb, &two, k, &sh, &x->c, err);
   x->G = G;
   x->M = G ? p->nranks / G : 0;
   x->rs = rs;
   return rc;
-}
-
-static uint64_t wrap(int64_t a, uint32_t n) {
-  int64_t m = a % (int64_t)n;
-  return (uint64_t)(m < 0 ? m + n : m);
 }
 
 /* ---- all-gather ---- */
@@ -76,9 +71,11 @@ static void ag_ring(a2_tiles *t, const pipe_ctx *x, uint32_t s, uint32_t j) {
   a2_coll_copy(t, a2_at_local(X, 0), own, 2, N, T);
   /* step k: [wait, np pieces] (k > 0), then G - 1 mates and the right told */
   uint64_t per = 1 + np + G, turn = t->turn;
-  uint32_t left = wrap((int64_t)s - 1, M) * G + j, right = wrap((int64_t)s + 1, M) * G + j;
+  a2_group ring = {j, G, M, s}; /* the ranks of index j, member t of server t */
+  uint32_t left = a2_member(&ring, (int64_t)s - 1), right = a2_member(&ring, (int64_t)s + 1);
   A2_STEPS(tb, q, (uint64_t)M * per) {
-    uint64_t k = q / per, i = q % per, off = (wrap((int64_t)s - (int64_t)k, M) * G + j) * N;
+    uint64_t k = q / per, i = q % per,
+             off = (uint64_t)a2_member(&ring, (int64_t)s - (int64_t)k) * N;
     if (i == 0) {
       if (k > 0) a2_tb_wait(tb, SIG, (uint64_t)x->c.P, A2_MODE_GE, (int32_t)k);
     } else if (i <= np) {
@@ -112,7 +109,8 @@ static void ag_server(a2_tiles *t, const pipe_ctx *x, uint32_t s, uint32_t j) {
       a2_tb_wait(tb, SIG, jm, A2_MODE_GE, (int32_t)(k + 1));
     } else {
       uint64_t piece = (i - mates) % np, o = piece * T;
-      uint64_t off = (wrap((int64_t)s - (int64_t)k, M) * G + jm) * N;
+      a2_group col = {jm, G, M, s};
+      uint64_t off = (uint64_t)a2_member(&col, (int64_t)s - (int64_t)k) * N;
       a2_at dst = a2_at_local(Y, off);
       a2_coll_copy_piece(t, q, a2_at_peer(DATA, s * G + jm, off), &dst, 1, o, a2_min64(N - o, T));
     }
@@ -135,13 +133,14 @@ static void rs_server(a2_tiles *t, const pipe_ctx *x, uint32_t s, uint32_t j) {
     else
       a2_tb_wait(tb, SIG, jm, A2_MODE_GE, 1);
   }
+  a2_group ring = {j, G, M, s}; /* the ranks of index j, member t of server t */
   /* step k: per piece, the own part, each mate's added, stored (none when
    * the rank is its server: its staged block is its part); then core 0 told */
   uint64_t per_piece = G > 1 || M == 1 ? G + 1 : 0, per = np * per_piece + 1;
   uint16_t acc = x->c.tiles.acc[0];
   A2_STEPS(tb, q, (uint64_t)M * per) {
     uint64_t k = q / per, i = q % per;
-    uint64_t off = (wrap((int64_t)s - 1 - (int64_t)k, M) * G + j) * N;
+    uint64_t off = (uint64_t)a2_member(&ring, (int64_t)s - 1 - (int64_t)k) * N;
     if (i == per - 1) {
       if (M > 1) a2_tb_notify(tb, SIG, s * G + j, P, A2_MODE_ADD, 1);
       continue;
@@ -165,13 +164,14 @@ static void rs_ring(a2_tiles *t, const pipe_ctx *x, uint32_t s, uint32_t j) {
   uint32_t G = x->G, M = x->M, P = x->c.P;
   uint64_t N = x->c.N, T = x->c.T, np = x->c.np;
   if (M < 2) return;
-  uint32_t left = wrap((int64_t)s - 1, M) * G + j, right = wrap((int64_t)s + 1, M) * G + j;
+  a2_group ring = {j, G, M, s}; /* the ranks of index j, member t of server t */
+  uint32_t left = a2_member(&ring, (int64_t)s - 1), right = a2_member(&ring, (int64_t)s + 1);
   /* step k: [wait for core 1, wait for the left, 4 a piece, tell the right] */
   uint64_t per = 2 + 4 * np + 1;
   uint16_t acc = x->c.tiles.acc[0];
   A2_STEPS(tb, q, (uint64_t)M * per) {
     uint64_t k = q / per, i = q % per;
-    uint64_t off = (wrap((int64_t)s - 1 - (int64_t)k, M) * G + j) * N;
+    uint64_t off = (uint64_t)a2_member(&ring, (int64_t)s - 1 - (int64_t)k) * N;
     if (i == 0) {
       a2_tb_wait(tb, SIG, P, A2_MODE_GE, (int32_t)(k + 1));
     } else if (i == 1) {
@@ -211,7 +211,7 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
 /* Per rank: the ring's M - 1 blocks and the server's (G - 1) M; rounds: the
  * busier core's (the all-gather's server core waits once a step). */
 static void pipe_card(const a2_coll_params *p, a2_card *c, int rs) {
-  uint32_t P = p->nranks, G = p->group && p->group < P ? p->group : P, M = G ? P / G : 0;
+  uint32_t P = p->nranks, G = a2_server_size(p), M = G ? P / G : 0;
   c->remote_read_bytes = P < 2 ? 0 : (double)(P - 1) * (double)p->size_bytes;
   c->remote_write_bytes = 0;
   uint64_t ring = M - 1, server = G > 1 ? (rs ? 1 : M) : 0;
@@ -221,12 +221,8 @@ static void pipe_card(const a2_coll_params *p, a2_card *c, int rs) {
 static a2_code pipe_check(const a2_coll_params *p, a2_err *err, const char *name) {
   a2_code rc = a2_coll_check_single_core(p, err);
   if (rc) return rc;
-  uint32_t P = p->nranks, G = p->group && p->group < P ? p->group : P;
-  if (G == 0 || P % G)
-    return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0,
-                      "%s: %u ranks are not whole servers of %u ranks "
-                      "(interconnect.group_size); expected a multiple of %u",
-                      name, P, G, G);
+  rc = a2_check_whole_servers(name, p, a2_server_size(p), err);
+  if (rc) return rc;
   if (p->max_cores && p->max_cores < 2)
     return a2_err_set(err, A2_E_INPUT, "--algo", 0, 0,
                       "%s runs its ring and its server steps on two vector cores; the chip has "
