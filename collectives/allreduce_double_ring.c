@@ -45,10 +45,11 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   a2_tiles t = a2_tiles_on(tb, &c->tiles);
   a2_at data = a2_at_local(DATA, R), out = a2_at_local(Y, R);
   a2_coll_copy(&t, a2_at_local(X, R), &data, 1, half, c->T);
-  a2_level_reduce_scatter(&t, c, A2_LVL_RING, &ring, DATA, SIG, 2ull * P * core, R, b);
+  a2_blocks blocks = a2_blocks_whole(R, b);
+  a2_level_reduce_scatter(&t, c, A2_LVL_RING, &ring, DATA, SIG, 2ull * P * core, &blocks);
   a2_at mine = a2_at_local(RES, R + ring.i * b);
   a2_coll_copy(&t, a2_at_local(DATA, R + ring.i * b), &mine, 1, b, c->T);
-  a2_level_all_gather(&t, c, A2_LVL_RING, &ring, RES, SIG, 2ull * P * core + P, R, b);
+  a2_level_all_gather(&t, c, A2_LVL_RING, &ring, RES, SIG, 2ull * P * core + P, &blocks);
   a2_coll_copy(&t, a2_at_local(RES, R), &out, 1, half, c->T);
 }
 

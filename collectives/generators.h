@@ -37,10 +37,10 @@ uint64_t a2_time_allreduce_two_phase(const a2_coll_params *p, const a2_config *c
 /* ---- One level of a hierarchy (level_steps.c) ----
  * A group of n member ranks, member k = base + k * stride; `i` is this
  * rank's index in it. The reduce-scatter and all-gather of each algorithm
- * below work on n blocks of b bytes at byte R of window `win`, block k
- * destined for member k: the reduce-scatter leaves block i reduced over the
- * members at member i (in place); the all-gather starts with block i at
- * member i and leaves every block at every member. Both pull (remote_load).
+ * below work on n blocks of window `win` (a2_blocks), block k destined for
+ * member k: the reduce-scatter leaves block i reduced over the members at
+ * member i (in place); the all-gather starts with block i at member i and
+ * leaves every block at every member. Both pull (remote_load).
  * Step t waits for cell cell0 + t of `sig`, set by the member read from in
  * that step once it finished step t - 1 (for t = 0: once it entered the
  * phase, so whatever it did before is visible); one round per step. */
@@ -61,11 +61,24 @@ static inline uint32_t a2_member(const a2_group *g, int64_t k) {
 }
 /* Steps (rounds) of one reduce-scatter or all-gather of `a` over n members. */
 uint32_t a2_level_steps(a2_level_algo a, uint32_t n);
-/* Bytes of the blocks one member reads in either phase: (n - 1) * b. */
+/* The n blocks of a level: block k is `runs` runs of `len` bytes, run m at
+ * byte R + k * b + m * run_stride. Contiguous blocks (a2_blocks_whole): one
+ * run of b bytes. Several runs: a core's share of each rank's block when a
+ * level block holds the blocks of a server's ranks (hier.c's parts). */
+typedef struct {
+  uint64_t R, b;
+  uint32_t runs;
+  uint64_t run_stride, len;
+} a2_blocks;
+static inline a2_blocks a2_blocks_whole(uint64_t R, uint64_t b) {
+  a2_blocks k = {R, b, 1, b, b};
+  return k;
+}
+/* Bytes of the blocks one member reads in either phase: (n - 1) * runs * len. */
 void a2_level_reduce_scatter(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, const a2_group *g,
-                             uint16_t win, uint16_t sig, uint64_t cell0, uint64_t R, uint64_t b);
+                             uint16_t win, uint16_t sig, uint64_t cell0, const a2_blocks *k);
 void a2_level_all_gather(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, const a2_group *g,
-                         uint16_t win, uint16_t sig, uint64_t cell0, uint64_t R, uint64_t b);
+                         uint16_t win, uint16_t sig, uint64_t cell0, const a2_blocks *k);
 
 /* allreduce_double_ring's parameter rules (allreduce_double_ring.c). */
 a2_code a2_check_allreduce_double_ring(const a2_coll_params *p, a2_err *err);

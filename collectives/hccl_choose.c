@@ -243,15 +243,15 @@ static const rule allgather_a2[] = {
      "AIV mode, several servers of d devices each, a power of two of them, mesh, N <= 256 KiB, "
      "N x P <= 16 MiB (isSupportAivRdmaCount): the level-1 all-gather of least cost between the "
      "servers, then an AIV server all-gather on d vector cores (CalBlockDim: the server's "
-     "rankSize); the hierarchical all-gather stands in (it gathers in the server first), on one "
-     "core",
-     K_ARG},
+     "rankSize); the hierarchical all-gather stands in (it gathers in the server first), on d "
+     "vector cores, a part of every rank's block each",
+     K_D},
     {AIV_AG_RDMA, C_RING | C_M_POW2, T_LE, 128 * KB, "AllGatherAivRdmaExecutor",
      "allgather_hier_%s", L1_COST,
      "AIV mode, several servers of d devices each, mesh, N <= 128 KiB, N x P <= 16 MiB "
      "(isSupportAivRdmaCount): the level-1 all-gather, then an AIV server all-gather on d vector "
-     "cores; the hierarchical all-gather stands in, on one core",
-     K_ARG},
+     "cores; the hierarchical all-gather stands in, on d vector cores",
+     K_D},
     {C_ONE | C_RING, 0, T_ANY, 0, "AllGatherRingExecutor", "allgather_ring", L1_NONE,
      "one server, ring topology (isRingTopo)", K_ARG},
     {C_ONE, 0, T_ANY, 0, "AllGatherMeshOpbaseExecutor", "allgather", L1_NONE,
@@ -315,14 +315,15 @@ static const rule reduce_scatter_a2[] = {
      "IsSupportAIVReduce, N <= 256 KiB, N x P <= 16 MiB (isSupportAivRdmaCount): an AIV server "
      "reduce-scatter on d vector cores (CalBlockDim: the server's rankSize), then the level-1 "
      "reduce-scatter of least cost between the servers; the hierarchical reduce-scatter stands "
-     "in (it reduces between the servers first), on one core",
-     K_ARG},
+     "in (it reduces between the servers first), on d vector cores, a part of every rank's "
+     "block each",
+     K_D},
     {AIV_AG_RDMA | C_AIV_REDUCE, C_RING | C_M_POW2 | C_DETER, T_LE, 128 * KB,
      "ReduceScatterAivRdmaExecutor", "reduce_scatter_hier_%s", L1_COST,
      "AIV mode, several servers of d devices each, mesh, IsSupportAIVReduce, N <= 128 KiB, N x P "
      "<= 16 MiB (isSupportAivRdmaCount): an AIV server reduce-scatter on d vector cores, then the "
-     "level-1 reduce-scatter; the hierarchical reduce-scatter stands in, on one core",
-     K_ARG},
+     "level-1 reduce-scatter; the hierarchical reduce-scatter stands in, on d vector cores",
+     K_D},
     {C_ONE | C_RING, 0, T_ANY, 0, "ReduceScatterRingExecutor", "reduce_scatter_ring", L1_NONE,
      "one server, ring topology (isRingTopo)", K_ARG},
     {C_ONE | C_INLINE | C_DETER, 0, T_ANY, 0, "ReduceScatterDeterExecutor", "reduce_scatter",

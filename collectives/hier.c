@@ -25,11 +25,14 @@
  *     mesh all-gather in the server into y.
  * Parts: allreduce_pipeline cuts the slice into A2_PIPELINE_SLICES equal
  * parts, one a vector core, each part's server reduce-scatter starting when
- * the previous part's ended; the other hierarchical all-reduces take
- * --cores C and run C parts at once, one a core, each of whole groups of P
- * elements (the form of HCCL's AIV executors across servers, whose server
- * steps run on a server's worth of vector cores). A part runs the steps
- * above on its own bytes and its own signal cells.
+ * the previous part's ended; the other hierarchical all-reduces,
+ * reduce-scatters and all-gathers take --cores C and run C parts at once,
+ * one a core (the form of HCCL's AIV executors across servers, whose server
+ * steps run on a server's worth of vector cores): an all-reduce's part is
+ * whole groups of P elements of the slice, a reduce-scatter's or
+ * all-gather's the same whole elements of every rank's block (its
+ * inter-server blocks are then G runs, one a rank of the server). A part
+ * runs the steps above on its own bytes and its own signal cells.
  * Signal cells (per rank, per part): [0, P) and [P, 2P) the two server barriers
  * (cell base + j), [2P, 3P) the inter-server reduce-scatter's steps,
  * [3P, 4P) the all-gather's, 4P the root's "staged", 4P + 1 the broadcast's
@@ -82,12 +85,16 @@ typedef struct {
  * ceil(groups / S) groups a part, the last shorter (parts past the end are
  * empty); S = 1: one part of N. A pipeline's check asks N in S P
  * elements, so its parts are equal. */
+static int hier_multi_core(const a2_hier_row *h) {
+  return h->op != A2_HIER_BROADCAST && !h->flat && h->slices == 1;
+}
 static uint32_t hier_parts(const a2_hier_row *h, const a2_coll_params *p) {
   if (h->slices > 1) return h->slices;
-  return h->op == A2_HIER_ALLREDUCE && !h->flat && p->cores > 1 ? p->cores : 1;
+  return hier_multi_core(h) && p->cores > 1 ? p->cores : 1;
 }
-static uint64_t hier_part_bytes(const a2_coll_params *p, uint32_t S) {
-  uint64_t g = (uint64_t)a2_dtype_size(p->dtype) * p->nranks, groups = g ? p->size_bytes / g : 0;
+static uint64_t hier_part_bytes(const a2_hier_row *h, const a2_coll_params *p, uint32_t S) {
+  uint64_t g = (uint64_t)a2_dtype_size(p->dtype) * (h->op == A2_HIER_ALLREDUCE ? p->nranks : 1),
+           groups = g ? p->size_bytes / g : 0;
   return S > 1 ? (groups + S - 1) / S * g : p->size_bytes;
 }
 
@@ -150,7 +157,7 @@ static a2_code hier_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, vo
   x->S = S;
   x->pipelined = h->slices > 1;
   x->total = p->size_bytes;
-  uint64_t N = hier_part_bytes(p, S);
+  uint64_t N = hier_part_bytes(h, p, S);
   if (h->op == A2_HIER_ALLREDUCE || h->op == A2_HIER_BROADCAST) {
     x->b = P ? N / P : 0;
     x->C = G ? N / G : 0;
@@ -201,19 +208,21 @@ static void server_reduce(a2_tiles *t, const hier_ctx *x, const a2_group *srv, u
   }
 }
 
-/* Every server peer q's win[q*len + skew, +len) into dst[q*len] (peers
- * j+1, j+2, ...). One phase of a step per piece of each peer's chunk, so
- * that a walk resuming in it skips what is done at once (not peer by peer:
- * a server of a thousand ranks would walk a thousand phases a batch). */
+/* Every server peer q's win[q*stride + skew, +len) into dst[q*stride +
+ * dst_skew] (peers j+1, j+2, ...). One phase of a step per piece of each
+ * peer's chunk, so that a walk resuming in it skips what is done at once
+ * (not peer by peer: a server of a thousand ranks would walk a thousand
+ * phases a batch). */
 static void server_gather(a2_tiles *t, const hier_ctx *x, const a2_group *srv, uint16_t win,
-                          uint64_t skew, uint64_t len, uint16_t dst, uint64_t dst_skew) {
+                          uint64_t skew, uint64_t len, uint64_t stride, uint16_t dst,
+                          uint64_t dst_skew) {
   uint64_t T = x->c.T, np = a2_pieces(len, T), turn = t->turn;
   t->turn += (uint64_t)(srv->n - 1) * np;
   A2_STEPS(t->tb, s, (uint64_t)(srv->n - 1) * np) {
     uint32_t q = (uint32_t)((srv->i + 1 + s / np) % srv->n);
     uint64_t off = s % np * T;
-    a2_at to = a2_at_local(dst, dst_skew + (uint64_t)q * len);
-    a2_coll_copy_piece(t, turn + s, a2_at_peer(win, a2_member(srv, q), skew + (uint64_t)q * len),
+    a2_at to = a2_at_local(dst, dst_skew + (uint64_t)q * stride);
+    a2_coll_copy_piece(t, turn + s, a2_at_peer(win, a2_member(srv, q), skew + (uint64_t)q * stride),
                        &to, 1, off, a2_min64(len - off, T));
   }
 }
@@ -222,12 +231,40 @@ static void copy(a2_tiles *t, const hier_ctx *x, a2_at src, a2_at dst, uint64_t 
   a2_coll_copy(t, src, &dst, 1, len, x->c.T);
 }
 
+/* A part of a reduce-scatter or all-gather: bytes [O, O + len) of every
+ * rank's block of Nr. `runs` runs from own src[O + m * Nr] to the same bytes
+ * of dst; one copy when the runs touch (a part of the whole block). */
+static void copy_runs(a2_tiles *t, const hier_ctx *x, uint16_t src, uint16_t dst, uint64_t O,
+                      uint32_t runs, uint64_t Nr, uint64_t len) {
+  if (len == Nr) {
+    copy(t, x, a2_at_local(src, O), a2_at_local(dst, O), (uint64_t)runs * len);
+    return;
+  }
+  uint64_t T = x->c.T, np = a2_pieces(len, T), turn = t->turn;
+  t->turn += runs * np;
+  A2_STEPS(t->tb, s, runs * np) {
+    uint64_t o = O + s / np * Nr, at = s % np * T;
+    a2_at to = a2_at_local(dst, o);
+    a2_coll_copy_piece(t, turn + s, a2_at_local(src, o), &to, 1, at, a2_min64(len - at, T));
+  }
+}
+
+/* The level's blocks of such a part: block k the part's bytes of the G
+ * rank blocks of server k, one run when they touch. */
+static a2_blocks part_blocks(uint32_t G, uint64_t O, uint64_t Nr, uint64_t len) {
+  uint64_t b = (uint64_t)G * Nr;
+  a2_blocks k = {O, b, G, Nr, len};
+  return len == Nr ? a2_blocks_whole(O, b) : k;
+}
+
 static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   const hier_ctx *x = ctx;
   uint32_t P = x->c.P, G = x->G, M = x->M, s = me / G, j = me % G;
   uint64_t N = x->c.N, b = x->b, C = x->C;
-  uint64_t O = (uint64_t)core * N; /* an all-reduce part's bytes [O, O + N) */
-  if (x->S > 1) {                  /* the last part may be shorter, or empty */
+  /* a part's bytes: [O, O + N) of the all-reduce's slice, or of each rank's
+   * block of Nr for the reduce-scatter and all-gather */
+  uint64_t O = (uint64_t)core * N, Nr = x->total;
+  if (x->S > 1) { /* the last part may be shorter, or empty */
     if (O >= x->total) return;
     N = a2_min64(N, x->total - O);
     b = N / P;
@@ -251,29 +288,35 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
     }
     if (x->pipelined && core + 1 < x->S && P > 1) A2_STEPS(tb, q, 1)
     a2_tb_notify(tb, sig, me, base + 4ull * P + 2 + 4ull * P, A2_MODE_SET, 1);
-    a2_level_reduce_scatter(&t, &x->c, x->algo, &lvl, DATA, sig, rs_cells, O + j * C, b);
+    a2_blocks chunk = a2_blocks_whole(O + j * C, b);
+    a2_level_reduce_scatter(&t, &x->c, x->algo, &lvl, DATA, sig, rs_cells, &chunk);
     copy(&t, x, a2_at_local(DATA, O + j * C + s * b), a2_at_local(WIN2, O + j * C + s * b), b);
-    a2_level_all_gather(&t, &x->c, x->algo, &lvl, WIN2, sig, ag_cells, O + j * C, b);
+    a2_level_all_gather(&t, &x->c, x->algo, &lvl, WIN2, sig, ag_cells, &chunk);
     if (G > 1) server_barrier(tb, &srv, sig, barrier_b);
     copy(&t, x, a2_at_local(WIN2, O + j * C), a2_at_local(Y, O + j * C), C);
-    server_gather(&t, x, &srv, WIN2, O, C, Y, O);
+    server_gather(&t, x, &srv, WIN2, O, C, C, Y, O);
     break;
   }
-  case A2_HIER_REDUCE_SCATTER:
-    copy(&t, x, a2_at_local(X, 0), a2_at_local(DATA, 0), (uint64_t)P * N);
-    a2_level_reduce_scatter(&t, &x->c, x->algo, &lvl, DATA, sig, rs_cells, 0, b);
+  case A2_HIER_REDUCE_SCATTER: {
+    a2_blocks servers = part_blocks(G, O, Nr, N);
+    copy_runs(&t, x, X, DATA, O, P, Nr, N);
+    a2_level_reduce_scatter(&t, &x->c, x->algo, &lvl, DATA, sig, rs_cells, &servers);
     if (G > 1) server_barrier(tb, &srv, sig, barrier_a);
-    server_reduce(&t, x, &srv, DATA, (uint64_t)me * N, N, a2_at_local(Y, 0));
+    server_reduce(&t, x, &srv, DATA, (uint64_t)me * Nr + O, N, a2_at_local(Y, O));
     break;
-  case A2_HIER_ALLGATHER:
-    copy(&t, x, a2_at_local(X, 0), a2_at_local(DATA, (uint64_t)me * N), N);
+  }
+  case A2_HIER_ALLGATHER: {
+    a2_blocks servers = part_blocks(G, O, Nr, N);
+    uint64_t mine = (uint64_t)s * G * Nr + O; /* the part's bytes of this server's first rank */
+    copy(&t, x, a2_at_local(X, O), a2_at_local(DATA, (uint64_t)me * Nr + O), N);
     if (G > 1) {
       server_barrier(tb, &srv, sig, barrier_a);
-      server_gather(&t, x, &srv, DATA, (uint64_t)s * b, N, DATA, (uint64_t)s * b);
+      server_gather(&t, x, &srv, DATA, mine, N, Nr, DATA, mine);
     }
-    a2_level_all_gather(&t, &x->c, x->algo, &lvl, DATA, sig, ag_cells, 0, b);
-    copy(&t, x, a2_at_local(DATA, 0), a2_at_local(Y, 0), (uint64_t)P * N);
+    a2_level_all_gather(&t, &x->c, x->algo, &lvl, DATA, sig, ag_cells, &servers);
+    copy_runs(&t, x, DATA, Y, O, P, Nr, N);
     break;
+  }
   case A2_HIER_BROADCAST: {
     uint32_t root = x->c.root, s0 = root / G, j0 = root % G;
     uint64_t staged = 4ull * P, scattered = staged + 1;
@@ -306,10 +349,11 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
         copy(&t, x, a2_at_peer(WIN2, a2_member(&lvl, s0), j * C + s * b),
              a2_at_local(DATA, j * C + s * b), b);
     }
-    a2_level_all_gather(&t, &x->c, x->algo, &lvl, DATA, sig, ag_cells, j * C, b);
+    a2_blocks chunk = a2_blocks_whole(j * C, b);
+    a2_level_all_gather(&t, &x->c, x->algo, &lvl, DATA, sig, ag_cells, &chunk);
     if (G > 1) server_barrier(tb, &srv, sig, barrier_b);
     copy(&t, x, a2_at_local(DATA, j * C), a2_at_local(Y, j * C), C);
-    server_gather(&t, x, &srv, DATA, 0, C, Y, 0);
+    server_gather(&t, x, &srv, DATA, 0, C, C, Y, 0);
     break;
   }
   }
@@ -346,11 +390,10 @@ static void hier_card(const a2_hier_row *h, const a2_coll_params *p, a2_card *c)
   if (P < 2) c->remote_read_bytes = 0;
 }
 
-/* --cores: the hierarchical all-reduces run a part on each of C cores
- * (1..the chip's); every other row takes one. */
+/* --cores: the hierarchical all-reduces, reduce-scatters and all-gathers
+ * run a part on each of C cores (1..the chip's); every other row takes one. */
 static a2_code hier_check_cores(const a2_hier_row *h, const a2_coll_params *p, a2_err *err) {
-  if (h->op != A2_HIER_ALLREDUCE || h->flat || h->slices > 1)
-    return a2_coll_check_single_core(p, err);
+  if (!hier_multi_core(h)) return a2_coll_check_single_core(p, err);
   return a2_coll_check_cores(p, err);
 }
 

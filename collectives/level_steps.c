@@ -30,16 +30,22 @@ static int64_t wrap(int64_t a, int64_t n) {
   return m < 0 ? m + n : m;
 }
 
-/* count blocks, block k = first + step * k (mod n), from `peer`'s window:
+/* Pieces of one block: each run's, run after run. */
+static uint64_t block_pieces(const a2_blocks *k, uint64_t T) {
+  return (uint64_t)k->runs * a2_pieces(k->len, T);
+}
+
+/* count blocks, block q = first + step * q (mod n), from `peer`'s window:
  * one step per piece, each read into the next receive tile; reduce: added
  * into the own block, else stored there. */
 static void xfer_step(a2_tiles *t, const a2_coll_ctx *c, const a2_group *g, uint16_t win,
-                      uint32_t peer, uint64_t R, uint64_t b, int64_t first, int64_t step,
-                      uint64_t np, uint64_t s, int reduce) {
-  uint64_t T = c->T, k = s / np, j = s % np;
+                      uint32_t peer, const a2_blocks *k, int64_t first, int64_t step, uint64_t np,
+                      uint64_t s, int reduce) {
+  uint64_t T = c->T, q = s / np, pr = a2_pieces(k->len, T), run = s % np / pr, j = s % np % pr;
   uint16_t acc = c->tiles.acc[0];
-  uint64_t off = R + (uint64_t)wrap(first + step * (int64_t)k, g->n) * b + j * T;
-  uint64_t len = a2_min64(b - j * T, T);
+  uint64_t off =
+      k->R + (uint64_t)wrap(first + step * (int64_t)q, g->n) * k->b + run * k->run_stride + j * T;
+  uint64_t len = a2_min64(k->len - j * T, T);
   uint16_t recv = a2_recv_tile(t, s);
   a2_tb_rload(t->tb, recv, win, peer, off, len);
   if (reduce) {
@@ -52,10 +58,10 @@ static void xfer_step(a2_tiles *t, const a2_coll_ctx *c, const a2_group *g, uint
 }
 
 static void xfer(a2_tiles *t, const a2_coll_ctx *c, const a2_group *g, uint16_t win, uint32_t peer,
-                 uint64_t R, uint64_t b, int64_t first, int64_t step, uint32_t count, int reduce) {
-  uint64_t np = a2_pieces(b, c->T);
+                 const a2_blocks *k, int64_t first, int64_t step, uint32_t count, int reduce) {
+  uint64_t np = block_pieces(k, c->T);
   A2_STEPS(t->tb, s, (uint64_t)count * np) {
-    xfer_step(t, c, g, win, peer, R, b, first, step, np, s, reduce);
+    xfer_step(t, c, g, win, peer, k, first, step, np, s, reduce);
   }
 }
 
@@ -70,12 +76,12 @@ static void signal_step(a2_tb *tb, uint16_t sig, uint32_t reader, uint64_t cell)
 }
 
 static void phase(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, const a2_group *g,
-                  uint16_t win, uint16_t sig, uint64_t cell0, uint64_t R, uint64_t b, int rs) {
+                  uint16_t win, uint16_t sig, uint64_t cell0, const a2_blocks *k, int rs) {
   int64_t i = g->i, n = g->n;
   uint32_t K = a2_level_steps(a, g->n);
   if (a == A2_LVL_RING) { /* n - 1 steps: one phase (builder.h), each step as below */
     if (!K) return;
-    uint64_t np = a2_pieces(b, c->T), per = np + 2;
+    uint64_t np = block_pieces(k, c->T), per = np + 2;
     uint32_t right = a2_member(g, i + 1), left = a2_member(g, i - 1);
     A2_STEPS(t->tb, q, (uint64_t)K * per) {
       uint64_t s = q / per, j = q % per;
@@ -84,8 +90,8 @@ static void phase(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, const a2_g
       else if (j == 1)
         a2_tb_wait(t->tb, sig, cell0 + s, A2_MODE_GE, 1);
       else
-        xfer_step(t, c, g, win, left, R, b, rs ? i - (int64_t)s - 2 : i - 1 - (int64_t)s, 1, np,
-                  j - 2, rs);
+        xfer_step(t, c, g, win, left, k, rs ? i - (int64_t)s - 2 : i - 1 - (int64_t)s, 1, np, j - 2,
+                  rs);
     }
     return;
   }
@@ -95,38 +101,38 @@ static void phase(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, const a2_g
       uint32_t j = rs ? s : K - 1 - s;
       int64_t h = n >> (j + 1), w = i ^ h, lo = i & ~(2 * h - 1);
       signal_step(t->tb, sig, a2_member(g, w), cell);
-      xfer(t, c, g, win, a2_member(g, w), R, b, lo + ((rs ? i : w) & h), 1, (uint32_t)h, rs);
+      xfer(t, c, g, win, a2_member(g, w), k, lo + ((rs ? i : w) & h), 1, (uint32_t)h, rs);
     } else if (a == A2_LVL_NHR) {
       int64_t d = 1ll << (rs ? s : K - 1 - s);
       uint32_t cnt = (uint32_t)((n - 1 + d) / (2 * d));
       if (rs) {
         signal_step(t->tb, sig, a2_member(g, i - d), cell);
-        xfer(t, c, g, win, a2_member(g, i + d), R, b, i, -2 * d, cnt, 1);
+        xfer(t, c, g, win, a2_member(g, i + d), k, i, -2 * d, cnt, 1);
       } else {
         signal_step(t->tb, sig, a2_member(g, i + d), cell);
-        xfer(t, c, g, win, a2_member(g, i - d), R, b, i - d, -2 * d, cnt, 0);
+        xfer(t, c, g, win, a2_member(g, i - d), k, i - d, -2 * d, cnt, 0);
       }
     } else { /* NB */
       int64_t d = 1ll << s;
       if (rs) {
         uint32_t cnt = (uint32_t)((n - 1 + d) / (2 * d));
         signal_step(t->tb, sig, a2_member(g, i + d), cell);
-        xfer(t, c, g, win, a2_member(g, i - d), R, b, i, 2 * d, cnt, 1);
+        xfer(t, c, g, win, a2_member(g, i - d), k, i, 2 * d, cnt, 1);
       } else {
         uint32_t cnt = (uint32_t)(d < n - d ? d : n - d);
         signal_step(t->tb, sig, a2_member(g, i - d), cell);
-        xfer(t, c, g, win, a2_member(g, i + d), R, b, i + d, 1, cnt, 0);
+        xfer(t, c, g, win, a2_member(g, i + d), k, i + d, 1, cnt, 0);
       }
     }
   }
 }
 
 void a2_level_reduce_scatter(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, const a2_group *g,
-                             uint16_t win, uint16_t sig, uint64_t cell0, uint64_t R, uint64_t b) {
-  phase(t, c, a, g, win, sig, cell0, R, b, 1);
+                             uint16_t win, uint16_t sig, uint64_t cell0, const a2_blocks *k) {
+  phase(t, c, a, g, win, sig, cell0, k, 1);
 }
 
 void a2_level_all_gather(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, const a2_group *g,
-                         uint16_t win, uint16_t sig, uint64_t cell0, uint64_t R, uint64_t b) {
-  phase(t, c, a, g, win, sig, cell0, R, b, 0);
+                         uint16_t win, uint16_t sig, uint64_t cell0, const a2_blocks *k) {
+  phase(t, c, a, g, win, sig, cell0, k, 0);
 }

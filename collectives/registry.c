@@ -99,18 +99,20 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
   "remote read 2*(G-1)/G*N + 2*(M-1)/P*N per rank; 2 + 2*(" STEPS \
   ") barrier rounds (no "                                         \
   "server barriers at G = 1); N a multiple of P elements"
-#define HIER_RS(L1)                               \
-  "reduce-scatter, HCCL's hierarchical: " L1      \
-  " reduce-scatter of server-sized chunks among " \
-  "the same-index ranks, then mesh reduce-scatter in the server (N = output block)"
+#define HIER_RS(L1)                                                                          \
+  "reduce-scatter, HCCL's hierarchical: " L1                                                 \
+  " reduce-scatter of server-sized chunks among "                                            \
+  "the same-index ranks, then mesh reduce-scatter in the server (N = output block; --cores " \
+  "C: C parts of every block at once, one a core)"
 #define HIER_RS_CARD(STEPS)                                             \
   "remote read (M-1)*G*N + (G-1)*N per rank (N = output block); " STEPS \
   " + 1 barrier "                                                       \
   "rounds (+0 at G = 1)"
-#define HIER_AG(L1)                                                          \
-  "all-gather, HCCL's hierarchical: mesh all-gather in the server, then " L1 \
-  " all-gather of "                                                          \
-  "server-sized chunks among the same-index ranks"
+#define HIER_AG(L1)                                                                       \
+  "all-gather, HCCL's hierarchical: mesh all-gather in the server, then " L1              \
+  " all-gather of "                                                                       \
+  "server-sized chunks among the same-index ranks (--cores C: C parts of every block at " \
+  "once, one a core)"
 #define HIER_AG_CARD(STEPS) \
   "remote read (G-1)*N + (M-1)*G*N per rank; 1 + " STEPS " barrier rounds (+0 at G = 1)"
 #define HIER_BC(L1)                                                                        \

@@ -254,6 +254,42 @@ TEST(HierCatalogue, AllreduceCoresRunPartsAtOnceAcrossServers) {
   }
 }
 
+// The hierarchical all-gathers and reduce-scatters take --cores C too:
+// parts of every rank's block at once (an odd block, so that parts are
+// uneven and one, at C = 8 of a 6-element block, empty), the same traffic
+// and rounds as one core, faster.
+TEST(HierCatalogue, AllgatherAndReduceScatterCoresRunPartsOfEveryBlock) {
+  const std::vector<std::string> cluster = {
+      "--config", std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml",
+      "--set",    "interconnect.ranks=16",
+      "--set",    "interconnect.group_size=4"};
+  for (const char *algo : {"allgather_hier_ring", "allgather_hier_rhd", "reduce_scatter_hier_nhr",
+                           "reduce_scatter_hier_ring"})
+    for (uint64_t N : {(uint64_t)64 << 10, (uint64_t)(64 << 10) + 12, (uint64_t)24}) {
+      SCOPED_TRACE(std::string(algo) + " N=" + std::to_string(N));
+      JsonDoc one;
+      ASSERT_TRUE(RunJson(RunArgs(algo, 16, N, cluster), &one));
+      for (const char *C : {"3", "8"}) {
+        SCOPED_TRACE(std::string("--cores ") + C);
+        std::vector<std::string> flags = cluster;
+        flags.insert(flags.end(), {"--cores", C});
+        JsonDoc d;
+        ASSERT_TRUE(RunJson(RunArgs(algo, 16, N, flags), &d));
+        EXPECT_EQ(d["status"].Str(), "OK");
+        EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
+        for (uint32_t r = 0; r < 16; r++)
+          EXPECT_EQ(d["per_rank"][r]["remote_read_bytes"].Int(),
+                    one["per_rank"][r]["remote_read_bytes"].Int());
+        EXPECT_EQ(d["measured"]["barrier_rounds"].Int(), one["measured"]["barrier_rounds"].Int());
+        EXPECT_EQ(d["analytic"]["remote_read_bytes_per_rank"].Num(),
+                  one["analytic"]["remote_read_bytes_per_rank"].Num());
+        if (N > 24) {
+          EXPECT_LT(d["time_ps"].Num(), one["time_ps"].Num());
+        }
+      }
+    }
+}
+
 // fp16 sums over 16 ranks round once per added term, in each algorithm's
 // own order; the golden allows that rounding (docs/cli.md), so every order
 // passes.
@@ -315,6 +351,33 @@ TEST(CatalogueGen, HierAndNbFilesReportLikeTheBuiltIns) {
       EXPECT_EQ(traced["status"].Str(), "OK");
       EXPECT_EQ(JsonScalars(traced.root()), JsonScalars(built_in.root()));
     }
+}
+
+// ... and their multi-core forms: parts of every rank's block, one a core.
+TEST(CatalogueGen, HierCoresFilesReportLikeTheBuiltIns) {
+  const std::string cfg = std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml";
+  for (const char *algo :
+       {"allgather_hier_ring", "reduce_scatter_hier_rhd", "allreduce_hier_nhr"}) {
+    SCOPED_TRACE(algo);
+    const std::vector<std::string> flags = {
+        "--config", cfg, "--set", "interconnect.ranks=8", "--set", "interconnect.group_size=2",
+        "--cores",  "3"};
+    const std::string size = "4000";
+    TempDir dir;
+    std::string file = dir.path() + "/gen.a2t";
+    std::vector<std::string> gen = {"gen",    "--algo", algo, "--ranks", "8",
+                                    "--size", size,     "-o", file};
+    gen.insert(gen.end(), flags.begin(), flags.end());
+    CliResult g = RunCli(gen);
+    ASSERT_EQ(g.exit_code, 0) << g;
+    JsonDoc built_in, traced;
+    ASSERT_TRUE(RunJson(RunArgs(algo, 8, 4000, flags), &built_in));
+    std::vector<std::string> run = {"run", "--trace-file", file, "--ranks", "8"};
+    run.insert(run.end(), flags.begin(), flags.end() - 2);
+    ASSERT_TRUE(RunJson(run, &traced));
+    EXPECT_EQ(traced["status"].Str(), "OK");
+    EXPECT_EQ(JsonScalars(traced.root()), JsonScalars(built_in.root()));
+  }
 }
 
 // gen writes NHR and Star in the trace format; running the file reports

@@ -312,19 +312,20 @@ const RdmaCase kRdma[] = {
     {"allreduce", 16, (16 << 20) + 64, nullptr, 0},
     {"allreduce", 24, 96 << 10, "AllReduceMidCountAivRdmaExecutor, level-1 Ring", 8},  // 3 servers
     {"allreduce", 12, 64 << 10, nullptr, 0},  // servers of 8 and 4
-    // all-gather: N <= 256 KiB (servers a power of two) or 128 KiB, N x P <= 16 MiB
-    {"allgather", 16, 256 << 10, "AllGatherAivRdmaExecutor, level-1 Ring", 0},
+    // all-gather: N <= 256 KiB (servers a power of two) or 128 KiB, N x P <= 16 MiB; d = 8
+    // vector cores, a part of every rank's block each
+    {"allgather", 16, 256 << 10, "AllGatherAivRdmaExecutor, level-1 Ring", 8},
     {"allgather", 16, (256 << 10) + 4, nullptr, 0},
-    {"allgather", 24, 128 << 10, "AllGatherAivRdmaExecutor, level-1 Ring", 0},
+    {"allgather", 24, 128 << 10, "AllGatherAivRdmaExecutor, level-1 Ring", 8},
     {"allgather", 24, (128 << 10) + 4, nullptr, 0},
-    {"allgather", 128, 128 << 10, "AllGatherAivRdmaExecutor, level-1 NHR", 0},  // 16 MiB
+    {"allgather", 128, 128 << 10, "AllGatherAivRdmaExecutor, level-1 NHR", 8},  // 16 MiB
     {"allgather", 128, (128 << 10) + 4, nullptr, 0},
     // reduce-scatter: the same bounds
-    {"reduce_scatter", 16, 256 << 10, "ReduceScatterAivRdmaExecutor, level-1 Ring", 0},
+    {"reduce_scatter", 16, 256 << 10, "ReduceScatterAivRdmaExecutor, level-1 Ring", 8},
     {"reduce_scatter", 16, (256 << 10) + 4, nullptr, 0},
-    {"reduce_scatter", 24, 128 << 10, "ReduceScatterAivRdmaExecutor, level-1 Ring", 0},
+    {"reduce_scatter", 24, 128 << 10, "ReduceScatterAivRdmaExecutor, level-1 Ring", 8},
     {"reduce_scatter", 24, (128 << 10) + 4, nullptr, 0},
-    {"reduce_scatter", 128, 128 << 10, "ReduceScatterAivRdmaExecutor, level-1 NHR", 0},
+    {"reduce_scatter", 128, 128 << 10, "ReduceScatterAivRdmaExecutor, level-1 NHR", 8},
     {"reduce_scatter", 128, (128 << 10) + 4, nullptr, 0},
     // all-to-all: N <= 190 KiB, at most 8 servers; d = 8 vector cores
     {"all_to_all", 16, 190 << 10, "AlltoAllStagedAIVRdmaExecutor", 8},

@@ -148,9 +148,20 @@ inline const std::vector<Ladder> &AllCollectives() {
 // The built-ins that take --cores C > 1, each rank's C vector cores
 // splitting the data (docs/collectives.md): their cards do not depend on C.
 inline const std::vector<std::string> &MultiCoreCollectives() {
-  static const std::vector<std::string> v = {
-      "allreduce_mesh", "allreduce_two_phase", "allgather",          "reduce_scatter",
-      "all_to_all",     "allreduce_hier_ring", "allreduce_hier_rhd", "allreduce_hier_nhr"};
+  static const std::vector<std::string> v = {"allreduce_mesh",
+                                             "allreduce_two_phase",
+                                             "allgather",
+                                             "reduce_scatter",
+                                             "all_to_all",
+                                             "allreduce_hier_ring",
+                                             "allreduce_hier_rhd",
+                                             "allreduce_hier_nhr",
+                                             "allgather_hier_ring",
+                                             "allgather_hier_rhd",
+                                             "allgather_hier_nhr",
+                                             "reduce_scatter_hier_ring",
+                                             "reduce_scatter_hier_rhd",
+                                             "reduce_scatter_hier_nhr"};
   return v;
 }
 
