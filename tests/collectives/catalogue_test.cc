@@ -225,69 +225,50 @@ INSTANTIATE_TEST_SUITE_P(Hccl, HierCatalogue, ::testing::ValuesIn(HierPoints()),
                                   (info.param.cluster ? "_cluster" : "_server");
                          });
 
-// --cores C: the hierarchical all-reduces run C parts at once across
-// servers, each rank's traffic and every core's rounds those of one core,
-// faster than one core.
-TEST(HierCatalogue, AllreduceCoresRunPartsAtOnceAcrossServers) {
+// --cores C: the hierarchical all-reduces run C parts of the slice at once
+// across servers, the all-gathers and reduce-scatters C parts of every
+// rank's block (odd blocks, so that parts are uneven, and at C = 8 of a
+// 6-element block some empty): each rank's traffic, the card and every
+// core's rounds those of one core, and faster than one core where every
+// core has a part.
+TEST(HierCatalogue, CoresRunPartsAtOnceAcrossServers) {
   const std::vector<std::string> cluster = {
       "--config", std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml",
       "--set",    "interconnect.ranks=16",
       "--set",    "interconnect.group_size=4"};
-  for (const char *algo : {"allreduce_hier_ring", "allreduce_hier_rhd", "allreduce_hier_nhr"}) {
-    SCOPED_TRACE(algo);
+  struct Case {
+    const char *algo;
+    uint64_t N;
+  };
+  const Case cases[] = {
+      {"allreduce_hier_ring", 1 << 20},        {"allreduce_hier_rhd", 1 << 20},
+      {"allreduce_hier_nhr", 1 << 20},         {"allgather_hier_ring", 64 << 10},
+      {"allgather_hier_rhd", (64 << 10) + 12}, {"allgather_hier_nhr", 24},
+      {"reduce_scatter_hier_ring", 64 << 10},  {"reduce_scatter_hier_nhr", (64 << 10) + 12},
+      {"reduce_scatter_hier_rhd", 24}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::string(c.algo) + " N=" + std::to_string(c.N));
     JsonDoc one;
-    ASSERT_TRUE(RunJson(RunArgs(algo, 16, 1 << 20, cluster), &one));
+    ASSERT_TRUE(RunJson(RunArgs(c.algo, 16, c.N, cluster), &one));
     for (const char *C : {"3", "8"}) {
       SCOPED_TRACE(std::string("--cores ") + C);
       std::vector<std::string> flags = cluster;
       flags.insert(flags.end(), {"--cores", C});
       JsonDoc d;
-      ASSERT_TRUE(RunJson(RunArgs(algo, 16, 1 << 20, flags), &d));
+      ASSERT_TRUE(RunJson(RunArgs(c.algo, 16, c.N, flags), &d));
       EXPECT_EQ(d["status"].Str(), "OK");
       EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
       for (uint32_t r = 0; r < 16; r++)
         EXPECT_EQ(d["per_rank"][r]["remote_read_bytes"].Int(),
                   one["per_rank"][r]["remote_read_bytes"].Int());
       EXPECT_EQ(d["measured"]["barrier_rounds"].Int(), one["measured"]["barrier_rounds"].Int());
-      EXPECT_LT(d["time_ps"].Num(), one["time_ps"].Num());
-    }
-  }
-}
-
-// The hierarchical all-gathers and reduce-scatters take --cores C too:
-// parts of every rank's block at once (an odd block, so that parts are
-// uneven and one, at C = 8 of a 6-element block, empty), the same traffic
-// and rounds as one core, faster.
-TEST(HierCatalogue, AllgatherAndReduceScatterCoresRunPartsOfEveryBlock) {
-  const std::vector<std::string> cluster = {
-      "--config", std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml",
-      "--set",    "interconnect.ranks=16",
-      "--set",    "interconnect.group_size=4"};
-  for (const char *algo : {"allgather_hier_ring", "allgather_hier_rhd", "reduce_scatter_hier_nhr",
-                           "reduce_scatter_hier_ring"})
-    for (uint64_t N : {(uint64_t)64 << 10, (uint64_t)(64 << 10) + 12, (uint64_t)24}) {
-      SCOPED_TRACE(std::string(algo) + " N=" + std::to_string(N));
-      JsonDoc one;
-      ASSERT_TRUE(RunJson(RunArgs(algo, 16, N, cluster), &one));
-      for (const char *C : {"3", "8"}) {
-        SCOPED_TRACE(std::string("--cores ") + C);
-        std::vector<std::string> flags = cluster;
-        flags.insert(flags.end(), {"--cores", C});
-        JsonDoc d;
-        ASSERT_TRUE(RunJson(RunArgs(algo, 16, N, flags), &d));
-        EXPECT_EQ(d["status"].Str(), "OK");
-        EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
-        for (uint32_t r = 0; r < 16; r++)
-          EXPECT_EQ(d["per_rank"][r]["remote_read_bytes"].Int(),
-                    one["per_rank"][r]["remote_read_bytes"].Int());
-        EXPECT_EQ(d["measured"]["barrier_rounds"].Int(), one["measured"]["barrier_rounds"].Int());
-        EXPECT_EQ(d["analytic"]["remote_read_bytes_per_rank"].Num(),
-                  one["analytic"]["remote_read_bytes_per_rank"].Num());
-        if (N > 24) {
-          EXPECT_LT(d["time_ps"].Num(), one["time_ps"].Num());
-        }
+      EXPECT_EQ(d["analytic"]["remote_read_bytes_per_rank"].Num(),
+                one["analytic"]["remote_read_bytes_per_rank"].Num());
+      if (c.N > 24) {
+        EXPECT_LT(d["time_ps"].Num(), one["time_ps"].Num());
       }
     }
+  }
 }
 
 // fp16 sums over 16 ranks round once per added term, in each algorithm's
