@@ -62,17 +62,24 @@ static inline uint32_t a2_member(const a2_group *g, int64_t k) {
 /* Steps (rounds) of one reduce-scatter or all-gather of `a` over n members. */
 uint32_t a2_level_steps(a2_level_algo a, uint32_t n);
 /* The n blocks of a level: block k is `runs` runs of `len` bytes, run m at
- * byte R + k * b + m * run_stride. Contiguous blocks (a2_blocks_whole): one
- * run of b bytes. Several runs: a core's share of each rank's block when a
- * level block holds the blocks of a server's ranks (hier.c's parts). */
+ * byte R + k * b + m * run_stride. Several runs: a core's share of each
+ * rank's block when a level block holds the blocks of a server's ranks
+ * (hier.c's parts). a2_blocks_runs makes runs that touch (run_stride = len)
+ * one run, so that a share of whole blocks moves as contiguous blocks do. */
 typedef struct {
   uint64_t R, b;
   uint32_t runs;
   uint64_t run_stride, len;
 } a2_blocks;
-static inline a2_blocks a2_blocks_whole(uint64_t R, uint64_t b) {
-  a2_blocks k = {R, b, 1, b, b};
+static inline a2_blocks a2_blocks_runs(uint64_t R, uint64_t b, uint32_t runs, uint64_t run_stride,
+                                       uint64_t len) {
+  a2_blocks k = {R, b, runs, run_stride, len};
+  if (run_stride == len) k = (a2_blocks){R, b, 1, (uint64_t)runs * len, (uint64_t)runs * len};
   return k;
+}
+/* Contiguous blocks: one run of b bytes each. */
+static inline a2_blocks a2_blocks_whole(uint64_t R, uint64_t b) {
+  return a2_blocks_runs(R, b, 1, b, b);
 }
 /* Bytes of the blocks one member reads in either phase: (n - 1) * runs * len. */
 void a2_level_reduce_scatter(a2_tiles *t, const a2_coll_ctx *c, a2_level_algo a, const a2_group *g,

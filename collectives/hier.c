@@ -231,30 +231,17 @@ static void copy(a2_tiles *t, const hier_ctx *x, a2_at src, a2_at dst, uint64_t 
   a2_coll_copy(t, src, &dst, 1, len, x->c.T);
 }
 
-/* A part of a reduce-scatter or all-gather: bytes [O, O + len) of every
- * rank's block of Nr. `runs` runs from own src[O + m * Nr] to the same bytes
- * of dst; one copy when the runs touch (a part of the whole block). */
-static void copy_runs(a2_tiles *t, const hier_ctx *x, uint16_t src, uint16_t dst, uint64_t O,
-                      uint32_t runs, uint64_t Nr, uint64_t len) {
-  if (len == Nr) {
-    copy(t, x, a2_at_local(src, O), a2_at_local(dst, O), (uint64_t)runs * len);
-    return;
-  }
-  uint64_t T = x->c.T, np = a2_pieces(len, T), turn = t->turn;
-  t->turn += runs * np;
-  A2_STEPS(t->tb, s, runs * np) {
-    uint64_t o = O + s / np * Nr, at = s % np * T;
+/* Block 0 of `k` (its runs) from own src to the same bytes of dst, each
+ * run in pieces of T, run after run. */
+static void copy_runs(a2_tiles *t, const hier_ctx *x, uint16_t src, uint16_t dst,
+                      const a2_blocks *k) {
+  uint64_t T = x->c.T, np = a2_pieces(k->len, T), turn = t->turn;
+  t->turn += k->runs * np;
+  A2_STEPS(t->tb, s, k->runs * np) {
+    uint64_t o = k->R + s / np * k->run_stride, at = s % np * T;
     a2_at to = a2_at_local(dst, o);
-    a2_coll_copy_piece(t, turn + s, a2_at_local(src, o), &to, 1, at, a2_min64(len - at, T));
+    a2_coll_copy_piece(t, turn + s, a2_at_local(src, o), &to, 1, at, a2_min64(k->len - at, T));
   }
-}
-
-/* The level's blocks of such a part: block k the part's bytes of the G
- * rank blocks of server k, one run when they touch. */
-static a2_blocks part_blocks(uint32_t G, uint64_t O, uint64_t Nr, uint64_t len) {
-  uint64_t b = (uint64_t)G * Nr;
-  a2_blocks k = {O, b, G, Nr, len};
-  return len == Nr ? a2_blocks_whole(O, b) : k;
 }
 
 static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
@@ -277,6 +264,9 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   uint64_t barrier_a = base, barrier_b = base + P, rs_cells = base + 2ull * P,
            ag_cells = base + 3ull * P, prev_done = base + 4ull * P;
   a2_tiles t = a2_tiles_on(tb, &x->c.tiles);
+  /* reduce-scatter and all-gather: the part's bytes of every rank's block,
+   * and of each server's G blocks (the level's) */
+  a2_blocks ranks = a2_blocks_runs(O, 0, P, Nr, N), servers = a2_blocks_runs(O, G * Nr, G, Nr, N);
   switch (x->op) {
   case A2_HIER_ALLREDUCE: {
     copy(&t, x, a2_at_local(X, O), a2_at_local(DATA, O), N);
@@ -297,16 +287,13 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
     server_gather(&t, x, &srv, WIN2, O, C, C, Y, O);
     break;
   }
-  case A2_HIER_REDUCE_SCATTER: {
-    a2_blocks servers = part_blocks(G, O, Nr, N);
-    copy_runs(&t, x, X, DATA, O, P, Nr, N);
+  case A2_HIER_REDUCE_SCATTER:
+    copy_runs(&t, x, X, DATA, &ranks);
     a2_level_reduce_scatter(&t, &x->c, x->algo, &lvl, DATA, sig, rs_cells, &servers);
     if (G > 1) server_barrier(tb, &srv, sig, barrier_a);
     server_reduce(&t, x, &srv, DATA, (uint64_t)me * Nr + O, N, a2_at_local(Y, O));
     break;
-  }
   case A2_HIER_ALLGATHER: {
-    a2_blocks servers = part_blocks(G, O, Nr, N);
     uint64_t mine = (uint64_t)s * G * Nr + O; /* the part's bytes of this server's first rank */
     copy(&t, x, a2_at_local(X, O), a2_at_local(DATA, (uint64_t)me * Nr + O), N);
     if (G > 1) {
@@ -314,7 +301,7 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
       server_gather(&t, x, &srv, DATA, mine, N, Nr, DATA, mine);
     }
     a2_level_all_gather(&t, &x->c, x->algo, &lvl, DATA, sig, ag_cells, &servers);
-    copy_runs(&t, x, DATA, Y, O, P, Nr, N);
+    copy_runs(&t, x, DATA, Y, &ranks);
     break;
   }
   case A2_HIER_BROADCAST: {
