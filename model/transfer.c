@@ -64,10 +64,12 @@ static uint64_t start(a2_core *c, a2_xfer *x, uint64_t t) {
 }
 
 /* Start the transfer that completes instruction seq, at t. Under
- * reservation timing its completion time is known at once: the slot gets
- * it now and no event follows. */
+ * reservation timing the completion time of one reserved whole is known at
+ * once: the slot gets it now and no event follows. One reserved in steps
+ * (longer than 16 packets, noc/net.h) completes as under packet timing
+ * (on_done). */
 static void launch(a2_core *c, a2_xfer *x, uint64_t seq, uint64_t t) {
-  if (c->ahead) {
+  if (c->ahead && a2_net_whole_at_start(c->sim->net, x->bytes)) {
     x->known = 1;
     x->on_done = NULL;
     c->done[a2_slot_of(c, seq)] = start(c, x, t);

@@ -24,6 +24,7 @@ typedef struct xfer_rec {
   uint64_t done_bytes; /* bytes through the last hop */
   uint64_t t_done;     /* reservation timing: when the last packet leaves the path */
   uint64_t t_apply;    /* reservation timing: when the last packet starts service at apply_hop */
+  uint64_t ready;      /* reservation timing: when the next packet reaches the first stage */
   struct xfer_rec *next_free;
   uint32_t path_inline[A2_INLINE_HOPS];
   a2_xfer x;
@@ -330,6 +331,9 @@ static void inject(a2_net *n, xfer_rec *r, uint64_t t) {
 
 /* ---- reservation timing ---- */
 
+#define BLOCK 64 /* packets reserved hop by hop together */
+#define STEP 16  /* packets of a stepped transfer reserved at a time (a2_net_whole_at_start) */
+
 void a2_net_set_reservation(a2_net *n, a2_net_defer_fn defer, void *ctx) {
   n->defer = defer;
   n->defer_ctx = ctx;
@@ -511,8 +515,6 @@ static uint64_t ival_reserve_one(a2_stage *st, uint64_t now, uint64_t a, uint64_
   return s;
 }
 
-#define BLOCK 64 /* packets reserved hop by hop together */
-
 /* Reserve d ps at st for work that arrives at or after the start of its
  * last interval: at that interval's end (joining it), or at the arrival
  * after it. Returns the start. */
@@ -610,17 +612,33 @@ static uint64_t reserve_one(a2_net *n, const xfer_rec *r, a2_stage *const *sp, u
   return arr;
 }
 
-/* Reservation timing: every packet of r through every hop, now. Packets go
- * in blocks, hop by hop: a block's arrivals at a stage are known once the
- * previous hop is done, and a block arriving after everything reserved at a
- * stage (the uncontended case) is appended without searching. Returns
- * whether r was handed to the defer hook (else the caller recycles it). */
-static bool reserve_all(a2_net *n, xfer_rec *r, uint64_t now, uint64_t t0) {
+/* Whether x is reserved in steps (net.h, a2_net_whole_at_start). */
+static inline bool stepped(const a2_net *n, const a2_xfer *x) {
+  return !x->known && !x->lands && x->bytes > (uint64_t)STEP * n->pkt_bytes;
+}
+
+bool a2_net_whole_at_start(const a2_net *n, uint64_t bytes) {
+  return bytes <= (uint64_t)STEP * n->pkt_bytes;
+}
+
+/* Reservation timing: the packets of r through every hop, now, from
+ * r->injected on; all that are left, or for a stepped transfer the next
+ * STEP. Packets go in blocks, hop by hop: a block's arrivals at a stage are
+ * known once the previous hop is done, and a block arriving after
+ * everything reserved at a stage (the uncontended case) is appended without
+ * searching. r->ready is when the next packet reaches the first stage;
+ * r->t_done and r->t_apply gather the last departure and the last start at
+ * the apply hop over the steps. Returns whether r was handed to the defer
+ * hook (else the caller recycles it). */
+static bool reserve_all(a2_net *n, xfer_rec *r, uint64_t now) {
   a2_xfer *x = &r->x;
-  uint64_t ready = t0, done = 0, applied = 0;
+  uint64_t ready = r->ready, done = r->t_done, applied = r->t_apply;
   uint64_t a[BLOCK];
   uint32_t pkt = n->pkt_bytes;
-  bool obs = n->observer != NULL;
+  bool obs = n->observer != NULL, first = r->injected == 0;
+  uint64_t upto = x->bytes;
+  if (stepped(n, x) && x->bytes - r->injected > (uint64_t)STEP * pkt)
+    upto = r->injected + (uint64_t)STEP * pkt;
   /* the path's stages, found once (the first MAXP; a longer path looks the
    * rest up per block) */
   enum { MAXP = 16 };
@@ -635,12 +653,12 @@ static bool reserve_all(a2_net *n, xfer_rec *r, uint64_t now, uint64_t t0) {
   for (uint16_t h = 0; h < r->nhops; h++) ival_prune(h < np ? sp[h] : stage_at(n, r->path[h]), now);
   if (n->held.n && now) held_flush(n, now - 1);
   if (x->bytes && x->bytes <= pkt && r->nhops == np) { /* one packet: the loop below, k = 1 */
-    done = reserve_one(n, r, sp, now, t0, &applied);
+    done = reserve_one(n, r, sp, now, ready, &applied);
     r->injected = x->bytes;
   }
-  while (r->injected < x->bytes) {
+  while (r->injected < upto) {
     /* k packets, all full but perhaps the last (the transfer's tail) */
-    uint64_t left = x->bytes - r->injected;
+    uint64_t left = upto - r->injected;
     uint64_t kk = (left + pkt - 1) / pkt;
     uint32_t k = kk < BLOCK ? (uint32_t)kk : BLOCK;
     uint64_t blk = kk <= BLOCK ? left : (uint64_t)k * pkt;
@@ -691,20 +709,27 @@ static bool reserve_all(a2_net *n, xfer_rec *r, uint64_t now, uint64_t t0) {
         if (a[j] > done) done = a[j];
     }
   }
-  r->done_bytes = x->bytes;
+  r->ready = ready;
   r->t_done = done;
   r->t_apply = applied;
-  /* Bytes move now when the caller has taken the completion time (x->known),
-   * or when x reads at its first stage (a load's source), as packet timing
-   * reads when that stage serves them: a later write to the source, which
-   * program order puts after it, must not be seen. */
-  bool applies = x->on_apply && x->apply_hop != A2_NO_HOP;
-  if (applies && (x->known || (x->apply_hop == 0 && !x->writes))) {
-    apply_all(x);
-    applies = false;
+  if (first) {
+    /* Bytes move now when the caller has taken the completion time
+     * (x->known), or when x reads at its first stage (a load's source), as
+     * packet timing reads when that stage serves them: a later write to the
+     * source, which program order puts after it, must not be seen. */
+    bool applies = x->on_apply && x->apply_hop != A2_NO_HOP;
+    if (applies && (x->known || (x->apply_hop == 0 && !x->writes))) {
+      apply_all(x);
+      applies = false;
+    }
+    r->apply_left = applies;
   }
-  r->apply_left = applies;
-  if (!x->on_done && !applies) return false; /* nothing happens later */
+  if (r->injected < x->bytes) { /* the next step, when its first packet reaches the first stage */
+    n->defer(n->defer_ctx, x, ready);
+    return true;
+  }
+  r->done_bytes = x->bytes;
+  if (!x->on_done && !r->apply_left) return false; /* nothing happens later */
   /* A transfer that only applies (a notify) acts when its last packet is
    * served at the apply hop, as with packet timing; one with a completion
    * applies its payload then. */
@@ -714,6 +739,10 @@ static bool reserve_all(a2_net *n, xfer_rec *r, uint64_t now, uint64_t t0) {
 
 void a2_xfer_finish(a2_net *n, a2_xfer *x) {
   xfer_rec *r = rec_of(x);
+  if (r->injected < x->bytes) { /* a stepped transfer's next step */
+    if (!reserve_all(n, r, a2k_now_ps())) xfer_put(n, r);
+    return;
+  }
   if (r->apply_left) apply_all(x);
   if (x->on_done) x->on_done(x, r->t_done);
   xfer_put(n, r);
@@ -726,8 +755,10 @@ uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
     inject(n, r, t0);
     return UINT64_MAX;
   }
-  bool deferred = reserve_all(n, r, now, t0);
-  uint64_t t = x->lands ? r->t_apply : r->t_done;
+  r->ready = t0;
+  r->t_done = r->t_apply = 0;
+  bool deferred = reserve_all(n, r, now);
+  uint64_t t = r->injected < x->bytes ? UINT64_MAX : x->lands ? r->t_apply : r->t_done;
   if (!deferred) xfer_put(n, r); /* nothing left to do */
   return t;
 }

@@ -18,6 +18,7 @@
 #ifndef A2_NET_H
 #define A2_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -127,12 +128,13 @@ uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops);
 
 /* Start x: its first packet is ready at the first stage at t_ps (>= now).
  * Returns, under reservation timing, when its last packet leaves the path
- * (for x->lands: when it starts service at apply_hop; UINT64_MAX under
- * packet timing: not known yet). Under packet timing x is recycled when its
- * last packet leaves the path, after on_done. Under reservation timing a
- * transfer with nothing to do later (no on_done, nothing left to apply -
- * e.g. a request whose reply can then be started at once) is recycled
- * before this returns, any other in a2_xfer_finish. */
+ * (for x->lands: when it starts service at apply_hop); UINT64_MAX when not
+ * known yet: under packet timing, and for a transfer reserved in steps
+ * (below). Under packet timing x is recycled when its last packet leaves
+ * the path, after on_done. Under reservation timing a transfer with nothing
+ * to do later (no on_done, nothing left to apply - e.g. a request whose
+ * reply can then be started at once) is recycled before this returns, any
+ * other in a2_xfer_finish. */
 uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
 
 /* Reservation timing (config interconnect.timing: reservation). Call right
@@ -152,8 +154,22 @@ uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
  * its first (at its source) applies when it is reserved instead, so that it
  * never sees a write that program order puts after it (a write there, with
  * x->writes, waits for its time like any other); one with nothing left to
- * do is not deferred. */
+ * do is not deferred.
+ *
+ * Steps: a transfer longer than 16 packets that is neither known nor lands
+ * is reserved 16 packets at a time, each step when its first packet reaches
+ * the first stage (packet j+1 arrives there when packet j starts service):
+ * defer is called for that moment too, and a2_xfer_finish then reserves the
+ * step. Transfers that share their first stage (cores loading from one HBM)
+ * then take it in turns by steps, close to the packet-by-packet turns of
+ * packet timing, instead of the first reserved taking it for its whole
+ * length; alone, a transfer's times are the same either way. */
 typedef void (*a2_net_defer_fn)(void *ctx, a2_xfer *x, uint64_t t_ps);
+/* Whether a transfer of `bytes` that is neither known nor lands is
+ * reserved whole (not in steps) under reservation timing, so that
+ * a2_xfer_start returns its completion; a known one or one that lands is
+ * reserved whole at any length. */
+bool a2_net_whole_at_start(const a2_net *n, uint64_t bytes);
 void a2_net_set_reservation(a2_net *n, a2_net_defer_fn defer, void *ctx);
 int a2_net_reservation(const a2_net *n);
 void a2_xfer_finish(a2_net *n, a2_xfer *x);

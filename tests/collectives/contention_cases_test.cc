@@ -32,8 +32,8 @@ std::vector<Case> Cases() {
       {"HbmEightCoresLoad1MiB",
        {"--trace-file", src + "/traces/examples/hbm_contention.a2t", "--ranks", "1", "--param",
         "tile=1MiB", "--set", "chip.ub_size=1MiB"},
-       1.722,
-       1.722},
+       1.0,
+       1.0},
       {"Mesh48Cores",
        {"--algo", "allreduce_mesh", "--cores", "48", "--ranks", "8", "--size", "1MiB"},
        1.357,
@@ -57,6 +57,12 @@ std::vector<Case> Cases() {
   std::vector<std::string> a2 = {"--algo", "allreduce_mesh", "--size", "64KiB"};
   for (const std::string &s : Cluster16()) a2.push_back(s);
   v.push_back({"MeshA2ClusterP16", a2, 1.0, 1.0});
+  const std::string gemm_ar = src + "/traces/fidelity/gemm_ar_fused.a2t";
+  v.push_back({"GemmArFused", {"--trace-file", gemm_ar, "--ranks", "8"}, 1.067, 1.0});
+  v.push_back({"GemmArSequential",
+               {"--trace-file", gemm_ar, "--ranks", "8", "--param", "overlap=0"},
+               1.0,
+               1.0});
   return v;
 }
 

@@ -318,11 +318,16 @@ TEST_P(ReservationAlone, CompletionAndStatsEqualPacketTimingAndTheEquations) {
     EXPECT_EQ(rs.done_ps[0], TPipe(c.bytes, pkt, stages, c.t0)) << "reservation vs T_pipe";
   }
 
-  // Reservation: one deferral, at the completion, carried out then; the
-  // payload (apply hop 0: a read at its source) is taken when reserved.
-  EXPECT_EQ(rs.ndefer[0], 1u);
+  // Reservation: one deferral per step of 16 packets (net.h), the last at
+  // the completion, carried out then; the payload (apply hop 0: a read at
+  // its source) is taken when the first step is reserved.
+  const uint64_t k = Sizes(c.bytes, pkt).size();
+  const uint64_t steps = (k + 15) / 16;
+  EXPECT_EQ(rs.ndefer[0], steps);
   EXPECT_EQ(rs.defer_ps[0], want);
-  EXPECT_EQ(rs.defer_now_ps[0], 0u) << "reserved when started, before the run";
+  if (steps == 1) {
+    EXPECT_EQ(rs.defer_now_ps[0], 0u) << "reserved when started, before the run";
+  }
   EXPECT_EQ(rs.done_now_ps[0], want) << "on_done runs when the caller finishes x";
   EXPECT_EQ(rs.applied[0], c.bytes);
   EXPECT_TRUE(rs.apply_in_order[0]);
@@ -330,7 +335,6 @@ TEST_P(ReservationAlone, CompletionAndStatsEqualPacketTimingAndTheEquations) {
       << "a read at the first stage is applied when reserved (at the start, before the run)";
   EXPECT_EQ(pk.ndefer[0], 0u) << "packet timing never defers";
 
-  const uint64_t k = Sizes(c.bytes, pkt).size();
   ASSERT_EQ(rs.nstages, stages.size());
   ASSERT_EQ(pk.nstages, stages.size());
   for (uint32_t s = 0; s < stages.size(); s++) {
@@ -470,6 +474,31 @@ TEST(ReservationEarliestFit, ManyGapsFromOneTransferAreAllKept) {
   EXPECT_EQ(r.done_ps[1], 2200u);
   EXPECT_EQ(r.st[0].busy_ps, 8000u);
   EXPECT_EQ(r.st[1].busy_ps, 1800u);
+}
+
+// A transfer longer than 16 packets is reserved 16 at a time, each step
+// when its first packet reaches the first stage, so two that share it take
+// turns by step. One stage, 1 ps/B, packets of 100 B, A and B 3200 B (32
+// packets) each, both from 0:
+//   A step 1 [0, 1600), its last packet starting at 1500
+//   B step 1 [1600, 3200), the last at 3100
+//   at 1500, A step 2: [3200, 4800)   -> A done 4800
+//   at 3100, B step 2: [4800, 6400)   -> B done 6400
+// (reserved whole, A would take [0, 3200); packet timing alternates
+// packets, A done 6300.)
+TEST(ReservationSteps, TransfersSharingAStageTakeTurnsBySteps) {
+  const std::vector<StageSpec> stages = {{1000000000000ull, 0}};
+  const std::vector<XferSpec> xfers = {{3200, 0, {0}}, {3200, 0, {0}}};
+  NetResult r, p;
+  ASSERT_TRUE(RunNet(&r, Mode::kReservation, 100, stages, xfers));
+  ASSERT_TRUE(RunNet(&p, Mode::kPacket, 100, stages, xfers));
+  EXPECT_EQ(r.done_ps[0], 4800u);
+  EXPECT_EQ(r.done_ps[1], 6400u);
+  EXPECT_EQ(r.ndefer[0], 2u) << "its second step, then its completion";
+  EXPECT_EQ(r.ndefer[1], 2u);
+  EXPECT_EQ(p.done_ps[0], 6300u);
+  EXPECT_EQ(p.done_ps[1], 6400u);
+  EXPECT_EQ(r.st[0].busy_ps, p.st[0].busy_ps);
 }
 
 // ---- a2_xfer_start of a timing-only transfer ----
