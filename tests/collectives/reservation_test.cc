@@ -194,6 +194,33 @@ TEST(ReservationPrimitiveClosedForm, LoneRemoteLoadIsCtrlPlusTPipe) {
   EXPECT_EQ((uint64_t)d["time_ps"].Int(), ctrl + pipe);
 }
 
+// A load and a store of 1 MiB (256 packets) are reserved in steps of 16
+// packets (noc/net.h): alone they take the times of packet timing, and the
+// bytes they move are checked (a copy: the broadcast golden on one rank).
+TEST(ReservationSteps, ALongLoadAndStoreTakePacketTimesAndMoveTheData) {
+  TempDir dir;
+  const std::string file = dir.Write("copy.a2t",
+                                     "ranks 1\n"
+                                     "tensor x fp32[262144] = pattern\n"
+                                     "tensor y fp32[262144]\n"
+                                     "tile t fp32[262144]\n"
+                                     "golden broadcast 0 x -> y 262144\n"
+                                     "program rank 0\n"
+                                     "  load t, x[0:262144]\n"
+                                     "  store t, y[0:262144]\n"
+                                     "end\n");
+  const std::vector<std::string> args = {"run",   "--trace-file",     file, "--ranks", "1",
+                                         "--set", "chip.ub_size=1MiB"};
+  JsonDoc pk, rs;
+  ASSERT_TRUE(RunJson(Args(args, kPacket), &pk));
+  ASSERT_TRUE(RunJson(Args(args, kReservation), &rs));
+  EXPECT_TRUE(pk["ok"].Bool());
+  EXPECT_TRUE(rs["ok"].Bool());
+  EXPECT_GT(rs["time_ps"].Int(), 0);
+  EXPECT_EQ(rs["time_ps"].Int(), pk["time_ps"].Int());
+  EXPECT_EQ(Figures(rs), Figures(pk));
+}
+
 // A local copy far longer than the 64-instruction window. Under reservation
 // timing the core retires a full window's oldest instruction ahead, for the
 // time it completes (model/core.c, retire_ahead), instead of sleeping until
