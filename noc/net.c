@@ -612,13 +612,13 @@ static uint64_t reserve_one(a2_net *n, const xfer_rec *r, a2_stage *const *sp, u
   return arr;
 }
 
-/* Whether x is reserved in steps (net.h, a2_net_whole_at_start). */
-static inline bool stepped(const a2_net *n, const a2_xfer *x) {
-  return !x->known && !x->lands && x->bytes > (uint64_t)STEP * n->pkt_bytes;
-}
-
 bool a2_net_whole_at_start(const a2_net *n, uint64_t bytes) {
   return bytes <= (uint64_t)STEP * n->pkt_bytes;
+}
+
+/* Whether x is reserved in steps (net.h, "Steps"). */
+static inline bool stepped(const a2_net *n, const a2_xfer *x) {
+  return !x->known && !x->lands && !a2_net_whole_at_start(n, x->bytes);
 }
 
 /* Reservation timing: the packets of r through every hop, now, from
