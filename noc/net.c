@@ -636,9 +636,8 @@ static bool reserve_all(a2_net *n, xfer_rec *r, uint64_t now) {
   uint64_t a[BLOCK];
   uint32_t pkt = n->pkt_bytes;
   bool obs = n->observer != NULL, first = r->injected == 0;
-  uint64_t upto = x->bytes;
-  if (stepped(n, x) && x->bytes - r->injected > (uint64_t)STEP * pkt)
-    upto = r->injected + (uint64_t)STEP * pkt;
+  uint64_t step_end = r->injected + (uint64_t)STEP * pkt; /* a stepped transfer's next step */
+  uint64_t upto = stepped(n, x) && step_end < x->bytes ? step_end : x->bytes;
   /* the path's stages, found once (the first MAXP; a longer path looks the
    * rest up per block) */
   enum { MAXP = 16 };
