@@ -11,15 +11,18 @@
 #                   so that its server steps are meshes among 1024 ranks
 #                   (whole super-nodes above 1024: the simulator refuses
 #                   others); per event, in us
+#   hier3           allreduce_hier3_nhr on the same config: servers of 16 dies
+#                   (the A3 node), NHR among the 64 servers of a super-node,
+#                   RHD among the super-nodes; per event, in us
 #
-# Usage: bash bench/scale.sh [ring|hier] [P...]   (default: ring 1024 2048 4096)
+# Usage: bash bench/scale.sh [ring|hier|hier3] [P...]   (default: ring 1024 2048 4096)
 #   The ring at P=16384 takes minutes and about 2.5 GiB. The build is
 #   bench/lib.sh's (BENCH_PGO=1, the default: Release with profile feedback;
 #   BENCH_PGO=0: plain Release).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 workload=ring
-case "${1:-}" in ring | hier)
+case "${1:-}" in ring | hier | hier3)
   workload=$1
   shift
   ;;
@@ -28,7 +31,7 @@ ranks=("$@")
 [ ${#ranks[@]} -gt 0 ] || ranks=(1024 2048 4096)
 for p in "${ranks[@]}"; do
   [[ $p =~ ^[1-9][0-9]*$ ]] || {
-    echo "usage: bash bench/scale.sh [ring|hier] [P...]: '$p' is not a rank count" >&2
+    echo "usage: bash bench/scale.sh [ring|hier|hier3] [P...]: '$p' is not a rank count" >&2
     exit 2
   }
 done
@@ -41,8 +44,10 @@ if [ "$workload" = ring ]; then
   per='w * 1e9 / (p * 2 * (p - 1))'
   fmt=%.0f
 else
+  algo=allreduce_hier_ring
+  [ "$workload" = hier3 ] && algo=allreduce_hier3_nhr
   args() {
-    echo --algo allreduce_hier_ring --config configs/a3-cluster-roce.yaml \
+    echo --algo "$algo" --config configs/a3-cluster-roce.yaml \
       --set interconnect.levels.2.fanout=64 --ranks "$1"
   }
   unit="wall us per event"

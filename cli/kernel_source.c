@@ -58,7 +58,8 @@ a2_coll_params a2_run_coll_params(const a2_run_opts *o, const a2_config *cfg) {
                           .n = o->n,
                           .compute_cores = o->compute_cores,
                           .comm_cores = o->comm_cores,
-                          .group = a2_coll_group(cfg, o->nranks)};
+                          .group = a2_coll_group(cfg, o->nranks),
+                          .node = a2_coll_node(cfg, o->nranks)};
 }
 
 static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
@@ -93,7 +94,8 @@ static int from_trace(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, 
                         .ub_bytes = cfg->ub_bytes,
                         .seed = k->seed,
                         .root = k->root,
-                        .group = a2_coll_group(cfg, k->nranks)};
+                        .group = a2_coll_group(cfg, k->nranks),
+                        .node = a2_coll_node(cfg, k->nranks)};
     if (c->kind != A2_KIND_COMM) { /* the GEMM built-ins: the shape and the cores */
       p.m = k->gemm.m;
       p.k = k->gemm.k;

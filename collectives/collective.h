@@ -34,6 +34,8 @@ typedef struct {
                           runs, a2_coll_part; the others ignore it */
   uint32_t group;      /* ranks per server (a2_coll_group) for the hierarchical collectives;
                           0 = all ranks in one server */
+  uint32_t node;       /* ranks per server of the three-level rows (a2_coll_node), whose
+                          `group` is then a super-node; 0 = no such level */
   /* The GEMM built-ins (gemm, gemm_allreduce, allgather_gemm; the others
    * refuse them): the shape in elements, 0 = the default (M: size_bytes, K
    * 256, N 512), and the cube / vector cores the kernel uses, 0 = `cores`. */
@@ -51,6 +53,12 @@ typedef enum { A2_KIND_COMM = 0, A2_KIND_COMPUTE = 1, A2_KIND_FUSED = 2 } a2_col
  * level) when below P, else P (one server). Whoever builds an
  * a2_coll_params from a config fills `group` with it. */
 uint32_t a2_coll_group(const a2_config *cfg, uint32_t P);
+/* Ranks per server of the three-level hierarchical collectives (HCCL's
+ * level 0 under a super-node level): a group of the level two below the
+ * top (levels: e.g. the 16 dies of an A3 node under its super-node), when
+ * the topology has one and it is smaller than a2_coll_group; else 0.
+ * Filled into a2_coll_params.node beside `group`. */
+uint32_t a2_coll_node(const a2_config *cfg, uint32_t P);
 
 /* The sides of a fused kernel: both (the kernel itself), the compute alone
  * (no communication; its golden is the local GEMM), the communication alone

@@ -94,27 +94,33 @@ a2_code a2_check_allgather_pipeline(const a2_coll_params *p, a2_err *err);
 a2_code a2_check_reduce_scatter_pipeline(const a2_coll_params *p, a2_err *err);
 
 /* ---- Hierarchical and NB collectives (hier.c): one generator, one row each ----
- * ROW(NAME, op, inter-server algorithm, flat, slices): flat rows run the level
- * algorithm over all ranks as one group (NB); slices > 1 (Pipeline) cuts the
- * slice into that many parts, one a vector core, each part's server
- * reduce-scatter starting when the previous part's ended. */
-#define A2_HIER_ROWS(ROW)                                                  \
-  ROW(allreduce_hier_ring, A2_HIER_ALLREDUCE, A2_LVL_RING, 0, 1)           \
-  ROW(allreduce_hier_rhd, A2_HIER_ALLREDUCE, A2_LVL_RHD, 0, 1)             \
-  ROW(allreduce_hier_nhr, A2_HIER_ALLREDUCE, A2_LVL_NHR, 0, 1)             \
-  ROW(reduce_scatter_hier_ring, A2_HIER_REDUCE_SCATTER, A2_LVL_RING, 0, 1) \
-  ROW(reduce_scatter_hier_rhd, A2_HIER_REDUCE_SCATTER, A2_LVL_RHD, 0, 1)   \
-  ROW(reduce_scatter_hier_nhr, A2_HIER_REDUCE_SCATTER, A2_LVL_NHR, 0, 1)   \
-  ROW(allgather_hier_ring, A2_HIER_ALLGATHER, A2_LVL_RING, 0, 1)           \
-  ROW(allgather_hier_rhd, A2_HIER_ALLGATHER, A2_LVL_RHD, 0, 1)             \
-  ROW(allgather_hier_nhr, A2_HIER_ALLGATHER, A2_LVL_NHR, 0, 1)             \
-  ROW(broadcast_hier_ring, A2_HIER_BROADCAST, A2_LVL_RING, 0, 1)           \
-  ROW(broadcast_hier_rhd, A2_HIER_BROADCAST, A2_LVL_RHD, 0, 1)             \
-  ROW(broadcast_hier_nhr, A2_HIER_BROADCAST, A2_LVL_NHR, 0, 1)             \
-  ROW(allreduce_nb, A2_HIER_ALLREDUCE, A2_LVL_NB, 1, 1)                    \
-  ROW(reduce_scatter_nb, A2_HIER_REDUCE_SCATTER, A2_LVL_NB, 1, 1)          \
-  ROW(allgather_nb, A2_HIER_ALLGATHER, A2_LVL_NB, 1, 1)                    \
-  ROW(allreduce_pipeline, A2_HIER_ALLREDUCE, A2_LVL_RING, 0, A2_PIPELINE_SLICES)
+ * ROW(NAME, op, inter-server algorithm, flat, slices, three): flat rows run the
+ * level algorithm over all ranks as one group (NB); slices > 1 (Pipeline) cuts
+ * the slice into that many parts, one a vector core, each part's server
+ * reduce-scatter starting when the previous part's ended; three-level rows
+ * (HCCL's level 0, 1 and 2) take their servers one level further down
+ * (a2_coll_params.node) and run the row's algorithm among the servers of a
+ * super-node and a second one among the super-nodes. */
+#define A2_HIER_ROWS(ROW)                                                     \
+  ROW(allreduce_hier_ring, A2_HIER_ALLREDUCE, A2_LVL_RING, 0, 1, 0)           \
+  ROW(allreduce_hier_rhd, A2_HIER_ALLREDUCE, A2_LVL_RHD, 0, 1, 0)             \
+  ROW(allreduce_hier_nhr, A2_HIER_ALLREDUCE, A2_LVL_NHR, 0, 1, 0)             \
+  ROW(allreduce_hier3_ring, A2_HIER_ALLREDUCE, A2_LVL_RING, 0, 1, 1)          \
+  ROW(allreduce_hier3_rhd, A2_HIER_ALLREDUCE, A2_LVL_RHD, 0, 1, 1)            \
+  ROW(allreduce_hier3_nhr, A2_HIER_ALLREDUCE, A2_LVL_NHR, 0, 1, 1)            \
+  ROW(reduce_scatter_hier_ring, A2_HIER_REDUCE_SCATTER, A2_LVL_RING, 0, 1, 0) \
+  ROW(reduce_scatter_hier_rhd, A2_HIER_REDUCE_SCATTER, A2_LVL_RHD, 0, 1, 0)   \
+  ROW(reduce_scatter_hier_nhr, A2_HIER_REDUCE_SCATTER, A2_LVL_NHR, 0, 1, 0)   \
+  ROW(allgather_hier_ring, A2_HIER_ALLGATHER, A2_LVL_RING, 0, 1, 0)           \
+  ROW(allgather_hier_rhd, A2_HIER_ALLGATHER, A2_LVL_RHD, 0, 1, 0)             \
+  ROW(allgather_hier_nhr, A2_HIER_ALLGATHER, A2_LVL_NHR, 0, 1, 0)             \
+  ROW(broadcast_hier_ring, A2_HIER_BROADCAST, A2_LVL_RING, 0, 1, 0)           \
+  ROW(broadcast_hier_rhd, A2_HIER_BROADCAST, A2_LVL_RHD, 0, 1, 0)             \
+  ROW(broadcast_hier_nhr, A2_HIER_BROADCAST, A2_LVL_NHR, 0, 1, 0)             \
+  ROW(allreduce_nb, A2_HIER_ALLREDUCE, A2_LVL_NB, 1, 1, 0)                    \
+  ROW(reduce_scatter_nb, A2_HIER_REDUCE_SCATTER, A2_LVL_NB, 1, 1, 0)          \
+  ROW(allgather_nb, A2_HIER_ALLGATHER, A2_LVL_NB, 1, 1, 0)                    \
+  ROW(allreduce_pipeline, A2_HIER_ALLREDUCE, A2_LVL_RING, 0, A2_PIPELINE_SLICES, 0)
 
 typedef enum {
   A2_HIER_ALLREDUCE = 0,
@@ -132,8 +138,11 @@ typedef struct {
   a2_level_algo algo;
   int flat;
   uint32_t slices; /* parts on as many cores, pipelined (1: one core) */
+  int three;       /* levels 0, 1 and 2: server, super-node, cluster */
 } a2_hier_row;
 
+/* A three-level row's level-2 algorithm among n super-nodes (hier.c). */
+a2_level_algo a2_hier_level2(uint32_t n);
 /* The row of a hierarchical or NB built-in, NULL for any other name. */
 const a2_hier_row *a2_hier_find(const char *name);
 /* Its servers' size for p: 1 for flat rows, else a2_server_size(p). */

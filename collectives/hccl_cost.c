@@ -31,6 +31,15 @@ void a2_abg_of(const a2_config *cfg, uint32_t P, a2_abg *m) {
   }
   m->alpha_ps = 3.0 * hop + (double)cfg->hbm_lat_ps + (double)cfg->mte_lat_ps;
   m->beta_ps = 1e12 / bw;
+  m->sn_alpha_ps = m->alpha_ps;
+  m->sn_beta_ps = m->beta_ps;
+  m->node = a2_coll_node(cfg, P);
+  if (m->node) { /* a level below the top: the super-node's */
+    const a2_level *l = &cfg->levels[cfg->nlevels - 2];
+    m->sn_alpha_ps = 3.0 * (double)(l->lat_ps + l->switch_lat_ps) + (double)cfg->hbm_lat_ps +
+                     (double)cfg->mte_lat_ps;
+    m->sn_beta_ps = 1e12 / (double)l->bw;
+  }
   m->gamma_ps = (double)a2_config_cycle_ps(cfg) / (double)cfg->vec_bytes_per_cycle;
 }
 
@@ -109,6 +118,13 @@ static double hier_cost(const a2_hier_row *h, double P, double N, const a2_abg *
   if (h->slices > 1) { /* Pipeline.md: both levels' links at once, part by part */
     double step = fmax(N / P * b + a, N / P * bi + ai);
     return 2 * (step * (M - 1) + N / P * bi + ai);
+  }
+  if (h->three && m->node) { /* mesh RS, level-1 RS, level-2 all-reduce, level-1 AG, mesh AG */
+    double G0 = m->node, M1 = G / G0, X = N / G0, a1 = m->sn_alpha_ps, b1 = m->sn_beta_ps;
+    a2_level_algo l2 = a2_hier_level2((uint32_t)M);
+    return mesh(G0, X, ai, bi, g) + level(h->algo, M1, X, a1, b1, g) +
+           level(l2, M, X / M1, a, b, g) + level(l2, M, X / M1, a, b, 0) +
+           level(h->algo, M1, X, a1, b1, 0) + mesh(G0, X, ai, bi, 0);
   }
   switch (h->op) {
   case A2_HIER_ALLREDUCE: /* mesh RS, level all-reduce of N/G, mesh AG */
@@ -190,6 +206,12 @@ double a2_hccl_cost_ps(const char *algo, uint32_t P, uint64_t N, const a2_abg *m
   const a2_hier_row *h = a2_hier_find(algo);
   if (h) {
     if (formula) *formula = h->flat ? hier_formulas[h->op].flat : hier_formulas[h->op].hier;
+    if (formula && h->three && m->node)
+      *formula =
+          "intra a + N/G b + (G-1)/G N g (mesh RS, servers of G) + level-1 RS of N/G over "
+          "the M1 servers of a super-node (steps a1 + (M1-1)/M1 N/G (b1 + g)) + level-2 "
+          "all-reduce of N/(G M1) over M2 super-nodes (2 steps a + 2(M2-1)/M2 N/(G M1) b + "
+          "(M2-1)/M2 N/(G M1) g) + level-1 AG + intra a + N/G b (mesh AG)";
     if (formula && h->slices > 1)
       *formula =
           "2 (max(N/P b + a, N/P bi + ai) (M-1) + N/P bi + ai) (HCCL Pipeline, M = P/G "

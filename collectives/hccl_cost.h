@@ -24,6 +24,11 @@ typedef struct {
    * (the link's), and the ranks per server (a2_coll_group). */
   double intra_alpha_ps, intra_beta_ps;
   uint32_t group;
+  /* The three-level rows' level 1, among a super-node's servers: its alpha
+   * and beta (the level below the top's; alpha_ps and beta_ps without
+   * one), and the ranks per server (a2_coll_node, 0: none). */
+  double sn_alpha_ps, sn_beta_ps;
+  uint32_t node;
 } a2_abg;
 
 /* From cfg for P ranks. One step's fixed cost alpha is three one-way hops

@@ -11,6 +11,15 @@
  *     (blocks of b; server s keeps block s), the block copied to `res`,
  *     all-gather of chunk j among them in `res`; mesh all-gather of the
  *     G chunks into y.
+ *   three-level all-reduce (HCCL's levels 0, 1 and 2: servers of G ranks,
+ *     super-nodes of M servers, M2 super-nodes; rank r = (s2 M + s1) G + j):
+ *     as the all-reduce above, but the inter-server step is itself
+ *     hierarchical: reduce-scatter of chunk j among the M ranks of index j
+ *     in the super-node (blocks of M2 b; server s1 keeps block s1), then
+ *     the all-reduce of block s1 among the M2 ranks of index (s1, j), one a
+ *     super-node, with the level-2 algorithm (reduce-scatter in blocks of
+ *     b, block s2 to `res`, all-gather), then the all-gather of chunk j
+ *     among the M in `res`.
  *   reduce-scatter (N = output block; x holds P blocks): the inter-server
  *     reduce-scatter first, on server-sized chunks of G*N (server s keeps
  *     the blocks of its ranks, contiguous), then the mesh reduce-scatter
@@ -33,10 +42,8 @@
  * all-gather's the same whole elements of every rank's block (its
  * inter-server blocks are then G runs, one a rank of the server). A part
  * runs the steps above on its own bytes and its own signal cells.
- * Signal cells (per rank, per part): [0, P) and [P, 2P) the two server barriers
- * (cell base + j), [2P, 3P) the inter-server reduce-scatter's steps,
- * [3P, 4P) the all-gather's, 4P the root's "staged", 4P + 1 the broadcast's
- * inter-server scatter. */
+ * Signal cells (per rank, per part): hier_cells below, as many as the
+ * server, the super-node and the super-nodes have members, not P. */
 #include <string.h>
 
 #include "collectives/generators.h"
@@ -45,7 +52,7 @@ enum { X, Y, DATA, WIN2 }; /* WIN2: `res` (all-reduce) or `stage` (broadcast) */
 
 #define ENUM(NAME, ...) I_##NAME,
 enum { A2_HIER_ROWS(ENUM) NROWS };
-#define ROW_ENTRY(NAME, OP, ALGO, FLAT, SLICES) {#NAME, OP, ALGO, FLAT, SLICES},
+#define ROW_ENTRY(NAME, OP, ALGO, FLAT, SLICES, THREE) {#NAME, OP, ALGO, FLAT, SLICES, THREE},
 static const a2_hier_row rows[] = {A2_HIER_ROWS(ROW_ENTRY)};
 
 const a2_hier_row *a2_hier_find(const char *name) {
@@ -59,7 +66,27 @@ uint32_t a2_server_size(const a2_coll_params *p) {
 }
 
 uint32_t a2_hier_group(const a2_hier_row *h, const a2_coll_params *p) {
-  return h->flat ? 1 : a2_server_size(p);
+  if (h->flat) return 1;
+  if (h->three && p->node) return p->node;
+  return a2_server_size(p);
+}
+
+/* The servers of a super-node (level 1's members) and the super-nodes
+ * (level 2's) of a three-level row: without a node level (p->node = 0) its
+ * servers are a2_server_size's and every server is in one super-node, so
+ * that the row is its two-level one. Two-level rows: M1 = P / G, M2 = 1. */
+static void hier_levels(const a2_hier_row *h, const a2_coll_params *p, uint32_t *M1, uint32_t *M2) {
+  uint32_t P = p->nranks, G = a2_hier_group(h, p), SN = h->three && p->node ? a2_server_size(p) : P;
+  *M1 = G ? SN / G : 0;
+  *M2 = SN ? P / SN : 0;
+}
+
+/* Level 2 of a three-level row among n super-nodes: HCCL's default when
+ * level 2 is not configured (HCCL_ALGO, docs/sources.md) is Ring below 8
+ * super-nodes that are not a power of two and RHD otherwise; RHD here runs
+ * on a power of two only, so any other count takes Ring. */
+a2_level_algo a2_hier_level2(uint32_t n) {
+  return n && !(n & (n - 1)) ? A2_LVL_RHD : A2_LVL_RING;
 }
 
 a2_code a2_check_whole_servers(const char *name, const a2_coll_params *p, uint32_t G, a2_err *err) {
@@ -70,14 +97,36 @@ a2_code a2_check_whole_servers(const char *name, const a2_coll_params *p, uint32
                     name, p->nranks, G, G);
 }
 
+/* A part's signal cells, offsets from its first (body): the two server
+ * barriers (G each), the reduce-scatter and all-gather steps of level 1 (M
+ * each) and of level 2 (M2 each), "the previous part left the server
+ * step", the broadcast's "staged" and its inter-server scatter. */
+typedef struct {
+  uint64_t barrier_a, barrier_b, rs, ag, rs2, ag2, prev_done, staged, scattered, per_part;
+} hier_cells;
+
+static hier_cells hier_cells_of(uint32_t G, uint32_t M, uint32_t M2) {
+  hier_cells k = {.barrier_a = 0, .barrier_b = G};
+  k.rs = 2ull * G;
+  k.ag = k.rs + M;
+  k.rs2 = k.ag + M;
+  k.ag2 = k.rs2 + M2;
+  k.prev_done = k.ag2 + M2;
+  k.staged = k.prev_done + 1;
+  k.scattered = k.staged + 1;
+  k.per_part = k.scattered + 1;
+  return k;
+}
+
 typedef struct {
   a2_coll_ctx c;
   a2_hier_op op;
-  a2_level_algo algo;
-  uint32_t G, M, S; /* S: parts, one a core */
-  int pipelined;    /* a part's server step waits for the previous part's */
-  uint64_t b, C;    /* the inter-server block and the intra-server chunk (of a part) */
-  uint64_t total;   /* --size: the parts' bytes together */
+  a2_level_algo algo, algo2; /* levels 1 and 2 */
+  uint32_t G, M, M2, S;      /* M: servers of a super-node, M2: super-nodes; S: parts, one a core */
+  hier_cells cells;
+  int pipelined;  /* a part's server step waits for the previous part's */
+  uint64_t b, C;  /* the inter-server block and the intra-server chunk (of a part) */
+  uint64_t total; /* --size: the parts' bytes together */
   uint16_t sig;
 } hier_ctx;
 
@@ -104,8 +153,10 @@ static a2_code hier_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, vo
                             a2_err *err, const a2_hier_row *h) {
   hier_ctx *x = ctx;
   a2_coll_shape sh = {.algo = h->name}; /* tiles: below, of the block size */
-  uint32_t G = a2_hier_group(h, p), P = p->nranks;
-  a2_coll_buf sig = {"signal", A2_BUF_SIGNAL, .per_rank = 4, .fixed = 2};
+  uint32_t G = a2_hier_group(h, p), P = p->nranks, M, M2;
+  hier_levels(h, p, &M, &M2);
+  hier_cells cells = hier_cells_of(G, M, M2);
+  a2_coll_buf sig = {"signal", A2_BUF_SIGNAL, .fixed = (int32_t)cells.per_part};
   switch (h->op) {
   case A2_HIER_ALLREDUCE:
     sh.golden = A2_GOLDEN_ALLREDUCE;
@@ -152,8 +203,11 @@ static a2_code hier_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, vo
   x->sig = s; /* a2_coll_declare zeroes the context it fills (the first member only) */
   x->op = h->op;
   x->algo = h->algo;
+  x->algo2 = a2_hier_level2(M2);
   x->G = G;
-  x->M = G ? P / G : 0;
+  x->M = M;
+  x->M2 = M2;
+  x->cells = cells;
   x->S = S;
   x->pipelined = h->slices > 1;
   x->total = p->size_bytes;
@@ -165,8 +219,13 @@ static a2_code hier_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, vo
     x->b = (uint64_t)G * N;
     x->C = N;
   }
-  /* pieces of the smallest block moved */
-  uint64_t unit = h->op == A2_HIER_ALLREDUCE || h->op == A2_HIER_BROADCAST ? x->b : N;
+  /* pieces of the smallest block moved; with three levels, of the server
+   * chunk (up to the tile size), since the smallest block N / P is small at
+   * the scale they are for (1 KiB at 16384 ranks of 16 MiB): the level
+   * steps then move each block of up to a tile as one piece */
+  uint64_t unit = h->three && p->node                                        ? x->C
+                  : h->op == A2_HIER_ALLREDUCE || h->op == A2_HIER_BROADCAST ? x->b
+                                                                             : N;
   a2_coll_set_piece(&x->c, unit, a2_coll_chunk_bytes(p->ub_bytes));
   x->c.N = N; /* a part's */
   if (rc == A2_OK && tb->rc == A2_OK)
@@ -246,7 +305,7 @@ static void copy_runs(a2_tiles *t, const hier_ctx *x, uint16_t src, uint16_t dst
 
 static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   const hier_ctx *x = ctx;
-  uint32_t P = x->c.P, G = x->G, M = x->M, s = me / G, j = me % G;
+  uint32_t P = x->c.P, G = x->G, M = x->M, s = me / G, j = me % G, s1 = s % M, s2 = s / M;
   uint64_t N = x->c.N, b = x->b, C = x->C;
   /* a part's bytes: [O, O + N) of the all-reduce's slice, or of each rank's
    * block of Nr for the reduce-scatter and all-gather */
@@ -257,12 +316,15 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
     b = N / P;
     C = N / G;
   }
-  a2_group srv = {s * G, 1, G, j}, lvl = {j, G, M, s};
+  /* level 1: index j of the servers of this super-node (all of them in
+   * a two-level row, M2 = 1); level 2: index (s1, j) of the super-nodes */
+  a2_group srv = {s * G, 1, G, j}, lvl = {s2 * M * G + j, G, M, s1},
+           lvl2 = {s1 * G + j, M * G, x->M2, s2};
   uint16_t sig = x->sig;
-  /* a part's cells: 4P + 2 of them from core * (4P + 2) */
-  uint64_t base = (uint64_t)core * (4ull * P + 2);
-  uint64_t barrier_a = base, barrier_b = base + P, rs_cells = base + 2ull * P,
-           ag_cells = base + 3ull * P, prev_done = base + 4ull * P;
+  const hier_cells *k = &x->cells; /* a part's cells from core * k->per_part */
+  uint64_t base = (uint64_t)core * k->per_part;
+  uint64_t barrier_a = base + k->barrier_a, barrier_b = base + k->barrier_b,
+           rs_cells = base + k->rs, ag_cells = base + k->ag, prev_done = base + k->prev_done;
   a2_tiles t = a2_tiles_on(tb, &x->c.tiles);
   /* reduce-scatter and all-gather: the part's bytes of every rank's block,
    * and of each server's G blocks (the level's) */
@@ -277,10 +339,16 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
       server_reduce(&t, x, &srv, DATA, O + j * C, C, a2_at_local(DATA, O + j * C));
     }
     if (x->pipelined && core + 1 < x->S && P > 1) A2_STEPS(tb, q, 1)
-    a2_tb_notify(tb, sig, me, base + 4ull * P + 2 + 4ull * P, A2_MODE_SET, 1);
-    a2_blocks chunk = a2_blocks_whole(O + j * C, b);
+    a2_tb_notify(tb, sig, me, prev_done + k->per_part, A2_MODE_SET, 1);
+    /* level 1 on blocks of b1 = M2 b (block s1 stays here), level 2 on
+     * block s1's M2 blocks of b (block s2 stays here); the all-gathers in
+     * reverse, in `res`. Two-level rows: b1 = b, and level 2 is empty. */
+    uint64_t b1 = (uint64_t)x->M2 * b, mine = O + j * C + s1 * b1;
+    a2_blocks chunk = a2_blocks_whole(O + j * C, b1), block = a2_blocks_whole(mine, b);
     a2_level_reduce_scatter(&t, &x->c, x->algo, &lvl, DATA, sig, rs_cells, &chunk);
-    copy(&t, x, a2_at_local(DATA, O + j * C + s * b), a2_at_local(WIN2, O + j * C + s * b), b);
+    a2_level_reduce_scatter(&t, &x->c, x->algo2, &lvl2, DATA, sig, base + k->rs2, &block);
+    copy(&t, x, a2_at_local(DATA, mine + s2 * b), a2_at_local(WIN2, mine + s2 * b), b);
+    a2_level_all_gather(&t, &x->c, x->algo2, &lvl2, WIN2, sig, base + k->ag2, &block);
     a2_level_all_gather(&t, &x->c, x->algo, &lvl, WIN2, sig, ag_cells, &chunk);
     if (G > 1) server_barrier(tb, &srv, sig, barrier_b);
     copy(&t, x, a2_at_local(WIN2, O + j * C), a2_at_local(Y, O + j * C), C);
@@ -306,7 +374,7 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
   }
   case A2_HIER_BROADCAST: {
     uint32_t root = x->c.root, s0 = root / G, j0 = root % G;
-    uint64_t staged = 4ull * P, scattered = staged + 1;
+    uint64_t staged = k->staged, scattered = k->scattered;
     if (me == root) {
       a2_at dst[2] = {a2_at_local(WIN2, 0), a2_at_local(DATA, 0)};
       a2_coll_copy(&t, a2_at_local(X, 0), dst, 2, N, x->c.T);
@@ -351,13 +419,16 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
 static void hier_card(const a2_hier_row *h, const a2_coll_params *p, a2_card *c) {
   /* the parts together move what one part of N would (a pipeline adds no
    * bytes; rounds are a core's) */
-  uint32_t P = p->nranks, G = a2_hier_group(h, p), M = G ? P / G : 0;
-  double N = (double)p->size_bytes, steps = a2_level_steps(h->algo, M), intra = G > 1;
+  uint32_t P = p->nranks, G = a2_hier_group(h, p), M, M2;
+  hier_levels(h, p, &M, &M2);
+  double N = (double)p->size_bytes, steps = a2_level_steps(h->algo, M), intra = G > 1,
+         steps2 = a2_level_steps(a2_hier_level2(M2), M2);
   c->remote_write_bytes = 0;
   switch (h->op) {
-  case A2_HIER_ALLREDUCE:
-    c->remote_read_bytes = 2.0 * (G - 1) * N / G + 2.0 * (M - 1) * N / P;
-    c->barrier_rounds = (uint64_t)(2 * intra + 2 * steps);
+  case A2_HIER_ALLREDUCE: /* level 1 moves blocks of M2 N / P, level 2 of N / P */
+    c->remote_read_bytes =
+        2.0 * (G - 1) * N / G + 2.0 * (M - 1) * M2 * N / P + 2.0 * (M2 - 1) * N / P;
+    c->barrier_rounds = (uint64_t)(2 * intra + 2 * steps + 2 * steps2);
     break;
   case A2_HIER_REDUCE_SCATTER:
     c->remote_read_bytes = (double)(M - 1) * G * N + (double)(G - 1) * N;
@@ -391,12 +462,20 @@ static a2_code hier_check(const a2_hier_row *h, const a2_coll_params *p, a2_err 
   uint32_t P = p->nranks, G = a2_hier_group(h, p);
   rc = a2_check_whole_servers(h->name, p, G, err);
   if (rc) return rc;
-  uint32_t M = P / G;
+  uint32_t SN = a2_server_size(p), M, M2;
+  if (h->three && p->node && (P % SN || SN % G))
+    return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0,
+                      "%s: %u ranks are not whole super-nodes of %u ranks (servers of %u); "
+                      "expected a multiple of %u",
+                      h->name, P, SN, G, SN);
+  hier_levels(h, p, &M, &M2);
   if (h->algo == A2_LVL_RHD && (M & (M - 1)))
     return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0,
-                      "%s: %u servers; recursive halving-doubling between servers runs on a "
-                      "power of two of them (P / interconnect.group_size = %u)",
-                      h->name, M, M);
+                      h->three ? "%s: %u servers in a super-node; recursive halving-doubling "
+                                 "among them runs on a power of two of them"
+                               : "%s: %u servers; recursive halving-doubling between servers "
+                                 "runs on a power of two of them",
+                      h->name, M);
   if (h->slices > 1) {
     if (p->max_cores && p->max_cores < h->slices)
       return a2_err_set(err, A2_E_INPUT, "--algo", 0, 0,

@@ -99,6 +99,15 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
   "remote read 2*(G-1)/G*N + 2*(M-1)/P*N per rank; 2 + 2*(" STEPS \
   ") barrier rounds (no "                                         \
   "server barriers at G = 1); N a multiple of P elements"
+#define HIER3_AR(L1)                                                                          \
+  "all-reduce, HCCL's three levels: mesh reduce-scatter in the server (G ranks, a node), " L1 \
+  " reduce-scatter among the M servers of the super-node, all-reduce among the M2 "           \
+  "super-nodes (RHD on a power of two of them, else Ring), " L1                               \
+  " all-gather, mesh all-gather in the server; without a node level below the super-node, "   \
+  "the two-level row (--cores C: C parts at once)"
+#define HIER3_AR_CARD(STEPS)                                                        \
+  "remote read 2*(G-1)/G*N + 2*(M-1)*M2/P*N + 2*(M2-1)/P*N per rank; 2 + 2*(" STEPS \
+  ") + 2*(level-2 steps) barrier rounds; N a multiple of P elements"
 #define HIER_RS(L1)                                                                          \
   "reduce-scatter, HCCL's hierarchical: " L1                                                 \
   " reduce-scatter of server-sized chunks among "                                            \
@@ -168,6 +177,12 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
       HIER_AR("RHD (M a power of two)"), HIER_AR_CARD("log2 M"))                                 \
   ROW(allreduce_hier_nhr, one, allreduce_bus, a2_check_allreduce_hier_nhr, no_closed_form,       \
       HIER_AR("NHR"), HIER_AR_CARD("ceil(log2 M)"))                                              \
+  ROW(allreduce_hier3_ring, one, allreduce_bus, a2_check_allreduce_hier3_ring, no_closed_form,   \
+      HIER3_AR("Ring"), HIER3_AR_CARD("M-1"))                                                    \
+  ROW(allreduce_hier3_rhd, one, allreduce_bus, a2_check_allreduce_hier3_rhd, no_closed_form,     \
+      HIER3_AR("RHD (M a power of two)"), HIER3_AR_CARD("log2 M"))                               \
+  ROW(allreduce_hier3_nhr, one, allreduce_bus, a2_check_allreduce_hier3_nhr, no_closed_form,     \
+      HIER3_AR("NHR"), HIER3_AR_CARD("ceil(log2 M)"))                                            \
   ROW(reduce_scatter_hier_ring, ranks, gather_bus, a2_check_reduce_scatter_hier_ring,            \
       no_closed_form, HIER_RS("Ring"), HIER_RS_CARD("M-1"))                                      \
   ROW(reduce_scatter_hier_rhd, ranks, gather_bus, a2_check_reduce_scatter_hier_rhd,              \

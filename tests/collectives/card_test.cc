@@ -135,11 +135,12 @@ TEST_P(CollectiveRefusal, RefusesTheSizeWithAClearMessage) {
 INSTANTIATE_TEST_SUITE_P(Ladder, CollectiveRefusal, ::testing::ValuesIn(Cases(false)), CaseName);
 
 // Only two-phase, ring, NHR, the SDMA mesh, NB's all-reduce, the double ring,
-// the pipeline and the hierarchical all-reduces and broadcasts (13 rows) have a per-P rule; it must
-// bite (P = 3, 5 at 256 B), or the refusal suite above would silently be empty.
+// the pipeline and the hierarchical all-reduces (two and three levels) and broadcasts (16 rows)
+// have a per-P rule; it must bite (P = 3, 5 at 256 B), or the refusal suite above would silently
+// be empty.
 TEST(CollectiveMatrix, CoversRefusedAndAcceptedShapes) {
-  EXPECT_EQ(Cases(false).size(), 26u);
-  EXPECT_EQ(Cases(true).size(), AllCollectives().size() * 5 * 3 - 26);
+  EXPECT_EQ(Cases(false).size(), 32u);
+  EXPECT_EQ(Cases(true).size(), AllCollectives().size() * 5 * 3 - 32);
 }
 
 TEST(CollectiveSize, EveryCollectiveRefusesPartialElements) {
