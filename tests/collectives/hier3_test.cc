@@ -91,13 +91,14 @@ INSTANTIATE_TEST_SUITE_P(
 // Without a node level below the super-node (a two-level topology) a
 // three-level row is its two-level row: the same times and traffic.
 TEST(Hier3, OnTwoLevelsIsTheTwoLevelRow) {
-  const std::vector<std::string> cluster = {
-      "--config", std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml", "--set",
-      "interconnect.ranks=32"};
+  const std::vector<std::string> cluster = {"--config",
+                                            std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml",
+                                            "--set", "interconnect.ranks=32"};
   for (const char *a : {"ring", "rhd", "nhr"}) {
     SCOPED_TRACE(a);
     JsonDoc three, two;
-    ASSERT_TRUE(RunJson(RunArgs(std::string("allreduce_hier3_") + a, 32, 1 << 20, cluster), &three));
+    ASSERT_TRUE(
+        RunJson(RunArgs(std::string("allreduce_hier3_") + a, 32, 1 << 20, cluster), &three));
     ASSERT_TRUE(RunJson(RunArgs(std::string("allreduce_hier_") + a, 32, 1 << 20, cluster), &two));
     EXPECT_EQ(three["status"].Str(), "OK");
     EXPECT_EQ(three["time_ps"].Int(), two["time_ps"].Int());
@@ -109,8 +110,9 @@ TEST(Hier3, OnTwoLevelsIsTheTwoLevelRow) {
 
 TEST(Hier3, RefusesPartialSuperNodesAndRhdOnOtherCounts) {
   std::vector<std::string> f4 = SuperNodes(4);
-  EXPECT_TRUE(RunFailsWithUsage(RunArgs("allreduce_hier3_nhr", 96, 96 * 4 * 96, f4),
-                                {"--ranks", "not whole super-nodes of 64 ranks", "multiple of 64"}));
+  EXPECT_TRUE(
+      RunFailsWithUsage(RunArgs("allreduce_hier3_nhr", 96, 96 * 4 * 96, f4),
+                        {"--ranks", "not whole super-nodes of 64 ranks", "multiple of 64"}));
   std::vector<std::string> f3 = SuperNodes(3);
   EXPECT_TRUE(RunFailsWithUsage(RunArgs("allreduce_hier3_rhd", 96, 96 * 4 * 96, f3),
                                 {"--ranks", "3 servers in a super-node", "power of two"}));
