@@ -93,7 +93,8 @@ a2_code a2_check_whole_servers(const char *name, const a2_coll_params *p, uint32
   if (G && p->nranks % G == 0) return A2_OK;
   return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0,
                     "%s: %u ranks are not whole servers of %u ranks "
-                    "(interconnect.group_size); expected a multiple of %u",
+                    "(interconnect.group_size, or a group of interconnect.levels); "
+                    "expected a multiple of %u",
                     name, p->nranks, G, G);
 }
 

@@ -113,6 +113,10 @@ TEST(Hier3, RefusesPartialSuperNodesAndRhdOnOtherCounts) {
   EXPECT_TRUE(
       RunFailsWithUsage(RunArgs("allreduce_hier3_nhr", 96, 96 * 4 * 96, f4),
                         {"--ranks", "not whole super-nodes of 64 ranks", "multiple of 64"}));
+  // inside one super-node: whole servers (nodes) still
+  EXPECT_TRUE(
+      RunFailsWithUsage(RunArgs("allreduce_hier3_nhr", 40, 40 * 4 * 40, f4),
+                        {"--ranks", "not whole servers of 16 ranks", "interconnect.levels"}));
   std::vector<std::string> f3 = SuperNodes(3);
   EXPECT_TRUE(RunFailsWithUsage(RunArgs("allreduce_hier3_rhd", 96, 96 * 4 * 96, f3),
                                 {"--ranks", "3 servers in a super-node", "power of two"}));
