@@ -41,25 +41,25 @@ static void describe_builtin(const a2_collective *c, const a2_coll_params *p, co
 }
 
 a2_coll_params a2_run_coll_params(const a2_run_opts *o, const a2_config *cfg) {
-  return (a2_coll_params){.nranks = o->nranks,
-                          .size_bytes = o->size_bytes,
-                          .cores = o->cores,
-                          .op = o->op,
-                          .dtype = o->dtype,
-                          .ub_bytes = cfg->ub_bytes,
-                          .seed = o->seed,
-                          .root = o->root,
-                          .max_cores = cfg->vector_cores,
-                          .dma_queues = cfg->sdma_queues,
-                          .max_cube = cfg->cube_cores,
-                          .part = o->part,
-                          .m = o->m,
-                          .k = o->k,
-                          .n = o->n,
-                          .compute_cores = o->compute_cores,
-                          .comm_cores = o->comm_cores,
-                          .group = a2_coll_group(cfg, o->nranks),
-                          .node = a2_coll_node(cfg, o->nranks)};
+  a2_coll_params p = {.nranks = o->nranks,
+                      .size_bytes = o->size_bytes,
+                      .cores = o->cores,
+                      .op = o->op,
+                      .dtype = o->dtype,
+                      .ub_bytes = cfg->ub_bytes,
+                      .seed = o->seed,
+                      .root = o->root,
+                      .max_cores = cfg->vector_cores,
+                      .dma_queues = cfg->sdma_queues,
+                      .max_cube = cfg->cube_cores,
+                      .part = o->part,
+                      .m = o->m,
+                      .k = o->k,
+                      .n = o->n,
+                      .compute_cores = o->compute_cores,
+                      .comm_cores = o->comm_cores};
+  a2_coll_set_servers(cfg, &p);
+  return p;
 }
 
 static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
@@ -93,9 +93,8 @@ static int from_trace(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, 
                         .dtype = k->dtype,
                         .ub_bytes = cfg->ub_bytes,
                         .seed = k->seed,
-                        .root = k->root,
-                        .group = a2_coll_group(cfg, k->nranks),
-                        .node = a2_coll_node(cfg, k->nranks)};
+                        .root = k->root};
+    a2_coll_set_servers(cfg, &p);
     if (c->kind != A2_KIND_COMM) { /* the GEMM built-ins: the shape and the cores */
       p.m = k->gemm.m;
       p.k = k->gemm.k;

@@ -50,15 +50,17 @@ typedef enum { A2_KIND_COMM = 0, A2_KIND_COMPUTE = 1, A2_KIND_FUSED = 2 } a2_col
 /* Ranks per server for P ranks on cfg, the group of the hierarchical
  * collectives: a group of the level below the top (two_level:
  * interconnect.group_size; levels: the fan-out product below the top
- * level) when below P, else P (one server). Whoever builds an
- * a2_coll_params from a config fills `group` with it. */
+ * level) when below P, else P (one server). */
 uint32_t a2_coll_group(const a2_config *cfg, uint32_t P);
 /* Ranks per server of the three-level hierarchical collectives (HCCL's
  * level 0 under a super-node level): a group of the level two below the
  * top (levels: e.g. the 16 dies of an A3 node under its super-node), when
  * the topology has one and it is smaller than a2_coll_group; else 0.
- * Filled into a2_coll_params.node beside `group`. */
+ * a2_coll_set_servers fills both. */
 uint32_t a2_coll_node(const a2_config *cfg, uint32_t P);
+/* p->group and p->node for p->nranks ranks on cfg: whoever builds an
+ * a2_coll_params from a config calls it. */
+void a2_coll_set_servers(const a2_config *cfg, a2_coll_params *p);
 
 /* The sides of a fused kernel: both (the kernel itself), the compute alone
  * (no communication; its golden is the local GEMM), the communication alone

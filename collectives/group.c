@@ -19,3 +19,8 @@ uint32_t a2_coll_node(const a2_config *cfg, uint32_t P) {
   uint32_t g = a2_config_group_ranks(cfg, n - 3);
   return g && g < a2_coll_group(cfg, P) ? g : 0;
 }
+
+void a2_coll_set_servers(const a2_config *cfg, a2_coll_params *p) {
+  p->group = a2_coll_group(cfg, p->nranks);
+  p->node = a2_coll_node(cfg, p->nranks);
+}

@@ -504,8 +504,7 @@ uint32_t a2_hccl_candidates(const char *op, const char **out, uint32_t max) {
 static int runs(const char *algo, const a2_config *cfg, const a2_coll_params *p) {
   const a2_collective *c = a2_collective_find(algo);
   a2_coll_params q = *p;
-  q.group = a2_coll_group(cfg, p->nranks);
-  q.node = a2_coll_node(cfg, p->nranks);
+  a2_coll_set_servers(cfg, &q);
   a2_err e = {0};
   return c && (!c->check || !c->check(&q, &e));
 }

@@ -464,7 +464,7 @@ static a2_code hier_check(const a2_hier_row *h, const a2_coll_params *p, a2_err 
   rc = a2_check_whole_servers(h->name, p, G, err);
   if (rc) return rc;
   uint32_t SN = a2_server_size(p), M, M2;
-  if (h->three && p->node && (P % SN || SN % G))
+  if (h->three && p->node && P % SN)
     return a2_err_set(err, A2_E_INPUT, "--ranks", 0, 0,
                       "%s: %u ranks are not whole super-nodes of %u ranks (servers of %u); "
                       "expected a multiple of %u",

@@ -108,7 +108,7 @@ TEST(Hier3, OnTwoLevelsIsTheTwoLevelRow) {
   }
 }
 
-TEST(Hier3, RefusesPartialSuperNodesAndRhdOnOtherCounts) {
+TEST(Hier3, RefusesPartialServersOrSuperNodesAndRhdOnOtherCounts) {
   std::vector<std::string> f4 = SuperNodes(4);
   EXPECT_TRUE(
       RunFailsWithUsage(RunArgs("allreduce_hier3_nhr", 96, 96 * 4 * 96, f4),
