@@ -57,6 +57,8 @@ enum {
   C_M_LE8 = 1 << 20,        /* at most 8 servers (alltoall_operator.cc MAX_RMDA_RANK_SIZE) */
   C_DETER = 1 << 21,        /* deterministic reduction (HCCL_DETERMINISTIC, --hccl-deterministic) */
   C_D_EQ8 = 1 << 22,        /* 8 devices a server (DEVICE_EIGHT) */
+  C_PODS = 1 << 23,         /* A3: several super-nodes (superPodNum_ > 1): the config has a level
+                               under the super-node's and P spans more than one super-node */
 };
 
 /* the size test of a rule: N <= lim (x P, x d, / servers), N >= lim (x P), N < lim or
@@ -204,13 +206,21 @@ static const rule allreduce_a3[] = {
      "at d = 16): a reduce-scatter then an all-gather on 2P vector cores (CalBlockDim: 2 x "
      "rankSize)",
      K_2P},
-    {C_MULTI | C_D_GT2, 0, T_LE_D, MB, "AllReduceComm", "allreduce_nhr", L1_NHR,
+    {C_MULTI | C_D_GT2, C_PODS, T_LE_D, MB, "AllReduceComm", "allreduce_nhr", L1_NHR,
      "A3, several servers in one super-node, N <= 1 MiB x d (smallCountOptimMultiServer): NHR "
      "over all ranks",
      K_ARG},
     {C_ONE | C_INLINE | C_P_GT2, 0, T_LE_P, 512 * KB, "AllReduceMeshSmallCountExecutor",
      "allreduce_mesh", L1_NONE,
      "A3, one server, SDMA inline reduce, N <= 512 KiB x P (smallCountOptimSingleServer)", K_ARG},
+    {C_MULTI | C_PODS, 0, T_ANY, 0, "AlignedAllReduceDoubleRingFor91093Executor",
+     "allreduce_hier3_%s", L1_NHR,
+     "A3, several super-nodes (superPodNum > 1; smallCountOptimMultiServer needs one): the "
+     "executor's super-node branch (coll_all_reduce_ring_for_910_93_executor.cc KernelRun): "
+     "reduce-scatter in the server (a double ring; the built-in's server mesh), reduce-scatter "
+     "among a super-node's servers (A3's level 1: HD becomes NHR), all-reduce among the "
+     "super-nodes (level 2), the all-gathers back",
+     K_ARG},
     {0, 0, T_ANY, 0, "AllReduce double-ring executor", "allreduce_double_ring", L1_NONE,
      "A3: the double-ring executors (two rings in opposite directions, half the data each)", K_ARG},
     END};
@@ -225,6 +235,7 @@ static const fallback allreduce_fb[] = {{"allreduce_sdma_mesh", "allreduce_mesh"
                                         {"allreduce_double_ring", "allreduce_ring"},
                                         {"allreduce_ring", "allreduce_mesh"},
                                         {"allreduce_pipeline", "allreduce_hier_ring"},
+                                        {"allreduce_hier3_nhr", "allreduce_double_ring"},
                                         {NULL, NULL}};
 
 /* ---- all-gather (all_gather_operator.cc) ---- */
@@ -557,6 +568,8 @@ static situation situate(const a2_config *cfg, a2_hccl_device dev, unsigned mode
   if (is_pow2(s.m)) s.cond |= C_M_POW2;
   if (total <= 16 * MB) s.cond |= C_TOTAL_LE16M;
   if (s.m <= 8) s.cond |= C_M_LE8;
+  uint32_t pod = a2_coll_group(cfg, s.P);
+  if (dev == A2_HCCL_A3 && a2_coll_node(cfg, s.P) && pod < s.P) s.cond |= C_PODS;
   uint64_t ag_bufs = s.d % 4 == 0 ? 4 : s.d % 2 == 0 ? 2 : 1;
   if (total > ag_bufs * CCL_BUFFER) s.cond |= C_AG_DMA_LIMIT;
   if (is_pow2(s.P) && total > 2 * CCL_BUFFER) s.cond |= C_RS_DMA_LIMIT;

@@ -220,11 +220,11 @@ static a2_code hier_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, vo
     x->b = (uint64_t)G * N;
     x->C = N;
   }
-  /* pieces of the smallest block moved; with three levels, of the server
-   * chunk (up to the tile size), since the smallest block N / P is small at
-   * the scale they are for (1 KiB at 16384 ranks of 16 MiB): the level
-   * steps then move each block of up to a tile as one piece */
-  uint64_t unit = h->three && p->node                                        ? x->C
+  /* an all-reduce moves pieces of the server chunk N / G (up to the tile
+   * size), as HCCL's server step moves the chunk: its level steps then move
+   * each block of up to a tile as one piece; the other rows, pieces of
+   * their smallest block */
+  uint64_t unit = h->op == A2_HIER_ALLREDUCE && !h->flat                     ? x->C
                   : h->op == A2_HIER_ALLREDUCE || h->op == A2_HIER_BROADCAST ? x->b
                                                                              : N;
   a2_coll_set_piece(&x->c, unit, a2_coll_chunk_bytes(p->ub_bytes));

@@ -185,6 +185,30 @@ TEST(HcclRules, A3RulesOfSelectAlgfor91093) {
   EXPECT_EQ(k.algo, "all_to_all");
 }
 
+// Several A3 super-nodes (configs/a3-cluster-roce.yaml with super-nodes of
+// 2 nodes, 32 dies): smallCountOptimMultiServer needs one super-node, so an
+// all-reduce of any size takes the double-ring executor's super-node branch,
+// the three-level built-in with level-1 NHR; within one super-node a small
+// one stays NHR over all ranks.
+TEST(HcclRules, A3SeveralSuperNodesTakeTheSuperNodeBranch) {
+  a2_config cfg = Load("a3-cluster-roce.yaml");
+  a2_err e{};
+  ASSERT_EQ(a2_config_set(&cfg, "interconnect.levels.2.fanout", "2", &e), A2_OK) << e.msg;
+  for (uint64_t N : {uint64_t(64) << 10, uint64_t(16) << 20}) {
+    Pick k = Choose("allreduce", cfg, A2_HCCL_A3, 64, N);
+    EXPECT_EQ(k.hccl, "AlignedAllReduceDoubleRingFor91093Executor, level-1 NHR") << k.why;
+    ExpectNamed(k, "allreduce_hier3_nhr", "allreduce_double_ring", cfg, 64, N);
+    EXPECT_EQ(k.algo, "allreduce_hier3_nhr") << k.why;
+  }
+  Pick one = Choose("allreduce", cfg, A2_HCCL_A3, 32, 64 << 10);
+  EXPECT_EQ(one.hccl, "AllReduceComm, level-1 NHR") << one.why;
+  EXPECT_EQ(one.algo, "allreduce_nhr");
+  // not whole super-nodes: the three-level built-in refuses, the fallback runs
+  Pick part = Choose("allreduce", cfg, A2_HCCL_A3, 48, 6 << 20);  // 2 x 48 x 16384 elements
+  EXPECT_EQ(part.name, "allreduce_hier3_nhr");
+  EXPECT_EQ(part.algo, "allreduce_double_ring") << part.why;
+}
+
 TEST(HcclRules, CandidatesAreTheOperationsBuiltIns) {
   const char *names[64];
   uint32_t n = a2_hccl_candidates("broadcast", names, 64);
