@@ -37,9 +37,9 @@ class HierPieces : public ::testing::TestWithParam<Point> {};
 
 TEST_P(HierPieces, ServerChunkPiecesAndOneReadALevelStep) {
   const Point &c = GetParam();
-  const std::vector<std::string> cluster = {
-      "--config", std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml", "--set",
-      "interconnect.ranks=" + std::to_string(c.P)};
+  const std::vector<std::string> cluster = {"--config",
+                                            std::string(A2_SOURCE_DIR) + "/configs/a2-cluster.yaml",
+                                            "--set", "interconnect.ranks=" + std::to_string(c.P)};
   JsonDoc d;
   ASSERT_TRUE(RunJson(RunArgs("allreduce_hier_ring", c.P, c.N, cluster), &d));
   EXPECT_EQ(d["status"].Str(), "OK");
