@@ -57,8 +57,9 @@ enum {
   C_M_LE8 = 1 << 20,        /* at most 8 servers (alltoall_operator.cc MAX_RMDA_RANK_SIZE) */
   C_DETER = 1 << 21,        /* deterministic reduction (HCCL_DETERMINISTIC, --hccl-deterministic) */
   C_D_EQ8 = 1 << 22,        /* 8 devices a server (DEVICE_EIGHT) */
-  C_PODS = 1 << 23,         /* A3: several super-nodes (superPodNum_ > 1): the config has a level
-                               under the super-node's and P spans more than one super-node */
+  C_NODES = 1 << 23,        /* A3: the config has a level under the super-node's (its groups are
+                               HCCL's servers: the three-level built-ins run there) */
+  C_PODS = 1 << 24,         /* A3: and P spans more than one super-node (superPodNum_ > 1) */
 };
 
 /* the size test of a rule: N <= lim (x P, x d, / servers), N >= lim (x P), N < lim or
@@ -213,13 +214,13 @@ static const rule allreduce_a3[] = {
     {C_ONE | C_INLINE | C_P_GT2, 0, T_LE_P, 512 * KB, "AllReduceMeshSmallCountExecutor",
      "allreduce_mesh", L1_NONE,
      "A3, one server, SDMA inline reduce, N <= 512 KiB x P (smallCountOptimSingleServer)", K_ARG},
-    {C_MULTI | C_PODS, 0, T_ANY, 0, "AlignedAllReduceDoubleRingFor91093Executor",
+    {C_MULTI | C_NODES, 0, T_ANY, 0, "AlignedAllReduceDoubleRingFor91093Executor",
      "allreduce_hier3_%s", L1_NHR,
-     "A3, several super-nodes (superPodNum > 1; smallCountOptimMultiServer needs one): the "
-     "executor's super-node branch (coll_all_reduce_ring_for_910_93_executor.cc KernelRun): "
-     "reduce-scatter in the server (a double ring; the built-in's server mesh), reduce-scatter "
-     "among a super-node's servers (A3's level 1: HD becomes NHR), all-reduce among the "
-     "super-nodes (level 2), the all-gathers back",
+     "A3, several servers, a config with a level under the super-node's (its KernelRun, "
+     "coll_all_reduce_ring_for_910_93_executor.cc): reduce-scatter in the server (a double "
+     "ring; here a mesh), then in one super-node the level-1 all-reduce (NHR: A3 makes HD "
+     "NHR), over several (superPodNum > 1) a level-1 reduce-scatter and the level-2 "
+     "all-reduce among super-nodes; all-gathers back",
      K_ARG},
     {0, 0, T_ANY, 0, "AllReduce double-ring executor", "allreduce_double_ring", L1_NONE,
      "A3: the double-ring executors (two rings in opposite directions, half the data each)", K_ARG},
@@ -568,8 +569,10 @@ static situation situate(const a2_config *cfg, a2_hccl_device dev, unsigned mode
   if (is_pow2(s.m)) s.cond |= C_M_POW2;
   if (total <= 16 * MB) s.cond |= C_TOTAL_LE16M;
   if (s.m <= 8) s.cond |= C_M_LE8;
-  uint32_t pod = a2_coll_group(cfg, s.P);
-  if (dev == A2_HCCL_A3 && a2_coll_node(cfg, s.P) && pod < s.P) s.cond |= C_PODS;
+  if (dev == A2_HCCL_A3 && a2_coll_node(cfg, s.P)) {
+    s.cond |= C_NODES;
+    if (a2_coll_group(cfg, s.P) < s.P) s.cond |= C_PODS;
+  }
   uint64_t ag_bufs = s.d % 4 == 0 ? 4 : s.d % 2 == 0 ? 2 : 1;
   if (total > ag_bufs * CCL_BUFFER) s.cond |= C_AG_DMA_LIMIT;
   if (is_pow2(s.P) && total > 2 * CCL_BUFFER) s.cond |= C_RS_DMA_LIMIT;

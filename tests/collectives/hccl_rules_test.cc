@@ -189,8 +189,9 @@ TEST(HcclRules, A3RulesOfSelectAlgfor91093) {
 // 2 nodes, 32 dies): smallCountOptimMultiServer needs one super-node, so an
 // all-reduce of any size takes the double-ring executor's super-node branch,
 // the three-level built-in with level-1 NHR; within one super-node a small
-// one stays NHR over all ranks.
-TEST(HcclRules, A3SeveralSuperNodesTakeTheSuperNodeBranch) {
+// one stays NHR over all ranks, a large one takes the executor's branch
+// without level 2.
+TEST(HcclRules, A3AcrossNodesTakeTheDoubleRingExecutorsLevels) {
   a2_config cfg = Load("a3-cluster-roce.yaml");
   a2_err e{};
   ASSERT_EQ(a2_config_set(&cfg, "interconnect.levels.2.fanout", "2", &e), A2_OK) << e.msg;
@@ -203,6 +204,14 @@ TEST(HcclRules, A3SeveralSuperNodesTakeTheSuperNodeBranch) {
   Pick one = Choose("allreduce", cfg, A2_HCCL_A3, 32, 64 << 10);
   EXPECT_EQ(one.hccl, "AllReduceComm, level-1 NHR") << one.why;
   EXPECT_EQ(one.algo, "allreduce_nhr");
+  // one super-node beyond the small count: the same executor without level
+  // 2, its servers the node level's (the three-level built-in with one
+  // super-node); on a config without a node level the flat double ring
+  Pick big = Choose("allreduce", cfg, A2_HCCL_A3, 32, 32 << 20);
+  EXPECT_EQ(big.hccl, "AlignedAllReduceDoubleRingFor91093Executor, level-1 NHR") << big.why;
+  EXPECT_EQ(big.algo, "allreduce_hier3_nhr") << big.why;
+  a2_config sn = Load("a3-supernode.yaml");
+  EXPECT_EQ(Choose("allreduce", sn, A2_HCCL_A3, 64, 32 << 20).algo, "allreduce_double_ring");
   // not whole super-nodes: the three-level built-in refuses, the fallback runs
   Pick part = Choose("allreduce", cfg, A2_HCCL_A3, 48, 6 << 20);  // 2 x 48 x 16384 elements
   EXPECT_EQ(part.name, "allreduce_hier3_nhr");
