@@ -57,8 +57,8 @@ enum {
   C_M_LE8 = 1 << 20,        /* at most 8 servers (alltoall_operator.cc MAX_RMDA_RANK_SIZE) */
   C_DETER = 1 << 21,        /* deterministic reduction (HCCL_DETERMINISTIC, --hccl-deterministic) */
   C_D_EQ8 = 1 << 22,        /* 8 devices a server (DEVICE_EIGHT) */
-  C_NODES = 1 << 23,        /* A3: the config has a level under the super-node's (its groups are
-                               HCCL's servers: the three-level built-ins run there) */
+  C_NODES = 1 << 23,        /* A3: the config has a level under the super-node's whose groups
+                               are HCCL's servers of d (the three-level built-ins' servers) */
   C_PODS = 1 << 24,         /* A3: and P spans more than one super-node (superPodNum_ > 1) */
 };
 
@@ -569,7 +569,7 @@ static situation situate(const a2_config *cfg, a2_hccl_device dev, unsigned mode
   if (is_pow2(s.m)) s.cond |= C_M_POW2;
   if (total <= 16 * MB) s.cond |= C_TOTAL_LE16M;
   if (s.m <= 8) s.cond |= C_M_LE8;
-  if (dev == A2_HCCL_A3 && a2_coll_node(cfg, s.P)) {
+  if (dev == A2_HCCL_A3 && a2_coll_node(cfg, s.P) == s.d && s.m > 1) {
     s.cond |= C_NODES;
     if (a2_coll_group(cfg, s.P) < s.P) s.cond |= C_PODS;
   }

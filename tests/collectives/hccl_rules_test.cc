@@ -212,6 +212,9 @@ TEST(HcclRules, A3AcrossNodesTakeTheDoubleRingExecutorsLevels) {
   EXPECT_EQ(big.algo, "allreduce_hier3_nhr") << big.why;
   a2_config sn = Load("a3-supernode.yaml");
   EXPECT_EQ(Choose("allreduce", sn, A2_HCCL_A3, 64, 32 << 20).algo, "allreduce_double_ring");
+  // a level under the super-node's of 2 dies is not HCCL's server of 16
+  a2_config pairs = Load("a3-supernode-levels.yaml");
+  EXPECT_EQ(Choose("allreduce", pairs, A2_HCCL_A3, 64, 32 << 20).algo, "allreduce_double_ring");
   // not whole super-nodes: the three-level built-in refuses, the fallback runs
   Pick part = Choose("allreduce", cfg, A2_HCCL_A3, 48, 6 << 20);  // 2 x 48 x 16384 elements
   EXPECT_EQ(part.name, "allreduce_hier3_nhr");
