@@ -569,7 +569,7 @@ static situation situate(const a2_config *cfg, a2_hccl_device dev, unsigned mode
   if (is_pow2(s.m)) s.cond |= C_M_POW2;
   if (total <= 16 * MB) s.cond |= C_TOTAL_LE16M;
   if (s.m <= 8) s.cond |= C_M_LE8;
-  if (dev == A2_HCCL_A3 && a2_coll_node(cfg, s.P) == s.d && s.m > 1) {
+  if (dev == A2_HCCL_A3 && a2_coll_node(cfg, s.P) == s.d) {
     s.cond |= C_NODES;
     if (a2_coll_group(cfg, s.P) < s.P) s.cond |= C_PODS;
   }
