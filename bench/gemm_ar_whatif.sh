@@ -15,7 +15,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sim=${1:-build/a2a3sim}
 trace=traces/fidelity/gemm_ar_fused.a2t
 t_us() { # t_us ARGS...: the run's simulated time in us
-  "$sim" run --trace-file "$trace" --ranks 8 --no-data "$@" | sed -nE 's/^time ([0-9.]+) us.*/\1/p'
+  "$sim" run --program "$trace" --ranks 8 --no-data "$@" | sed -nE 's/^time ([0-9.]+) us.*/\1/p'
 }
 echo "| variant | GEMM alone us | comm alone us | sequential us | pipelined us | exposed comm us | overlap eff | TFLOPS |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"

@@ -38,7 +38,7 @@ done
 
 header "Fused GEMM + all-reduce (pto-isa gemm_ar, 8 ranks x (24 cube + 24 vector cores), timing-only)"
 for m in 1 0; do
-  row "gemm_ar fused, overlap=$m" --trace-file traces/fidelity/gemm_ar_fused.a2t --ranks 8 \
+  row "gemm_ar fused, overlap=$m" --program traces/fidelity/gemm_ar_fused.a2t --ranks 8 \
     --no-data --param overlap=$m
 done
 

@@ -66,7 +66,7 @@ typedef struct {
   int line;              /* 1-based line in the CSV */
   int col[A2_CAL_NCOLS]; /* 1-based column (byte) where each field starts */
   char *kernel;          /* as written */
-  char *trace_path;      /* the trace file to run: the CSV's folder + kernel, normalised;
+  char *trace_path;      /* the program file to run: the CSV's folder + kernel, normalised;
                             NULL for a built-in */
   char *ranks;           /* NULL: none (args hold -d) */
   char *size;            /* NULL: none */

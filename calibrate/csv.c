@@ -16,9 +16,9 @@ static const char *const col_names[A2_CAL_NCOLS] = {
 static const char header[] = "row,kernel,ranks,size,args,metric,measured,tolerance,source";
 
 /* Flags a row may not give in `args`: the columns and calibrate set them. */
-static const char *const reserved[] = {"--algo", "--trace-file", "--ranks", "--size",    "--config",
-                                       "--json", "--timeline",   "--trace", "--profile", "--help",
-                                       "-h",     "-o",           NULL};
+static const char *const reserved[] = {
+    "--algo",  "--program",    "--ranks",   "--size", "--config", "--json", "--timeline",
+    "--trace", "--trace-file", "--profile", "--help", "-h",       "-o",     NULL};
 
 char *a2_cal_strdup(const char *s) {
   size_t n = strlen(s) + 1;
@@ -203,7 +203,7 @@ static char *normalise(const char *path) {
   return out;
 }
 
-/* The trace file a kernel field names, against the CSV's folder. */
+/* The program file a kernel field names, against the CSV's folder. */
 static char *resolve(const char *csv, const char *kernel) {
   if (kernel[0] == '/') return normalise(kernel);
   const char *slash = strrchr(csv, '/');
@@ -223,12 +223,12 @@ static char *resolve(const char *csv, const char *kernel) {
 static a2_code check_kernel(reader *rd, a2_cal_row *r, const char *csv) {
   int col = r->col[A2_CAL_COL_KERNEL];
   if (!r->kernel[0])
-    return FAIL(rd, col, "kernel: empty; expected a built-in name or a trace file");
+    return FAIL(rd, col, "kernel: empty; expected a built-in name or a program file");
   bool file = strchr(r->kernel, '/') || strstr(r->kernel, ".a2t");
   if (!file) {
     if (a2_collective_find(r->kernel)) return A2_OK;
     return FAIL(rd, col,
-                "kernel: unknown built-in '%.60s' (a2a3sim list names them); a trace file is a "
+                "kernel: unknown built-in '%.60s' (a2a3sim list names them); a program file is a "
                 "path relative to the CSV's folder, e.g. ../../traces/fidelity/tget.a2t",
                 r->kernel);
   }
@@ -236,7 +236,7 @@ static a2_code check_kernel(reader *rd, a2_cal_row *r, const char *csv) {
     return a2_err_set(rd->err, A2_E_NOMEM, rd->path, rd->line, col, "out of memory");
   if (access(r->trace_path, R_OK))
     return FAIL(rd, col,
-                "kernel: cannot read the trace file '%.60s' (%.120s, relative to the CSV's "
+                "kernel: cannot read the program file '%.60s' (%.120s, relative to the CSV's "
                 "folder): %s",
                 r->kernel, r->trace_path, strerror(errno));
   return A2_OK;
@@ -275,7 +275,7 @@ static a2_code check_args(reader *rd, a2_cal_row *r, const char *text) {
       if (!strcmp(arg, *f) || (!strncmp(arg, *f, lf) && arg[lf] == '='))
         return FAIL(rd, col + (int)start,
                     "args: %s is not a row's flag (the kernel, ranks and size columns give "
-                    "--algo/--trace-file, --ranks and --size; calibrate gives --config and "
+                    "--algo/--program, --ranks and --size; calibrate gives --config and "
                     "--json)",
                     *f);
     }

@@ -107,7 +107,7 @@ char **a2_cal_row_argv(const a2_cal_opts *o, const a2_cal_row *row, const uint64
   push(&a, argv0);
   push(&a, "run");
   if (row->trace_path) {
-    push(&a, "--trace-file");
+    push(&a, "--program");
     push(&a, row->trace_path);
   } else {
     push(&a, "--algo");
@@ -268,7 +268,8 @@ static void fill(a2_cal_sim *s, const a2_cal_row *row, int status, const a2_proc
     if (!YAJL_IS_NUMBER(v) || strlen(YAJL_GET_NUMBER(v)) >= sizeof s->text) {
       set_error(s, "the run reports no figure", key);
     } else if (YAJL_GET_DOUBLE(v) <= 0 || !isfinite(YAJL_GET_DOUBLE(v))) {
-      set_error(s, "the run reports 0 (a trace file without a golden has no size for a bandwidth)",
+      set_error(s,
+                "the run reports 0 (a program file without a golden has no size for a bandwidth)",
                 key);
     } else {
       snprintf(s->text, sizeof s->text, "%s", YAJL_GET_NUMBER(v));

@@ -19,15 +19,15 @@
 
 /* Everything a run (or gen) needs, filled from the flags. */
 typedef struct {
-  const char *algo;        /* --algo */
-  const char *trace_file;  /* --trace-file (run only) */
-  const char *out_path;    /* -o (gen only) */
-  const char *config_path; /* NULL: built-in default (= configs/a2-8p-hccs.yaml) */
+  const char *algo;         /* --algo */
+  const char *program_file; /* --program (run only) */
+  const char *out_path;     /* -o (gen only) */
+  const char *config_path;  /* NULL: built-in default (= configs/a2-8p-hccs.yaml) */
   const char *sets[A2_MAX_SETS];
   int nsets;
   /* --param; names point into param_names (do not copy a2_run_opts by value) */
-  a2_trace_param params[A2_TRACE_MAX_PARAMS];
-  char param_names[A2_TRACE_MAX_PARAMS][A2_NAME_MAX];
+  a2_program_param params[A2_PROGRAM_MAX_PARAMS];
+  char param_names[A2_PROGRAM_MAX_PARAMS][A2_NAME_MAX];
   size_t nparams;
   uint32_t nranks;
   uint32_t *devices; /* NULL: rank r on NPU r */
@@ -40,7 +40,7 @@ typedef struct {
   uint64_t max_sim_ps;
   bool json;
   bool no_race_check;
-  const char *timeline_out; /* --timeline FILE (or its alias --trace) */
+  const char *timeline_out; /* --timeline FILE */
   bool profile;             /* --profile: wall time, events/s, peak RSS on stderr */
   bool no_data;             /* --no-data: timing-only */
   uint64_t race_memory;     /* --race-memory: 0 = default budget */
@@ -77,14 +77,14 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o);
  * torus whose width divides the rank count) and neither -d nor --set
  * interconnect.ranks is given, the topology grows to the rank count and
  * *grown_from (may be NULL; 0 otherwise) receives the config's count. */
-/* The generator parameters a run's flags and config give (cli/kernel_source.c). */
+/* The generator parameters a run's flags and config give (cli/program_source.c). */
 a2_coll_params a2_run_coll_params(const a2_run_opts *o, const a2_config *cfg);
 int a2_load_run_config(const a2_run_opts *o, a2_config *cfg, uint32_t *grown_from);
 
 /* What the reports say about the kernel that ran: which collective, its
  * nccl-tests size and bus factors and its analytic card. */
 typedef struct {
-  char name[256];      /* built-in name, or the trace file */
+  char name[256];      /* built-in name, or the program file */
   uint64_t size_bytes; /* N */
   double size_factor;  /* S = size_factor * N */
   double busbw_factor;
@@ -94,13 +94,13 @@ typedef struct {
   double hccl_ps;           /* HCCL's alpha-beta-gamma cost (collectives/hccl_cost.h); < 0: none */
   const char *hccl_formula; /* its formula (static), NULL: none */
   a2_abg abg;               /* the alpha, beta, gamma it used */
-  const a2_trace_param *params; /* the trace file's --param values (owned by the opts) */
+  const a2_program_param *params; /* the program file's --param values (owned by the opts) */
   size_t nparams;
 } a2_run_desc;
 
-/* Build the kernel from --algo or --trace-file and describe it; 0 or an
+/* Build the kernel from --algo or --program and describe it; 0 or an
  * exit code (error printed). */
-int a2_build_kernel(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d);
+int a2_build_program(const a2_run_opts *o, const a2_config *cfg, a2_program *k, a2_run_desc *d);
 
 /* One run of *o in this process with no timeline and no report, for the
  * tools that compare runs (--explain's candidates, the overlap card's
@@ -152,7 +152,7 @@ typedef struct {
   uint32_t ranks_grown_from; /* the config's interconnect.ranks when --ranks grew it; 0 = not */
   bool no_data;
   const a2_sim *sim;
-  const a2_kernel *k;
+  const a2_program *k;
   a2_overlap overlap; /* fused kernels (gemm_allreduce): the overlap card */
 } a2_run_result;
 

@@ -24,7 +24,7 @@ typedef struct {
   uint32_t *npus, n; /* its NPUs, in rank order */
   uint64_t size, start_ps;
   uint32_t cores;
-  a2_kernel k;
+  a2_program k;
   uint32_t off, boff, toff; /* its first rank, buffer and tile in the combined kernel */
   uint64_t alone_ps, together_ps;
   char (*names)[96]; /* timeline process names of its ranks */
@@ -74,7 +74,7 @@ static void remap(const job *j, a2_instr *v) {
   }
 }
 
-static a2_code combined_fill(a2_source *src, uint32_t rank, uint32_t core, a2_program *out,
+static a2_code combined_fill(a2_source *src, uint32_t rank, uint32_t core, a2_instrs *out,
                              a2_err *err) {
   combined_source *cs = (combined_source *)src;
   for (uint32_t i = 0; i < cs->nin; i++) {
@@ -236,7 +236,7 @@ static int check_sets(const job *jobs, int nj, const a2_config *cfg) {
 static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, uint32_t nin, int active,
                    const char *timeline) {
   a2_config cfg = *cfg0;
-  a2_kernel k = {0};
+  a2_program k = {0};
   uint32_t P = 0, C = 1, nb = 0, nt = 0;
   uint64_t tiles = 0, win = 0;
   int uses_dma = 0;
@@ -255,7 +255,7 @@ static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, uint32_t ni
     uses_dma |= j->k.uses_dma;
   }
   a2_err e = {0};
-  if (a2_kernel_init(&k, P, C, &e)) {
+  if (a2_program_init(&k, P, C, &e)) {
     a2_cmd_error(&e);
     return A2_EXIT_INTERNAL;
   }
@@ -350,7 +350,7 @@ static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, uint32_t ni
 out:
   a2_sim_free(sim);
   k.source = NULL; /* cs is on the stack; the jobs own their sources */
-  a2_kernel_free(&k);
+  a2_program_free(&k);
   free(dev);
   free(names);
   return rc;
@@ -524,7 +524,7 @@ int a2_run_jobs(a2_run_opts *o) {
   if (!rc) rc = run_set(o, &cfg, jobs, (uint32_t)nj, -1, o->timeline_out);
   if (!rc || rc == A2_EXIT_FAIL) report(o, &cfg, jobs, nj);
   for (int i = 0; i < nj; i++) {
-    a2_kernel_free(&jobs[i].k);
+    a2_program_free(&jobs[i].k);
     free(jobs[i].npus);
     free(jobs[i].names);
   }

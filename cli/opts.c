@@ -8,7 +8,7 @@
 #include "common/units.h"
 
 static const char run_usage[] =
-    "usage: a2a3sim run (--algo NAME | --trace-file FILE [--param NAME=VALUE]...)\n"
+    "usage: a2a3sim run (--algo NAME | --program FILE [--param NAME=VALUE]...)\n"
     "                   (-d 0,1,2,3 | --ranks P)\n"
     "                   [--size BYTES] [--op OP] [--dtype T] [--root R] [--cores C]\n"
     "                   [--m M] [--k K] [--n N] [--compute-cores C] [--comm-cores V]\n"
@@ -20,7 +20,7 @@ static const char run_usage[] =
     "                   [--hccl] [--explain] [--hccl-algo NAME] [--hccl-device a2|a3]\n"
     "                   [--hccl-aiv] [--hccl-deterministic]\n"
     "   or: a2a3sim run --job algo=NAME,ranks=A-B[,size=S][,start=T][,cores=C]...\n"
-    "                   [the flags above but --algo, --trace-file, -d, --ranks, --seeds]\n"
+    "                   [the flags above but --algo, --program, -d, --ranks, --seeds]\n"
     "\n"
     "  --algo NAME        built-in collective (a2a3sim list), or allreduce: the one HCCL\n"
     "                     would choose for this topology, P and size (docs/collectives.md)\n"
@@ -38,14 +38,14 @@ static const char run_usage[] =
     "  --hccl-deterministic (implies --hccl) HCCL_DETERMINISTIC=true: the 910B's rules\n"
     "                     for deterministic reduction (no Pipeline, the deterministic\n"
     "                     executors)\n"
-    "  --trace-file FILE  a kernel written in the trace format (docs/trace-format.md)\n"
-    "  --param NAME=VALUE set a `param` of the trace file (a count or a size: 16KiB);\n"
-    "                     repeatable, only with --trace-file\n"
-    "  -d, --devices LIST NPUs to run on, comma-separated (as the seeds' -d); P = count\n"
+    "  --program FILE  a kernel written in the program format (docs/program-format.md)\n"
+    "  --param NAME=VALUE set a `param` of the program file (a count or a size: 16KiB);\n"
+    "                     repeatable, only with --program\n"
+    "  -d, --devices LIST NPUs to run on, comma-separated (as the PyPTO tutorial's -d); P = count\n"
     "  --ranks P          run on NPUs 0..P-1; above interconnect.ranks a ring, switch,\n"
     "                     two_level, levels or torus grows to P NPUs (the report says so)\n"
     "  --size BYTES       bytes of each rank's slice: 256, 4KiB, 1MiB, 1MB...\n"
-    "                     (default 256 = the seeds' 64 fp32; not with --trace-file;\n"
+    "                     (default 256 = allreduce_mesh's 64 fp32; not with --program;\n"
     "                     the GEMM built-ins without --m: the GEMM's M rows)\n"
     "  --op OP            reduction: sum (default), max, min, prod\n"
     "  --dtype T          element type: fp32 (default), fp16\n"
@@ -79,7 +79,6 @@ static const char run_usage[] =
     "                     counters and race/deadlock checks as with data, no golden check\n"
     "  --timeline FILE    write a timeline of the run (Chrome/Perfetto JSON: open it in\n"
     "                     ui.perfetto.dev or chrome://tracing)\n"
-    "  --trace FILE       alias of --timeline\n"
     "  --json             print the result as one JSON object (keys: docs/output.md)\n"
     "  --profile          print wall time, kernel activations (events) per second and\n"
     "                     peak RSS of this process on stderr (for bench/)\n"
@@ -107,7 +106,11 @@ static const char run_usage[] =
     "\n"
     "Prints OK when every rank's output matches the golden computed independently and\n"
     "no data race was found; FAIL (mismatches), RACE (unordered conflicting accesses,\n"
-    "even if the values happened to be right), DEADLOCK or TIMEOUT otherwise (exit 1).\n";
+    "even if the values happened to be right), DEADLOCK or TIMEOUT otherwise (exit 1).\n"
+    "\n"
+    "Deprecated (still accepted, with a warning; removed in the next release):\n"
+    "  --trace-file FILE  use --program FILE\n"
+    "  --trace FILE       use --timeline FILE\n";
 
 static const char gen_usage[] =
     "usage: a2a3sim gen --algo NAME (-d 0,1,2,3 | --ranks P) [--size BYTES] [--op OP]\n"
@@ -115,15 +118,15 @@ static const char gen_usage[] =
     "                   [--m M] [--k K] [--n N] [--compute-cores C] [--comm-cores V]\n"
     "                   [--seed S] -o FILE\n"
     "\n"
-    "Writes the built-in collective as a trace file (docs/trace-format.md); running it\n"
-    "with `a2a3sim run --trace-file FILE` reports exactly what `run --algo` reports.\n"
+    "Writes the built-in collective as a program file (docs/program-format.md); running it\n"
+    "with `a2a3sim run --program FILE` reports exactly what `run --algo` reports.\n"
     "The config matters: it sets the unified-buffer size the generator tiles for.\n"
     "Flags as for `a2a3sim run`; -o - writes to stdout.\n";
 
 /* --param NAME=VALUE: VALUE a signed integer or a size with a unit (16KiB). */
 static int parse_param(const char *s, a2_run_opts *o) {
-  if (o->nparams == A2_TRACE_MAX_PARAMS)
-    return a2_cmd_usage_error("--param", "more than %d", A2_TRACE_MAX_PARAMS);
+  if (o->nparams == A2_PROGRAM_MAX_PARAMS)
+    return a2_cmd_usage_error("--param", "more than %d", A2_PROGRAM_MAX_PARAMS);
   const char *eq = strchr(s, '=');
   size_t n = eq ? (size_t)(eq - s) : 0;
   if (!eq || n == 0 || n >= A2_NAME_MAX)
@@ -151,7 +154,7 @@ static int parse_param(const char *s, a2_run_opts *o) {
   } else {
     value = (int64_t)q;
   }
-  o->params[o->nparams++] = (a2_trace_param){name, value};
+  o->params[o->nparams++] = (a2_program_param){name, value};
   return 0;
 }
 
@@ -216,14 +219,15 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     O_JSON,
     O_MAXT,
     O_HELP,
-    O_TRACE,
+    O_PROGRAM,
+    O_PROGRAM_OLD,
     O_OP,
     O_DTYPE,
     O_ROOT,
     O_CORES,
     O_NORACE,
     O_TIMELINE,
-    O_TRACE_ALIAS,
+    O_TRACE_OLD,
     O_PROFILE,
     O_NODATA,
     O_RACEMEM,
@@ -258,7 +262,8 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
                                         {"json", no_argument, 0, O_JSON},
                                         {"max-sim-time", required_argument, 0, O_MAXT},
                                         {"help", no_argument, 0, O_HELP},
-                                        {"trace-file", required_argument, 0, O_TRACE},
+                                        {"program", required_argument, 0, O_PROGRAM},
+                                        {"trace-file", required_argument, 0, O_PROGRAM_OLD},
                                         {"op", required_argument, 0, O_OP},
                                         {"dtype", required_argument, 0, O_DTYPE},
                                         {"root", required_argument, 0, O_ROOT},
@@ -266,7 +271,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
                                         {"output", required_argument, 0, 'o'},
                                         {"no-race-check", no_argument, 0, O_NORACE},
                                         {"timeline", required_argument, 0, O_TIMELINE},
-                                        {"trace", required_argument, 0, O_TRACE_ALIAS},
+                                        {"trace", required_argument, 0, O_TRACE_OLD},
                                         {"profile", no_argument, 0, O_PROFILE},
                                         {"no-data", no_argument, 0, O_NODATA},
                                         {"race-memory", required_argument, 0, O_RACEMEM},
@@ -296,7 +301,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   *o = (a2_run_opts){.size_bytes = 256, .seed = 1, .cores = 1, .max_sim_ps = UINT64_MAX};
   bool have_d = false, have_ranks = false, have_size = false, have_coll_flag = false;
   const char *chooser_flag = NULL; /* the first flag that asks for the chooser */
-  bool noted_alias = false;
+  bool noted_alias = false, noted_program = false;
   const char *gen_only = NULL, *run_only = NULL, *gemm_flag = NULL;
   char why[256];
   opterr = 0;
@@ -306,9 +311,14 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     int rc = 0;
     switch (c) {
     case O_ALGO: o->algo = optarg; break;
-    case O_TRACE:
-      o->trace_file = optarg;
-      run_only = "--trace-file";
+    case O_PROGRAM_OLD:
+      if (!noted_program && cmd == A2_CMD_RUN)
+        fputs("a2a3sim: warning: --trace-file is deprecated, use --program\n", stderr);
+      noted_program = true;
+      /* fall through */
+    case O_PROGRAM:
+      o->program_file = optarg;
+      run_only = "--program";
       break;
     case 'o':
       o->out_path = optarg;
@@ -434,10 +444,10 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
       o->profile = true;
       run_only = "--profile";
       break;
-    case O_TRACE_ALIAS:
+    case O_TRACE_OLD:
       /* (gen refuses it below: its error stays the one line on stderr) */
       if (!noted_alias && cmd == A2_CMD_RUN)
-        fputs("a2a3sim: note: --trace is an alias of --timeline\n", stderr);
+        fputs("a2a3sim: warning: --trace is deprecated, use --timeline\n", stderr);
       noted_alias = true;
       o->timeline_out = optarg;
       run_only = "--trace";
@@ -501,7 +511,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   if (optind < argc) return a2_cmd_usage_error(argv[optind], "unexpected argument");
   if (cmd == A2_CMD_RUN && gen_only) return a2_cmd_usage_error(gen_only, "only for a2a3sim gen");
   if (cmd == A2_CMD_GEN && run_only) return a2_cmd_usage_error(run_only, "not for a2a3sim gen");
-  if (!o->njobs && !o->algo && !o->trace_file && o->config_path && cmd == A2_CMD_RUN) {
+  if (!o->njobs && !o->algo && !o->program_file && o->config_path && cmd == A2_CMD_RUN) {
     /* no --algo: the config's `jobs:`, if it has any, are the run */
     a2_config_job *yj = calloc(A2_CONFIG_MAX_JOBS, sizeof *yj);
     unsigned n = 0;
@@ -516,20 +526,20 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     o->config_jobs = n > 0;
   }
   if (o->njobs || o->config_jobs) {
-    if (o->algo || o->trace_file || have_d || have_ranks)
+    if (o->algo || o->program_file || have_d || have_ranks)
       return a2_cmd_usage_error("--job", "each job names its algo and ranks: not with %s",
-                                o->algo         ? "--algo"
-                                : o->trace_file ? "--trace-file"
-                                : have_d        ? "-d"
-                                                : "--ranks");
+                                o->algo           ? "--algo"
+                                : o->program_file ? "--program"
+                                : have_d          ? "-d"
+                                                  : "--ranks");
     if (o->seeds) return a2_cmd_usage_error("--job", "not with --seeds");
     o->faults.seed = o->seed;
     return 0;
   }
-  if (o->algo && o->trace_file)
-    return a2_cmd_usage_error("--trace-file", "use --algo or --trace-file, not both");
-  if (!o->algo && !o->trace_file)
-    return a2_cmd_usage_error("--algo", cmd == A2_CMD_RUN ? "required (or --trace-file FILE)"
+  if (o->algo && o->program_file)
+    return a2_cmd_usage_error("--program", "use --algo or --program, not both");
+  if (!o->algo && !o->program_file)
+    return a2_cmd_usage_error("--algo", cmd == A2_CMD_RUN ? "required (or --program FILE)"
                                                           : "required (see a2a3sim list)");
   /* --hccl, --explain, --hccl-algo and --hccl-device ask for the chooser;
    * `--algo allreduce` (no built-in has the name) asks alone */
@@ -537,12 +547,12 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
     return a2_cmd_usage_error(chooser_flag,
                               "only with --algo allreduce, allgather, reduce_scatter, all_to_all "
                               "or broadcast (the chooser)%s",
-                              o->algo ? "" : ", not with --trace-file");
+                              o->algo ? "" : ", not with --program");
   o->hccl = chooser_flag || a2_hccl_implicit(o->algo);
-  if (o->nparams && !o->trace_file)
-    return a2_cmd_usage_error("--param", "only with --trace-file (a trace's `param` values)");
-  if (gemm_flag && o->trace_file)
-    return a2_cmd_usage_error(gemm_flag, "a trace file fixes its own shape (use --param)");
+  if (o->nparams && !o->program_file)
+    return a2_cmd_usage_error("--param", "only with --program (a trace's `param` values)");
+  if (gemm_flag && o->program_file)
+    return a2_cmd_usage_error(gemm_flag, "a program file fixes its own shape (use --param)");
   if (gemm_flag && o->algo) {
     const a2_collective *c = a2_collective_find(o->algo);
     if (c && c->kind == A2_KIND_COMM)
@@ -553,9 +563,9 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
   }
   if (o->m && have_size)
     return a2_cmd_usage_error("--size", "not with --m: the GEMM's M is --m (or --size alone)");
-  if (o->trace_file && (have_size || have_coll_flag))
+  if (o->program_file && (have_size || have_coll_flag))
     return a2_cmd_usage_error(have_size ? "--size" : "--op/--dtype/--root/--cores",
-                              "a trace file fixes its own sizes and types");
+                              "a program file fixes its own sizes and types");
   if (cmd == A2_CMD_GEN && !o->out_path) return a2_cmd_usage_error("-o", "required");
   if (have_d && have_ranks) return a2_cmd_usage_error("--ranks", "use -d or --ranks, not both");
   if (!have_d && !have_ranks) return a2_cmd_usage_error("--ranks", "required (or -d LIST)");

@@ -4,12 +4,12 @@
 int a2_run_quietly(const a2_run_opts *o, const a2_config *cfg, a2_quiet_run *r, a2_err *e) {
   a2_run_opts c = *o;
   c.timeline_out = NULL;
-  a2_kernel k = {0};
+  a2_program k = {0};
   a2_run_desc d;
   a2_sim *sim = NULL;
   a2_run_status st;
   *r = (a2_quiet_run){.hccl_ps = -1};
-  int rc = a2_build_kernel(&c, cfg, &k, &d);
+  int rc = a2_build_program(&c, cfg, &k, &d);
   if (!rc && a2_sim_create_mode(cfg, &k, c.devices, c.algo, c.no_data, c.mem_limit, &sim, e))
     rc = 1;
   if (!rc && c.no_race_check && a2_sim_set_race_check(sim, 0, e)) rc = 1;
@@ -22,6 +22,6 @@ int a2_run_quietly(const a2_run_opts *o, const a2_config *cfg, a2_quiet_run *r, 
     r->hccl_ps = d.hccl_ps;
   }
   a2_sim_free(sim);
-  a2_kernel_free(&k);
+  a2_program_free(&k);
   return rc ? 1 : 0;
 }

@@ -283,7 +283,7 @@ void a2_report_json(const a2_run_result *r, FILE *out) {
   kstr(g, "status", verdict(r));
   kstr(g, "mode", r->no_data ? "timing-only" : "functional");
   kstr(g, "algo", r->desc.name);
-  if (r->desc.nparams) { /* only for a trace file run with --param */
+  if (r->desc.nparams) { /* only for a program file run with --param */
     key(g, "params");
     yajl_gen_map_open(g);
     for (size_t i = 0; i < r->desc.nparams; i++) {

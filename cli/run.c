@@ -40,7 +40,7 @@ int a2_cli_run(int argc, char **argv) {
 
 int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps) {
   a2_run_result r = {0};
-  a2_kernel k = {0};
+  a2_program k = {0};
   a2_sim *sim = NULL;
   a2_err e = {0};
   int exit_code = A2_EXIT_OK;
@@ -48,12 +48,12 @@ int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps) {
   if ((exit_code = a2_load_run_config(o, &r.cfg, &r.ranks_grown_from))) goto out;
   /* the explanation goes before the report (to stderr with --json: stdout is one object) */
   if (o->hccl && (exit_code = a2_cli_choose(o, &r.cfg, o->json ? stderr : stdout))) goto out;
-  if ((exit_code = a2_build_kernel(o, &r.cfg, &k, &r.desc))) goto out;
+  if ((exit_code = a2_build_program(o, &r.cfg, &k, &r.desc))) goto out;
   if ((exit_code = a2_overlap_measure(o, &r.cfg, &r.overlap))) goto out;
   r.config_name = o->config_path ? o->config_path : A2_DEFAULT_CONFIG " (built-in)";
   r.nranks = k.nranks;
   r.no_data = o->no_data;
-  if (a2_sim_create_mode(&r.cfg, &k, o->devices, o->trace_file ? o->trace_file : o->algo,
+  if (a2_sim_create_mode(&r.cfg, &k, o->devices, o->program_file ? o->program_file : o->algo,
                          o->no_data, o->mem_limit, &sim, &e)) {
     a2_cmd_error(&e);
     exit_code = a2_err_exit_code(e.code);
@@ -133,6 +133,6 @@ int a2_run_once(a2_run_opts *o, double t0, uint64_t *time_ps) {
   }
 out:
   a2_sim_free(sim);
-  a2_kernel_free(&k);
+  a2_program_free(&k);
   return exit_code;
 }

@@ -36,7 +36,7 @@ typedef struct {
   a2_gemm_tiles g;
 } agg_ctx;
 
-static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, a2_err *err) {
+static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx, a2_err *err) {
   agg_ctx *c = ctx;
   *c = (agg_ctx){.s = a2_gemm_shape_of(p),
                  .P = p->nranks,
@@ -119,7 +119,7 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
 
 const a2_gen_def a2_def_allgather_gemm = {sizeof(agg_ctx), declare, body};
 
-a2_code a2_gen_allgather_gemm(const a2_coll_params *p, a2_kernel *k, a2_err *err) {
+a2_code a2_gen_allgather_gemm(const a2_coll_params *p, a2_program *k, a2_err *err) {
   return a2_gen_run(&a2_def_allgather_gemm, p, k, 0, err);
 }
 

@@ -29,7 +29,7 @@ static const a2_coll_shape shape = {
 };
 
 /* Two cores whatever --cores says (the check takes 1). */
-static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, a2_err *err) {
+static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx, a2_err *err) {
   a2_coll_params two = *p;
   two.cores = 2;
   return a2_coll_declare(tb, &two, k, &shape, ctx, err);
@@ -54,7 +54,7 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
 }
 
 const a2_gen_def a2_def_allreduce_double_ring = {sizeof(a2_coll_ctx), declare, body};
-a2_code a2_gen_allreduce_double_ring(const a2_coll_params *p, a2_kernel *k, a2_err *err) {
+a2_code a2_gen_allreduce_double_ring(const a2_coll_params *p, a2_program *k, a2_err *err) {
   return a2_gen_run(&a2_def_allreduce_double_ring, p, k, 0, err);
 }
 

@@ -3,18 +3,18 @@
 #include <stdio.h>
 #include <string.h>
 
-a2_code a2_tb_begin(a2_tb *tb, a2_kernel *k, uint32_t nranks, uint32_t ncores, a2_err *err) {
+a2_code a2_tb_begin(a2_tb *tb, a2_program *k, uint32_t nranks, uint32_t ncores, a2_err *err) {
   memset(tb, 0, sizeof *tb);
   tb->k = k;
   tb->err = err;
-  tb->rc = a2_kernel_init(k, nranks, ncores, err);
+  tb->rc = a2_program_init(k, nranks, ncores, err);
   if (tb->rc == A2_OK && nranks && ncores) tb->cur = &k->progs[0];
   return tb->rc;
 }
 
 uint16_t a2_tb_buf(a2_tb *tb, const char *name, a2_buf_kind kind, a2_dtype t, uint64_t bytes,
                    a2_init_kind init) {
-  a2_kernel *k = tb->k;
+  a2_program *k = tb->k;
   if (tb->rc) return 0;
   if (k->nbufs == A2_MAX_BUFS) {
     tb->rc = a2_err_set(tb->err, A2_E_INPUT, NULL, 0, 0, "more than %d buffers", A2_MAX_BUFS);
@@ -30,7 +30,7 @@ uint16_t a2_tb_buf(a2_tb *tb, const char *name, a2_buf_kind kind, a2_dtype t, ui
 }
 
 uint16_t a2_tb_tile(a2_tb *tb, const char *name, a2_dtype t, uint64_t bytes) {
-  a2_kernel *k = tb->k;
+  a2_program *k = tb->k;
   if (tb->rc) return 0;
   if (k->ntiles == A2_MAX_TILES) {
     tb->rc = a2_err_set(tb->err, A2_E_INPUT, NULL, 0, 0, "more than %d tiles", A2_MAX_TILES);
@@ -51,7 +51,7 @@ uint16_t a2_tb_tile_in(a2_tb *tb, const char *name, a2_dtype t, uint64_t bytes, 
 
 void a2_tb_at(a2_tb *tb, uint32_t rank, uint32_t core) {
   if (tb->rc) return;
-  tb->cur = a2_kernel_prog(tb->k, rank, core);
+  tb->cur = a2_program_instrs(tb->k, rank, core);
   tb->line = tb->cur->n;
 }
 
@@ -66,7 +66,7 @@ a2_code a2_tb_too_many(a2_err *err) {
 
 /* ---- walks of a body, phases and steps ---- */
 
-void a2_tb_walk(a2_tb *tb, a2_program *out, const a2_tb_resume *at, uint32_t limit) {
+void a2_tb_walk(a2_tb *tb, a2_instrs *out, const a2_tb_resume *at, uint32_t limit) {
   tb->cur = out;
   tb->line = at->line;
   tb->at = *at;
@@ -123,7 +123,7 @@ static a2_instr *push(a2_tb *tb, uint8_t op) {
                         "a program would have more than %u instructions", UINT32_MAX - 1);
     return NULL;
   }
-  a2_instr *v = a2_program_add(tb->cur, tb->err);
+  a2_instr *v = a2_instrs_add(tb->cur, tb->err);
   if (!v) {
     tb->rc = A2_E_NOMEM;
     return NULL;

@@ -52,8 +52,8 @@ typedef struct {
 #define A2_TB_DONE UINT32_MAX
 
 typedef struct {
-  a2_kernel *k;
-  a2_program *cur;
+  a2_program *k;
+  a2_instrs *cur;
   a2_err *err;
   a2_code rc;
   uint32_t line;  /* instructions in the current program so far */
@@ -69,7 +69,7 @@ typedef struct {
   a2_tb_resume at; /* where this walk started / the next one resumes */
 } a2_tb;
 
-a2_code a2_tb_begin(a2_tb *tb, a2_kernel *k, uint32_t nranks, uint32_t ncores, a2_err *err);
+a2_code a2_tb_begin(a2_tb *tb, a2_program *k, uint32_t nranks, uint32_t ncores, a2_err *err);
 uint16_t a2_tb_buf(a2_tb *tb, const char *name, a2_buf_kind kind, a2_dtype t, uint64_t bytes,
                    a2_init_kind init);
 uint16_t a2_tb_tile(a2_tb *tb, const char *name, a2_dtype t, uint64_t bytes);
@@ -87,7 +87,7 @@ void a2_tb_at(a2_tb *tb, uint32_t rank, uint32_t core);
  * the time it is read. Then call the body,
  * then a2_tb_walked, which stores the next resume point in *at (phase
  * A2_TB_DONE when the body ended) and returns tb->rc. */
-void a2_tb_walk(a2_tb *tb, a2_program *out, const a2_tb_resume *at, uint32_t limit);
+void a2_tb_walk(a2_tb *tb, a2_instrs *out, const a2_tb_resume *at, uint32_t limit);
 a2_code a2_tb_walked(a2_tb *tb, a2_tb_resume *at);
 
 /* The next phase of the walk, of `count` steps: the first step to run (count
@@ -143,7 +143,7 @@ void a2_tb_get(a2_tb *tb, uint16_t dst_buf, uint64_t off, uint64_t len, uint16_t
                uint32_t peer, uint64_t src_off, const a2_tb_dma *how);
 void a2_tb_vop(a2_tb *tb, a2_opcode op, uint16_t dst, uint16_t a, uint16_t b, uint64_t len);
 void a2_tb_compute(a2_tb *tb, int32_t cycles);
-/* Cube-core instructions (docs/trace-format.md, "Cube cores"), byte units
+/* Cube-core instructions (docs/program-format.md, "Cube cores"), byte units
  * except the matmul's shape. tload: L1 tile[0:len] <- buf[off:off+len];
  * textract: L0A/L0B tile[0:len] <- L1 tile l1[off:off+len]; tmatmul: L0C c
  * (fp32, m x n) = (acc: +=) L0A a (m x k) x L0B b (k x n), elements;

@@ -82,7 +82,7 @@ typedef struct {
  * kernels produced on demand (k->source: bodies walked in bounded batches). */
 typedef struct {
   size_t ctx_bytes;
-  a2_code (*declare)(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, a2_err *err);
+  a2_code (*declare)(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx, a2_err *err);
   void (*body)(a2_tb *tb, const void *ctx, uint32_t rank, uint32_t core);
 } a2_gen_def;
 
@@ -97,7 +97,7 @@ typedef struct {
   /* Refuse parameters the algorithm cannot run (divisibility, P). */
   a2_code (*check)(const a2_coll_params *p, a2_err *err);
   /* The kernel with whole programs (a2_coll_generate(c, p, k, 0, err)). */
-  a2_code (*gen)(const a2_coll_params *p, a2_kernel *k, a2_err *err);
+  a2_code (*gen)(const a2_coll_params *p, a2_program *k, a2_err *err);
   const a2_gen_def *def;
   void (*card)(const a2_coll_params *p, a2_card *c);
   /* Closed-form time (docs/timing-model.md) on an uncontended full mesh, in
@@ -115,7 +115,7 @@ typedef struct {
 const a2_collective *a2_collective_find(const char *name);
 
 /* Generate c's kernel for p into k (which the caller frees with
- * a2_kernel_free, also after an error). lazy = 0: every program whole in
+ * a2_program_free, also after an error). lazy = 0: every program whole in
  * k->progs, at most A2_TB_MAX_INSTRS instructions in all. lazy = 1: the
  * declarations only, empty programs and k->source, which produces each
  * (rank, core) program in batches of whole steps of about
@@ -123,7 +123,7 @@ const a2_collective *a2_collective_find(const char *name);
  * instructions as lazy = 0 would hold; memory does not grow with the
  * instruction count (a small resume state per program). c->check is not
  * called here. */
-a2_code a2_coll_generate(const a2_collective *c, const a2_coll_params *p, a2_kernel *k, int lazy,
+a2_code a2_coll_generate(const a2_collective *c, const a2_coll_params *p, a2_program *k, int lazy,
                          a2_err *err);
 /* Small: a batch is written at one fill and read back over the next few
  * steps, while thousands of other cores run in between; 8 instructions (a
@@ -131,15 +131,15 @@ a2_code a2_coll_generate(const a2_collective *c, const a2_coll_params *p, a2_ker
 #define A2_COLL_BATCH 8
 /* As lazy a2_coll_generate with batches of `batch` (>= 1) instructions
  * (tests; tuning). */
-a2_code a2_coll_generate_batched(const a2_collective *c, const a2_coll_params *p, a2_kernel *k,
+a2_code a2_coll_generate_batched(const a2_collective *c, const a2_coll_params *p, a2_program *k,
                                  uint32_t batch, a2_err *err);
 /* The same from a generator definition (lazy: batch > 0). */
-a2_code a2_gen_run(const a2_gen_def *def, const a2_coll_params *p, a2_kernel *k, uint32_t batch,
+a2_code a2_gen_run(const a2_gen_def *def, const a2_coll_params *p, a2_program *k, uint32_t batch,
                    a2_err *err);
 /* Make a lazy kernel (k->source) whole: drain every program into
  * k->progs, then free the source. At most A2_TB_MAX_INSTRS instructions in
  * all (a2_tb_too_many), as for lazy = 0. Nothing to do without a source. */
-a2_code a2_coll_materialise(a2_kernel *k, a2_err *err);
+a2_code a2_coll_materialise(a2_program *k, a2_err *err);
 /* The program source of a lazy kernel, for tests and reports: bytes it
  * holds (context and resume states). */
 size_t a2_coll_source_bytes(const a2_source *src);

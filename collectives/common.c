@@ -196,7 +196,7 @@ void a2_coll_set_piece(a2_coll_ctx *c, uint64_t len, uint64_t piece) {
   c->np = c->T ? a2_pieces(len, c->T) : 0;
 }
 
-a2_code a2_coll_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k,
+a2_code a2_coll_declare(a2_tb *tb, const a2_coll_params *p, a2_program *k,
                         const a2_coll_shape *shape, a2_coll_ctx *c, a2_err *err) {
   uint32_t P = p->nranks, C = shape->multi_core && p->cores > 1 ? p->cores : 1,
            root = shape->rooted ? p->root : 0;

@@ -229,7 +229,7 @@ typedef struct {
  * vop; T = min(N, a2_coll_chunk_bytes(UB)) and np its pieces in N; the tile
  * set when shape->nrecv > 0. Returns tb->rc (the builder latches the first
  * error). */
-a2_code a2_coll_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k,
+a2_code a2_coll_declare(a2_tb *tb, const a2_coll_params *p, a2_program *k,
                         const a2_coll_shape *shape, a2_coll_ctx *c, a2_err *err);
 
 /* Set the piece: T = min(len, piece) and np = pieces of T in len (0 when
@@ -238,21 +238,21 @@ void a2_coll_set_piece(a2_coll_ctx *c, uint64_t len, uint64_t piece);
 
 /* A collective's generator (a2_gen_def a2_def_NAME), materialising
  * generator (a2_gen_NAME) and card, by registry name. */
-#define A2_DECLARE_COLLECTIVE(name)                                          \
-  extern const a2_gen_def a2_def_##name;                                     \
-  a2_code a2_gen_##name(const a2_coll_params *p, a2_kernel *k, a2_err *err); \
+#define A2_DECLARE_COLLECTIVE(name)                                           \
+  extern const a2_gen_def a2_def_##name;                                      \
+  a2_code a2_gen_##name(const a2_coll_params *p, a2_program *k, a2_err *err); \
   void a2_card_##name(const a2_coll_params *p, a2_card *c)
 
 /* In the collective's file: its definition from its shape (declared with
  * a2_coll_declare) and its body, and the materialising a2_gen_NAME. */
-#define A2_DEFINE_GENERATOR(name, shape, body)                                                  \
-  static a2_code a2_declare_##name(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, \
-                                   a2_err *err) {                                               \
-    return a2_coll_declare(tb, p, k, &(shape), ctx, err);                                       \
-  }                                                                                             \
-  const a2_gen_def a2_def_##name = {sizeof(a2_coll_ctx), a2_declare_##name, body};              \
-  a2_code a2_gen_##name(const a2_coll_params *p, a2_kernel *k, a2_err *err) {                   \
-    return a2_gen_run(&a2_def_##name, p, k, 0, err);                                            \
+#define A2_DEFINE_GENERATOR(name, shape, body)                                                   \
+  static a2_code a2_declare_##name(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx, \
+                                   a2_err *err) {                                                \
+    return a2_coll_declare(tb, p, k, &(shape), ctx, err);                                        \
+  }                                                                                              \
+  const a2_gen_def a2_def_##name = {sizeof(a2_coll_ctx), a2_declare_##name, body};               \
+  a2_code a2_gen_##name(const a2_coll_params *p, a2_program *k, a2_err *err) {                   \
+    return a2_gen_run(&a2_def_##name, p, k, 0, err);                                             \
   }
 
 #ifdef __cplusplus

@@ -20,7 +20,7 @@ typedef struct {
   a2_gemm_tiles g;
 } gemm_ctx;
 
-static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, a2_err *err) {
+static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx, a2_err *err) {
   gemm_ctx *c = ctx;
   *c = (gemm_ctx){.s = a2_gemm_shape_of(p), .C = a2_gemm_compute_cores(p)};
   uint64_t M = c->s.m, K = c->s.k, N = c->s.n;
@@ -61,7 +61,7 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
 
 const a2_gen_def a2_def_gemm = {sizeof(gemm_ctx), declare, body};
 
-a2_code a2_gen_gemm(const a2_coll_params *p, a2_kernel *k, a2_err *err) {
+a2_code a2_gen_gemm(const a2_coll_params *p, a2_program *k, a2_err *err) {
   return a2_gen_run(&a2_def_gemm, p, k, 0, err);
 }
 

@@ -40,7 +40,7 @@ typedef struct {
   uint16_t t[2];
 } ga_ctx;
 
-static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, a2_err *err) {
+static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx, a2_err *err) {
   ga_ctx *c = ctx;
   *c = (ga_ctx){.s = a2_gemm_shape_of(p),
                 .P = p->nranks,
@@ -147,7 +147,7 @@ static void body(a2_tb *tb, const void *ctx, uint32_t me, uint32_t core) {
 
 const a2_gen_def a2_def_gemm_allreduce = {sizeof(ga_ctx), declare, body};
 
-a2_code a2_gen_gemm_allreduce(const a2_coll_params *p, a2_kernel *k, a2_err *err) {
+a2_code a2_gen_gemm_allreduce(const a2_coll_params *p, a2_program *k, a2_err *err) {
   return a2_gen_run(&a2_def_gemm_allreduce, p, k, 0, err);
 }
 

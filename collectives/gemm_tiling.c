@@ -78,7 +78,7 @@ void a2_gemm_declare_tiles(a2_tb *tb, a2_gemm_tiles *t) {
   t->acc = a2_tb_tile_in(tb, "acc", A2_FP32, (uint64_t)A2_GEMM_BM * A2_GEMM_BN * 4, A2_SPACE_L0C);
 }
 
-void a2_gemm_golden_shape(a2_kernel *k, const a2_gemm_shape *s, uint16_t b_buf, uint32_t m_rows) {
+void a2_gemm_golden_shape(a2_program *k, const a2_gemm_shape *s, uint16_t b_buf, uint32_t m_rows) {
   k->gemm.b_buf = b_buf;
   k->gemm.m = m_rows;
   k->gemm.k = s->k;

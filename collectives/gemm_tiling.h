@@ -4,7 +4,7 @@
  * stepK = 4 slices per L1 panel, L1 panels and L0 slices ping/pong, one fp32
  * accumulator in L0C; a cube core computes a contiguous range of the tiles
  * in zigzag order (rows of tiles, odd rows reversed). Matrices are
- * tile-blocked (docs/trace-format.md, "Cube cores"): A in blocks of
+ * tile-blocked (docs/program-format.md, "Cube cores"): A in blocks of
  * 128 x 64, B in blocks of 64 x 256 (a block column contiguous), C in blocks
  * of 128 x 256, so that every panel is one contiguous load. */
 #ifndef A2_GEMM_TILING_H
@@ -51,7 +51,7 @@ typedef struct {
 } a2_gemm_tiles;
 void a2_gemm_declare_tiles(a2_tb *tb, a2_gemm_tiles *t);
 /* The shape of the gemm goldens (k->gemm) with B in buffer b_buf. */
-void a2_gemm_golden_shape(a2_kernel *k, const a2_gemm_shape *s, uint16_t b_buf, uint32_t m_rows);
+void a2_gemm_golden_shape(a2_program *k, const a2_gemm_shape *s, uint16_t b_buf, uint32_t m_rows);
 
 /* The contiguous range of tiles of cube core b of C (0 .. ntiles - 1 in
  * linear order): ntiles / C each, one more for the first ntiles % C. */

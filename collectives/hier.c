@@ -150,7 +150,7 @@ static uint64_t hier_part_bytes(const a2_hier_row *h, const a2_coll_params *p, u
 
 /* ---- declaration ---- */
 
-static a2_code hier_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx,
+static a2_code hier_declare(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx,
                             a2_err *err, const a2_hier_row *h) {
   hier_ctx *x = ctx;
   a2_coll_shape sh = {.algo = h->name}; /* tiles: below, of the block size */
@@ -490,19 +490,19 @@ static a2_code hier_check(const a2_hier_row *h, const a2_coll_params *p, a2_err 
   return a2_coll_check_elems(p, err);
 }
 
-#define DEFINE_ROW(NAME, ...)                                                                \
-  static a2_code declare_##NAME(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, \
-                                a2_err *err) {                                               \
-    return hier_declare(tb, p, k, ctx, err, &rows[I_##NAME]);                                \
-  }                                                                                          \
-  const a2_gen_def a2_def_##NAME = {sizeof(hier_ctx), declare_##NAME, body};                 \
-  a2_code a2_gen_##NAME(const a2_coll_params *p, a2_kernel *k, a2_err *err) {                \
-    return a2_gen_run(&a2_def_##NAME, p, k, 0, err);                                         \
-  }                                                                                          \
-  void a2_card_##NAME(const a2_coll_params *p, a2_card *c) {                                 \
-    hier_card(&rows[I_##NAME], p, c);                                                        \
-  }                                                                                          \
-  a2_code a2_check_##NAME(const a2_coll_params *p, a2_err *err) {                            \
-    return hier_check(&rows[I_##NAME], p, err);                                              \
+#define DEFINE_ROW(NAME, ...)                                                                 \
+  static a2_code declare_##NAME(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx, \
+                                a2_err *err) {                                                \
+    return hier_declare(tb, p, k, ctx, err, &rows[I_##NAME]);                                 \
+  }                                                                                           \
+  const a2_gen_def a2_def_##NAME = {sizeof(hier_ctx), declare_##NAME, body};                  \
+  a2_code a2_gen_##NAME(const a2_coll_params *p, a2_program *k, a2_err *err) {                \
+    return a2_gen_run(&a2_def_##NAME, p, k, 0, err);                                          \
+  }                                                                                           \
+  void a2_card_##NAME(const a2_coll_params *p, a2_card *c) {                                  \
+    hier_card(&rows[I_##NAME], p, c);                                                         \
+  }                                                                                           \
+  a2_code a2_check_##NAME(const a2_coll_params *p, a2_err *err) {                             \
+    return hier_check(&rows[I_##NAME], p, err);                                               \
   }
 A2_HIER_ROWS(DEFINE_ROW)

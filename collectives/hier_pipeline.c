@@ -37,7 +37,7 @@ typedef struct {
   int rs; /* the reduce-scatter; else the all-gather */
 } pipe_ctx;
 
-static a2_code pipe_declare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx,
+static a2_code pipe_declare(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx,
                             a2_err *err, int rs) {
   pipe_ctx *x = ctx;
   a2_coll_shape sh = {
@@ -231,20 +231,20 @@ static a2_code pipe_check(const a2_coll_params *p, a2_err *err, const char *name
   return a2_coll_check_elems(p, err);
 }
 
-#define DEFINE_PIPE(NAME, RS)                                                                \
-  static a2_code declare_##NAME(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, \
-                                a2_err *err) {                                               \
-    return pipe_declare(tb, p, k, ctx, err, RS);                                             \
-  }                                                                                          \
-  const a2_gen_def a2_def_##NAME = {sizeof(pipe_ctx), declare_##NAME, body};                 \
-  a2_code a2_gen_##NAME(const a2_coll_params *p, a2_kernel *k, a2_err *err) {                \
-    return a2_gen_run(&a2_def_##NAME, p, k, 0, err);                                         \
-  }                                                                                          \
-  void a2_card_##NAME(const a2_coll_params *p, a2_card *c) {                                 \
-    pipe_card(p, c, RS);                                                                     \
-  }                                                                                          \
-  a2_code a2_check_##NAME(const a2_coll_params *p, a2_err *err) {                            \
-    return pipe_check(p, err, #NAME);                                                        \
+#define DEFINE_PIPE(NAME, RS)                                                                 \
+  static a2_code declare_##NAME(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx, \
+                                a2_err *err) {                                                \
+    return pipe_declare(tb, p, k, ctx, err, RS);                                              \
+  }                                                                                           \
+  const a2_gen_def a2_def_##NAME = {sizeof(pipe_ctx), declare_##NAME, body};                  \
+  a2_code a2_gen_##NAME(const a2_coll_params *p, a2_program *k, a2_err *err) {                \
+    return a2_gen_run(&a2_def_##NAME, p, k, 0, err);                                          \
+  }                                                                                           \
+  void a2_card_##NAME(const a2_coll_params *p, a2_card *c) {                                  \
+    pipe_card(p, c, RS);                                                                      \
+  }                                                                                           \
+  a2_code a2_check_##NAME(const a2_coll_params *p, a2_err *err) {                             \
+    return pipe_check(p, err, #NAME);                                                         \
   }
 DEFINE_PIPE(allgather_pipeline, 0)
 DEFINE_PIPE(reduce_scatter_pipeline, 1)

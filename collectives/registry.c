@@ -141,11 +141,11 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
  * table. */
 #define COLLECTIVES(ROW)                                                                         \
   ROW(allreduce_mesh, one, allreduce_bus, cores_check, a2_time_allreduce_mesh,                   \
-      "all-reduce, mesh: one barrier, every rank reads every peer (seed 08; --cores C: "         \
-      "256-element tiles block-cyclic over C cores, step 11)",                                   \
+      "all-reduce, mesh: one barrier, every rank reads every peer (--cores C: "                  \
+      "256-element tiles block-cyclic over C cores)",                                            \
       "remote read (P-1)*N per rank; 1 barrier round")                                           \
   ROW(allreduce_two_phase, one, allreduce_bus, mc_chunks_check, a2_time_allreduce_two_phase,     \
-      "all-reduce, two-phase: reduce-scatter then all-gather, two barriers (seed 09; --cores "   \
+      "all-reduce, two-phase: reduce-scatter then all-gather, two barriers (--cores "            \
       "C: each chunk in C slices, one a core)",                                                  \
       "remote read 2*(P-1)/P*N per rank; 2 barrier rounds; N a multiple of P elements")          \
   ROW(allreduce_sdma_mesh, one, allreduce_bus, sdma_check, no_closed_form,                       \
@@ -233,22 +233,22 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
       "remote read (G-1)*M*N + (M-1)*N = (P-1)*N per rank (N = output block); max(M-1, 1) "      \
       "barrier rounds (M-1 at G = 1)")                                                           \
   ROW(broadcast, one, one, rooted_check, no_closed_form,                                         \
-      "broadcast from --root: non-roots read the root's staged window (step 12)",                \
+      "broadcast from --root: non-roots read the root's staged window",                          \
       "remote read N per non-root rank (0 at the root); 1 signal round")                         \
   ROW(broadcast_star, one, one, rooted_check, no_closed_form,                                    \
       "broadcast from --root, HCCL's Star: the root puts its slice into every other rank's "     \
       "window at once (DMA), one set-notify each",                                               \
       "remote write (P-1)*N at the root, no remote read; 1 signal round")                        \
   ROW(allgather, ranks, gather_bus, cores_check, no_closed_form,                                 \
-      "all-gather: N per rank in, P*N out; one barrier, every rank reads every peer (step 13; "  \
+      "all-gather: N per rank in, P*N out; one barrier, every rank reads every peer ("           \
       "--cores C: each block in C slices, one a core)",                                          \
       "remote read (P-1)*N per rank; 1 barrier round")                                           \
   ROW(reduce_scatter, ranks, gather_bus, cores_check, no_closed_form,                            \
-      "reduce-scatter: P*N per rank in, N out; one barrier, rank r reduces block r (step 14; "   \
+      "reduce-scatter: P*N per rank in, N out; one barrier, rank r reduces block r ("            \
       "--cores C: each block in C slices, one a core)",                                          \
       "remote read (P-1)*N per rank (N = output block); 1 barrier round")                        \
   ROW(all_to_all, ranks, gather_bus, cores_check, no_closed_form,                                \
-      "all-to-all: put each block into its rank's window, set-notify (step 15; --cores C: each " \
+      "all-to-all: put each block into its rank's window, set-notify (--cores C: each "          \
       "block in C slices, one a core)",                                                          \
       "remote write (P-1)*N per rank, no remote read (N = block); 1 signal round")               \
   ROW(all_to_all_pairwise, ranks, gather_bus, elems_check, no_closed_form,                       \
@@ -259,7 +259,7 @@ static uint64_t no_closed_form(const a2_coll_params *p, const a2_config *cfg) {
       "the built-in barrier: self-clearing credit counter, no data",                             \
       "no remote data; 1 barrier round; S = 0")                                                  \
   ROW(compose_bcast_allreduce_allgather, one, one, rooted_check, no_closed_form,                 \
-      "broadcast from --root, then mesh all-reduce, then all-gather, one signal each (step 16)", \
+      "broadcast from --root, then mesh all-reduce, then all-gather, one signal each",           \
       "sum of the three cards: remote read (2P-1)*N per rank; 3 barrier rounds")
 
 /* The GEMM built-ins, after the collectives in `list` order: GEMM_ROW(NAME,

@@ -16,7 +16,7 @@ typedef struct {
   void *ctx;
 } gen_source;
 
-static a2_code fill(a2_source *src, uint32_t rank, uint32_t core, a2_program *out, a2_err *err) {
+static a2_code fill(a2_source *src, uint32_t rank, uint32_t core, a2_instrs *out, a2_err *err) {
   gen_source *g = (gen_source *)src;
   if (rank >= g->nranks || core >= g->ncores)
     return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "fill: no program (rank %u, core %u)", rank,
@@ -44,7 +44,7 @@ size_t a2_coll_source_bytes(const a2_source *src) {
   return sizeof *g + g->def->ctx_bytes + (size_t)g->nranks * g->ncores * sizeof *g->at;
 }
 
-a2_code a2_gen_run(const a2_gen_def *def, const a2_coll_params *p, a2_kernel *k, uint32_t batch,
+a2_code a2_gen_run(const a2_gen_def *def, const a2_coll_params *p, a2_program *k, uint32_t batch,
                    a2_err *err) {
   void *ctx = calloc(1, def->ctx_bytes ? def->ctx_bytes : 1);
   if (!ctx) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for a generator");
@@ -59,7 +59,7 @@ a2_code a2_gen_run(const a2_gen_def *def, const a2_coll_params *p, a2_kernel *k,
     for (uint32_t r = 0; r < k->nranks && !rc; r++)
       for (uint32_t c = 0; c < k->ncores && !rc; c++) {
         a2_tb_resume at = {0, 0, 0};
-        a2_tb_walk(&tb, a2_kernel_prog(k, r, c), &at, 0);
+        a2_tb_walk(&tb, a2_program_instrs(k, r, c), &at, 0);
         def->body(&tb, ctx, r, c);
         rc = a2_tb_walked(&tb, &at);
       }
@@ -80,13 +80,13 @@ a2_code a2_gen_run(const a2_gen_def *def, const a2_coll_params *p, a2_kernel *k,
   return A2_OK;
 }
 
-a2_code a2_coll_materialise(a2_kernel *k, a2_err *err) {
+a2_code a2_coll_materialise(a2_program *k, a2_err *err) {
   a2_source *src = k->source;
   if (!src) return A2_OK;
   uint64_t total = 0;
   for (uint32_t r = 0; r < k->nranks; r++)
     for (uint32_t c = 0; c < k->ncores; c++) {
-      a2_program *p = a2_kernel_prog(k, r, c);
+      a2_instrs *p = a2_program_instrs(k, r, c);
       for (;;) {
         uint32_t before = p->n;
         a2_code rc = src->fill(src, r, c, p, err);
@@ -101,13 +101,13 @@ a2_code a2_coll_materialise(a2_kernel *k, a2_err *err) {
   return A2_OK;
 }
 
-a2_code a2_coll_generate_batched(const a2_collective *c, const a2_coll_params *p, a2_kernel *k,
+a2_code a2_coll_generate_batched(const a2_collective *c, const a2_coll_params *p, a2_program *k,
                                  uint32_t batch, a2_err *err) {
   if (batch == 0) batch = 1;
   return a2_gen_run(c->def, p, k, batch, err);
 }
 
-a2_code a2_coll_generate(const a2_collective *c, const a2_coll_params *p, a2_kernel *k, int lazy,
+a2_code a2_coll_generate(const a2_collective *c, const a2_coll_params *p, a2_program *k, int lazy,
                          a2_err *err) {
   return a2_gen_run(c->def, p, k, lazy ? A2_COLL_BATCH : 0, err);
 }

@@ -7,8 +7,8 @@
  *     (when given one) with the code, the place (file:line:col or a flag)
  *     and what was expected; the commands print it once and exit with
  *     a2_err_exit_code(code);
- *   - a constructor (a2_sim_create, a2_net_create, a2_topo_build,
- *     a2_trace_load, a2_config_load, ...) that fails half-way frees what it
+ *   - a constructor (a2_sim_create, a2_noc_create, a2_topo_build,
+ *     a2_program_load, a2_config_load, ...) that fails half-way frees what it
  *     built: *out is NULL (or the object passed in is left safe to free, as
  *     each header says) and the caller owns nothing new;
  *   - memory that runs out where a caller can take an error back is

@@ -6,7 +6,7 @@
 
 #include "traces/fp16.h"
 
-static double input_value(const a2_kernel *k, const a2_buf_decl *b, uint32_t rank, uint64_t i) {
+static double input_value(const a2_program *k, const a2_buf_decl *b, uint32_t rank, uint64_t i) {
   float v = a2_pattern_value(k->seed, rank, i);
   if (b->dtype == A2_FP16) return a2_f16_to_f32(a2_f32_to_f16(v));
   if (b->dtype == A2_INT32) return (double)(int32_t)(v * 64.0f);
@@ -42,7 +42,7 @@ static double reduce(a2_reduce_op op, double acc, double v) {
  * traces/program.h), from the input recipe alone; *mag: the scale its
  * rounding error grows with, the sum of the terms' magnitudes for a sum,
  * |want| otherwise. */
-static double want_of(const a2_kernel *k, const a2_buf_decl *in, uint32_t r, uint64_t idx,
+static double want_of(const a2_program *k, const a2_buf_decl *in, uint32_t r, uint64_t idx,
                       uint64_t n, double *mag) {
   const a2_golden *g = &k->golden;
   uint32_t P = k->nranks;
@@ -85,15 +85,15 @@ static double want_of(const a2_kernel *k, const a2_buf_decl *in, uint32_t r, uin
 
 /* The tile-blocked layouts of the gemm goldens (traces/program.h): the
  * element index of A (r, c), B (r, c) and C (r, c). */
-static uint64_t a_at(const a2_kernel *k, uint64_t r, uint64_t c) {
+static uint64_t a_at(const a2_program *k, uint64_t r, uint64_t c) {
   uint64_t bm = k->gemm.bm, bk = k->gemm.bk, nk = k->gemm.k / bk;
   return ((r / bm) * nk + c / bk) * bm * bk + (r % bm) * bk + c % bk;
 }
-static uint64_t b_at(const a2_kernel *k, uint64_t r, uint64_t c) {
+static uint64_t b_at(const a2_program *k, uint64_t r, uint64_t c) {
   uint64_t bk = k->gemm.bk, bn = k->gemm.bn, nk = k->gemm.k / bk;
   return ((c / bn) * nk + r / bk) * bk * bn + (r % bk) * bn + c % bn;
 }
-static uint64_t c_at(const a2_kernel *k, uint64_t r, uint64_t c) {
+static uint64_t c_at(const a2_program *k, uint64_t r, uint64_t c) {
   uint64_t bm = k->gemm.bm, bn = k->gemm.bn, nn = k->gemm.n / bn;
   return ((r / bm) * nn + c / bn) * bm * bn + (r % bm) * bn + c % bn;
 }
@@ -106,7 +106,7 @@ typedef struct {
 } gemm_scratch;
 
 /* want (+)= A[qa] x B[qb], mag (+)= its magnitude. */
-static void gemm_partial(const a2_kernel *k, gemm_scratch *w, uint32_t qa, uint32_t qb) {
+static void gemm_partial(const a2_program *k, gemm_scratch *w, uint32_t qa, uint32_t qb) {
   const a2_buf_decl *A = &k->bufs[k->golden.in_buf], *B = &k->bufs[k->gemm.b_buf];
   uint64_t M = k->gemm.m, K = k->gemm.k, N = k->gemm.n;
   for (uint64_t i = 0; i < M; i++)
@@ -123,7 +123,7 @@ static void gemm_partial(const a2_kernel *k, gemm_scratch *w, uint32_t qa, uint3
 }
 
 /* Compare rows row0 .. row0 + M - 1 of rank r's output with want. */
-static void gemm_compare(const a2_kernel *k, const a2_sim *s, const gemm_scratch *w, uint32_t r,
+static void gemm_compare(const a2_program *k, const a2_sim *s, const gemm_scratch *w, uint32_t r,
                          uint64_t row0, a2_check_result *res) {
   const a2_buf_decl *C = &k->bufs[k->golden.out_buf];
   uint64_t M = k->gemm.m, N = k->gemm.n;
@@ -147,7 +147,7 @@ static void gemm_compare(const a2_kernel *k, const a2_sim *s, const gemm_scratch
  * results pass within 1 % of the sum of the partial products' magnitudes
  * (at least 1): fp32 accumulation, then one fp16 rounding per rank's
  * partial and per atomic add. */
-static void check_gemm(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
+static void check_gemm(const a2_program *k, const a2_sim *s, a2_check_result *res) {
   uint64_t M = k->gemm.m, K = k->gemm.k, N = k->gemm.n;
   uint32_t P = k->nranks;
   gemm_scratch w = {malloc(M * K * sizeof(float)), malloc(K * N * sizeof(float)),
@@ -171,7 +171,7 @@ static void check_gemm(const a2_kernel *k, const a2_sim *s, a2_check_result *res
   res->ok = res->mismatches == 0;
 }
 
-void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res) {
+void a2_check(const a2_program *k, const a2_sim *s, a2_check_result *res) {
   memset(res, 0, sizeof *res);
   const a2_golden *g = &k->golden;
   if (g->kind == A2_GOLDEN_NONE) {

@@ -35,7 +35,7 @@ typedef struct {
  * roundoff (2^-24, 2^-11; 0 for int32); m the sum of the terms'
  * magnitudes for a sum, |want| otherwise (docs/cli.md). GEMM goldens:
  * check.c's gemm tolerance. */
-void a2_check(const a2_kernel *k, const a2_sim *s, a2_check_result *res);
+void a2_check(const a2_program *k, const a2_sim *s, a2_check_result *res);
 
 #ifdef __cplusplus
 }

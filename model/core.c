@@ -47,7 +47,7 @@ static const a2_instr *refill(a2_core *c) {
 /* The end of an activation: what is left of a batch refilled in the
  * shared scratch moves to the core's own batch_v. */
 static void keep_rest(a2_core *c) {
-  a2_program *p = &c->batch;
+  a2_instrs *p = &c->batch;
   if (p->v != c->sim->scratch) return;
   uint64_t i = c->pc - c->base;
   uint32_t left = i < p->n ? p->n - (uint32_t)i : 0;
@@ -480,17 +480,17 @@ static void core_run(void *ctx) {
 }
 
 a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, a2_err *err) {
-  const a2_kernel *k = s->k;
+  const a2_program *k = s->k;
   c->sim = s;
   c->rank = rank;
   c->idx = idx;
   c->prog = &k->progs[rank * k->ncores + idx];
   if (k->source) {
-    c->batch = (a2_program){c->batch_v, 0, A2_CORE_BATCH, 1};
+    c->batch = (a2_instrs){c->batch_v, 0, A2_CORE_BATCH, 1};
     c->prog = &c->batch;
   }
   c->prog_done = k->source == NULL;
-  c->ahead = a2_net_reservation(s->net);
+  c->ahead = a2_noc_reservation(s->net);
   c->ordered = s->cfg->timing == A2_TIMING_ORDERED;
   c->wake_ps = UINT64_MAX;
   c->slot_free = UINT64_MAX;

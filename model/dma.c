@@ -49,7 +49,7 @@ static int is_dma(const a2_instr *in) {
 
 /* The first put/get of a whole program whose queue is not one of the
  * chip's, as an error; *any = whether there is a put/get at all. */
-static a2_code scan(const a2_kernel *k, uint32_t queues, const char *name, int *any, a2_err *err) {
+static a2_code scan(const a2_program *k, uint32_t queues, const char *name, int *any, a2_err *err) {
   *any = 0;
   for (uint64_t p = 0; p < (uint64_t)k->nranks * k->ncores; p++)
     for (uint32_t i = 0; i < k->progs[p].n; i++) {
@@ -64,7 +64,7 @@ static a2_code scan(const a2_kernel *k, uint32_t queues, const char *name, int *
   return A2_OK;
 }
 
-a2_code a2_dma_needed(const a2_kernel *k, const a2_config *cfg, const char *name, bool *need,
+a2_code a2_dma_needed(const a2_program *k, const a2_config *cfg, const char *name, bool *need,
                       a2_err *err) {
   int any = 0;
   a2_code rc = k->source ? A2_OK : scan(k, cfg->sdma_queues, name, &any, err);
@@ -74,7 +74,7 @@ a2_code a2_dma_needed(const a2_kernel *k, const a2_config *cfg, const char *name
 
 a2_code a2_dma_build(a2_sim *s, a2_err *err) {
   const a2_config *cfg = s->cfg;
-  const a2_kernel *k = s->k;
+  const a2_program *k = s->k;
   uint32_t Q = cfg->sdma_queues, P = k->nranks;
   s->dmaq = calloc((size_t)P * Q, sizeof *s->dmaq);
   if (!s->dmaq) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for DMA queues");
@@ -83,15 +83,15 @@ a2_code a2_dma_build(a2_sim *s, a2_err *err) {
     for (uint32_t q = 0; q < Q; q++) {
       a2_dma_queue *dq = &s->dmaq[(size_t)r * Q + q];
       dq->stage[ENG_RDMA] = A2_NO_STAGE;
-      a2_code rc = a2_net_add_stage(s->net, A2_STAGE_SDMA_WRITE,
+      a2_code rc = a2_noc_add_stage(s->net, A2_STAGE_SDMA_WRITE,
                                     a2_fault_rank_scale(s, r, cfg->sdma_write_bw, 0), 0, (int32_t)r,
                                     (int32_t)q, &dq->stage[ENG_SDMA_WRITE], err);
       if (!rc)
-        rc = a2_net_add_stage(s->net, A2_STAGE_SDMA_READ,
+        rc = a2_noc_add_stage(s->net, A2_STAGE_SDMA_READ,
                               a2_fault_rank_scale(s, r, cfg->sdma_read_bw, 0), 0, (int32_t)r,
                               (int32_t)q, &dq->stage[ENG_SDMA_READ], err);
       if (!rc && nic)
-        rc = a2_net_add_stage(s->net, A2_STAGE_RDMA, a2_fault_rank_scale(s, r, cfg->rdma_bw, 0), 0,
+        rc = a2_noc_add_stage(s->net, A2_STAGE_RDMA, a2_fault_rank_scale(s, r, cfg->rdma_bw, 0), 0,
                               (int32_t)r, (int32_t)q, &dq->stage[ENG_RDMA], err);
       if (rc) return rc;
     }
@@ -135,7 +135,7 @@ static a2_dma_queue *queue_of(a2_core *c, const a2_instr *in) {
   if (!s->dmaq) {
     /* a kernel produced on demand that did not declare put/get (uses_dma):
      * there are no engines to run it on */
-    fail(c, in, "the kernel has no DMA engines (a2_kernel.uses_dma is not set)");
+    fail(c, in, "the kernel has no DMA engines (a2_program.uses_dma is not set)");
     return NULL;
   }
   if (q >= Q) {

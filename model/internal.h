@@ -18,7 +18,7 @@
 #include "model/race.h"
 #include "model/sim.h"
 #include "model/window.h"
-#include "noc/net.h"
+#include "noc/noc.h"
 #include "noc/topology.h"
 
 /* In-flight instruction window per core: dispatch stalls when full. */
@@ -69,7 +69,7 @@ typedef struct {
  * hint prefetches first. */
 typedef struct a2_core {
   struct a2_sim *sim;
-  a2_program *prog;    /* materialised: the whole program; streamed: &batch */
+  a2_instrs *prog;     /* materialised: the whole program; streamed: &batch */
   uint64_t pc;         /* index in the program of the next instruction to dispatch */
   uint64_t base;       /* index in the program of prog->v[0] */
   uint64_t seq_next;   /* next sequence number to dispatch */
@@ -139,14 +139,14 @@ typedef struct a2_core {
   /* a streamed program's batch: refilled in the sim's scratch, and what is
    * left of it at the end of an activation in batch_v; both are lent to the
    * program source, which moves the batch to the heap if it outgrows them */
-  a2_program batch;
+  a2_instrs batch;
   a2_instr batch_v[A2_CORE_BATCH];
 } a2_core;
 
 struct a2_sim {
   const a2_config *cfg;
-  const a2_kernel *k;
-  a2_net *net;
+  const a2_program *k;
+  a2_noc *net;
   a2_topo *topo;
   uint64_t cycle_ps;
   uint8_t **buf_mem;  /* [buf]: every rank's copy in one block (NULL: not allocated) */
@@ -294,7 +294,7 @@ static inline a2_core *a2_notify_runner(const a2_core *c, uint32_t peer) {
  * later than now only under reservation timing, where an instruction whose
  * dependencies have known completion times is started in advance). Under
  * reservation timing, load/store/remote_load/remote_store set the slot's
- * done_ps at once (a load or store reserved in steps, a2_net_whole_at_start:
+ * done_ps at once (a load or store reserved in steps, a2_noc_whole_at_start:
  * when it completes). */
 void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
@@ -312,7 +312,7 @@ typedef struct a2_dma_queue a2_dma_queue;
 /* Whether kernel k may use put/get (uses_dma, or a put/get in its whole
  * programs, whose queues are checked against cfg here: `name` for
  * messages); before anything is built. */
-a2_code a2_dma_needed(const a2_kernel *k, const a2_config *cfg, const char *name, bool *need,
+a2_code a2_dma_needed(const a2_program *k, const a2_config *cfg, const char *name, bool *need,
                       a2_err *err);
 /* Build every rank's queues and engine stages (after the other stages). */
 a2_code a2_dma_build(struct a2_sim *s, a2_err *err);

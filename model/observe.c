@@ -36,7 +36,7 @@ typedef struct {
 struct a2_observer {
   uint32_t nranks, ncores, nbufs;
   const uint32_t *dev; /* NPU of each rank */
-  const a2_net *net;
+  const a2_noc *net;
   a2_timeline *tl;
   uint64_t *lane_free; /* [core gid][pipe][lane] */
   uint8_t *lane_named; /* same shape */
@@ -54,7 +54,7 @@ static uint32_t gid_of(const a2_observer *o, uint32_t rank, uint32_t core) {
 static void name_stage(a2_observer *o, uint32_t id) {
   stage_obs *so = &o->st[id];
   int32_t a, b;
-  a2_stage_kind kind = a2_net_stage_kind(o->net, id, &a, &b);
+  a2_stage_kind kind = a2_noc_stage_kind(o->net, id, &a, &b);
   uint32_t P = o->nranks, owner = P; /* P = the "network" process */
   if (kind == A2_STAGE_LINK) {
     for (uint32_t r = 0; r < P && a >= 0; r++)
@@ -80,11 +80,11 @@ static void name_stage(a2_observer *o, uint32_t id) {
 }
 
 a2_code a2_obs_create(const char *path, uint32_t nranks, uint32_t ncores, uint32_t nbufs,
-                      const uint32_t *dev, const char *const *names, const a2_net *net,
+                      const uint32_t *dev, const char *const *names, const a2_noc *net,
                       a2_observer **out, a2_err *err) {
   a2_observer *o = calloc(1, sizeof *o);
   if (!o) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the timeline");
-  uint32_t T = nranks * ncores, nst = a2_net_stage_count(net);
+  uint32_t T = nranks * ncores, nst = a2_noc_stage_count(net);
   o->nranks = nranks;
   o->ncores = ncores;
   o->nbufs = nbufs;
@@ -248,7 +248,7 @@ static void free_observer(a2_observer *o) {
 }
 
 a2_code a2_obs_finish(a2_observer *o, a2_err *err) {
-  uint32_t nst = a2_net_stage_count(o->net);
+  uint32_t nst = a2_noc_stage_count(o->net);
   for (uint32_t i = 0; i < nst; i++)
     if (o->st[i].busy) counter_flush(o, &o->st[i], o->st[i].window + 2);
   a2_code rc = a2_tl_close(o->tl, err);

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
-#include "noc/net.h"
+#include "noc/noc.h"
 #include "traces/program.h"
 
 typedef struct a2_observer a2_observer;
@@ -29,7 +29,7 @@ typedef struct a2_observer a2_observer;
  * stages' kinds name the tracks) must outlive the observer. A2_E_IO when path
  * cannot be written, A2_E_NOMEM. */
 a2_code a2_obs_create(const char *path, uint32_t nranks, uint32_t ncores, uint32_t nbufs,
-                      const uint32_t *dev, const char *const *names, const a2_net *net,
+                      const uint32_t *dev, const char *const *names, const a2_noc *net,
                       a2_observer **out, a2_err *err);
 /* Flush counters, close the file, free; A2_E_IO when writing failed. */
 a2_code a2_obs_finish(a2_observer *o, a2_err *err);
@@ -50,7 +50,7 @@ void a2_obs_notify_landed(a2_observer *o, uint32_t rank, uint32_t core, uint8_t 
 void a2_obs_wait(a2_observer *o, uint32_t rank, uint32_t core, uint64_t since_ps, uint64_t now_ps,
                  const a2_instr *in);
 
-/* The network's packet hook (a2_net_observer, noc/net.h); ctx = the observer. */
+/* The network's packet hook (a2_noc_observer, noc/noc.h); ctx = the observer. */
 void a2_obs_packet(void *ctx, uint32_t stage, uint64_t start_ps, uint64_t end_ps, uint32_t bytes);
 
 #endif

@@ -48,22 +48,22 @@ void a2_core_prefetch(const void *ctx, int level) {
     for (uint32_t i = 0; i < 8; i++) /* what dispatch writes next: about a step's worth */
       a2_prefetch_w(&c->win[(sn + i) % A2_WIN]);
     if (x)
-      a2_net_prefetch_xfer(s->net, x);
+      a2_noc_prefetch_xfer(s->net, x);
     else if (ev)
       a2_prefetch_w((const void *)(uintptr_t)ev->a);
-    a2_net_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 0);
+    a2_noc_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 0);
     return;
   }
   /* the next instructions of its program, up to about a step's worth (a
    * streamed batch is refilled in the shared scratch, already cached) */
-  const a2_program *p = c->prog;
+  const a2_instrs *p = c->prog;
   uint64_t i = c->pc - c->base, e = i + 8 < p->n ? i + 8 : p->n;
   for (uintptr_t a = (uintptr_t)&p->v[i] & ~(uintptr_t)(A2_LINE_BYTES - 1); a < (uintptr_t)&p->v[e];
        a += A2_LINE_BYTES)
     a2_prefetch((const void *)a);
   if (x) prefetch_landing(c, x);
   /* the earlier intervals of the stages it reserved at recently, where there are any */
-  a2_net_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 1);
+  a2_noc_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 1);
 }
 
 void a2_prefetch_notify_target(const a2_core *c, const a2_instr *in) {

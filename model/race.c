@@ -135,7 +135,7 @@ typedef struct {
 #define SNAPS_PER_SLAB 64
 
 struct a2_race {
-  const a2_kernel *k;
+  const a2_program *k;
   uint32_t T;      /* cores in all */
   uint32_t *vc;    /* T x T: row t = core t's clock */
   bufdir *dirs;    /* [rank * nbufs + buf] */
@@ -774,7 +774,7 @@ void a2_race_acquire(a2_race *r, uint32_t gid, uint32_t rank, uint16_t buf, uint
 
 /* ---- life cycle ---- */
 
-a2_race *a2_race_create(const a2_kernel *k, uint64_t budget_bytes) {
+a2_race *a2_race_create(const a2_program *k, uint64_t budget_bytes) {
   a2_race *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->k = k;

@@ -47,7 +47,7 @@ typedef enum { A2_RACE_READ = 0, A2_RACE_WRITE = 1, A2_RACE_ATOMIC_ADD = 2 } a2_
  * checking (a2_race_abandoned) after the first operation that leaves it
  * holding more than budget_bytes, or when an allocation fails; the races found
  * until then stay counted and reported. NULL when out of memory. */
-a2_race *a2_race_create(const a2_kernel *k, uint64_t budget_bytes);
+a2_race *a2_race_create(const a2_program *k, uint64_t budget_bytes);
 void a2_race_free(a2_race *r);
 
 /* Core gid dispatches an access of `kind` at now_ps to buf of rank `owner`,

@@ -13,7 +13,7 @@
 #include "traces/validate.h"
 
 /* Bytes of a block holding `each` bytes for every core. */
-static size_t per_core(const a2_kernel *k, size_t each) {
+static size_t per_core(const a2_program *k, size_t each) {
   return (size_t)k->nranks * k->ncores * each;
 }
 /* a core's tile scoreboard entries and last-write slots (at least one each) */
@@ -21,7 +21,7 @@ static size_t per_core(const a2_kernel *k, size_t each) {
 #define NBUFS(k) ((size_t)((k)->nbufs ? (k)->nbufs : 1))
 
 /* Bytes of one core's unified buffer: its tiles, on lines of its own. */
-static size_t ub_stride(const a2_kernel *k) {
+static size_t ub_stride(const a2_program *k) {
   size_t ub = 0;
   for (uint32_t i = 0; i < k->ntiles; i++) ub += k->tiles[i].bytes;
   return a2_stride_lines(ub);
@@ -68,7 +68,7 @@ static void suggest_ranks(const a2_config *cfg, uint32_t P, bool by_ranks, char 
   }
 }
 
-static a2_code check_devices(const a2_config *cfg, const a2_kernel *k, const uint32_t *dev,
+static a2_code check_devices(const a2_config *cfg, const a2_program *k, const uint32_t *dev,
                              a2_err *err) {
   const char *name = dev ? "-d" : "--ranks"; /* the flag that chose the ranks */
   char fix[256];
@@ -93,7 +93,7 @@ static a2_code check_devices(const a2_config *cfg, const a2_kernel *k, const uin
   return A2_OK;
 }
 
-a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
+a2_code a2_sim_create(const a2_config *cfg, const a2_program *k, const uint32_t *devices,
                       const char *name, a2_sim **out, a2_err *err) {
   return a2_sim_create_mode(cfg, k, devices, name, 0, 0, out, err);
 }
@@ -103,7 +103,7 @@ int a2_sim_no_data(const a2_sim *s) {
 }
 
 /* Payload bytes a run allocates, saturating at UINT64_MAX. */
-static uint64_t payload_bytes(const a2_kernel *k, int no_data) {
+static uint64_t payload_bytes(const a2_program *k, int no_data) {
   unsigned __int128 per_rank = 0, ub = 0;
   for (uint32_t b = 0; b < k->nbufs; b++)
     if (!no_data || k->bufs[b].kind == A2_BUF_SIGNAL) per_rank += k->bufs[b].bytes;
@@ -114,15 +114,15 @@ static uint64_t payload_bytes(const a2_kernel *k, int no_data) {
 
 /* Validate, then build into *out; on failure *out may hold a half-built
  * simulation (a2_sim_create_mode frees it). */
-static a2_code build(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
+static a2_code build(const a2_config *cfg, const a2_program *k, const uint32_t *devices,
                      const char *name, int no_data, uint64_t mem_limit_bytes, a2_sim **out,
                      a2_err *err) {
-  a2_code rc = a2_kernel_validate(k, cfg->ub_bytes, cfg->vector_cores, name, err);
+  a2_code rc = a2_program_validate(k, cfg->ub_bytes, cfg->vector_cores, name, err);
   if (rc) return rc;
   a2_cube_caps caps = {
       {cfg->ub_bytes, cfg->l1_bytes, cfg->l0a_bytes, cfg->l0b_bytes, cfg->l0c_bytes},
       cfg->cube_cores};
-  if ((rc = a2_kernel_validate_cube(k, &caps, name, err))) return rc;
+  if ((rc = a2_program_validate_cube(k, &caps, name, err))) return rc;
   if ((rc = check_devices(cfg, k, devices, err))) return rc;
   uint64_t win = 0;
   for (uint32_t b = 0; b < k->nbufs; b++)
@@ -186,16 +186,16 @@ static a2_code build(const a2_config *cfg, const a2_kernel *k, const uint32_t *d
   }
 
   if ((rc = a2k_init(err))) return rc;
-  if ((rc = a2_net_create(cfg->packet_bytes, sizeof(a2_xfer_ctx), &s->net, err))) return rc;
-  if (cfg->timing != A2_TIMING_PACKET) a2_net_set_reservation(s->net, a2_core_defer, s);
+  if ((rc = a2_noc_create(cfg->packet_bytes, sizeof(a2_xfer_ctx), &s->net, err))) return rc;
+  if (cfg->timing != A2_TIMING_PACKET) a2_noc_set_reservation(s->net, a2_core_defer, s);
   if ((rc = a2_topo_build(cfg, cfg->ranks, s->net, &s->topo, err))) return rc;
   for (uint32_t r = 0; r < P; r++)
-    if ((rc = a2_net_add_stage(s->net, A2_STAGE_HBM, cfg->hbm_bw, cfg->hbm_lat_ps, (int32_t)r, -1,
+    if ((rc = a2_noc_add_stage(s->net, A2_STAGE_HBM, cfg->hbm_bw, cfg->hbm_lat_ps, (int32_t)r, -1,
                                &s->hbm[r], err)))
       return rc;
   /* with cube cores, an L2 stage per rank their loads share (docs/timing-model.md) */
   for (uint32_t r = 0; r < P && k->ncube; r++)
-    if ((rc = a2_net_add_stage(s->net, A2_STAGE_L2, cfg->l2_bw, cfg->l2_lat_ps, (int32_t)r, -1,
+    if ((rc = a2_noc_add_stage(s->net, A2_STAGE_L2, cfg->l2_bw, cfg->l2_lat_ps, (int32_t)r, -1,
                                &s->l2[r], err)))
       return rc;
   for (uint32_t r = 0; r < P; r++)
@@ -208,13 +208,13 @@ static a2_code build(const a2_config *cfg, const a2_kernel *k, const uint32_t *d
       co->tiles = s->core_tiles + i * NTILES(k);
       co->buf_w = s->core_buf_w + i * NBUFS(k);
       co->ub = s->no_data ? NULL : s->core_ub + i * s->ub_stride;
-      if ((rc = a2_net_add_stage(
+      if ((rc = a2_noc_add_stage(
                s->net, cube ? A2_STAGE_MTE2 : A2_STAGE_MTE_IN,
                a2_fault_rank_scale(s, r, cube ? cfg->gm_to_l1_bw : cfg->mte_in_bw, 0),
                a2_fault_rank_scale(s, r, cfg->mte_lat_ps, 1), (int32_t)r, (int32_t)c,
                &co->stages[ST_MTE_IN], err)))
         return rc;
-      if ((rc = a2_net_add_stage(
+      if ((rc = a2_noc_add_stage(
                s->net, cube ? A2_STAGE_FIXPIPE : A2_STAGE_MTE_OUT,
                a2_fault_rank_scale(s, r, cube ? cfg->l0c_to_gm_bw : cfg->mte_out_bw, 0),
                a2_fault_rank_scale(s, r, cfg->mte_lat_ps, 1), (int32_t)r, (int32_t)c,
@@ -226,7 +226,7 @@ static a2_code build(const a2_config *cfg, const a2_kernel *k, const uint32_t *d
   return a2_sim_set_race_check(s, 1, err);
 }
 
-a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
+a2_code a2_sim_create_mode(const a2_config *cfg, const a2_program *k, const uint32_t *devices,
                            const char *name, int no_data, uint64_t mem_limit_bytes, a2_sim **out,
                            a2_err *err) {
   a2_sim *s = NULL;
@@ -241,7 +241,7 @@ a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint3
 
 void a2_sim_free(a2_sim *s) {
   if (!s) return;
-  const a2_kernel *k = s->k;
+  const a2_program *k = s->k;
   if (s->cores)
     for (uint32_t i = 0; i < k->nranks * k->ncores; i++) {
       a2_tq_free(&s->cores[i].pend);
@@ -267,7 +267,7 @@ void a2_sim_free(a2_sim *s) {
   a2_topo_free(s->topo);
   free(s->unrouted);
   free(s->start_ps);
-  a2_net_free(s->net);
+  a2_noc_free(s->net);
   a2_race_free(s->race);
   if (s->obs) a2_obs_discard(s->obs); /* set, but the run never finished it */
   free(s);
@@ -291,7 +291,7 @@ a2_code a2_sim_set_timeline(a2_sim *s, const char *path, a2_err *err) {
   if (s->obs) return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "timeline already set");
   a2_code rc = a2_obs_create(path, s->k->nranks, s->k->ncores, s->k->nbufs, s->dev, s->rank_names,
                              s->net, &s->obs, err);
-  if (rc == A2_OK) a2_net_set_observer(s->net, a2_obs_packet, s->obs);
+  if (rc == A2_OK) a2_noc_set_observer(s->net, a2_obs_packet, s->obs);
   return rc;
 }
 
@@ -339,13 +339,13 @@ a2_code a2_sim_run(a2_sim *s, uint64_t max_ps, a2_run_status *status, a2_err *er
     rc = s->run_rc;
   }
   if (s->obs) {
-    a2_net_flush_observer(s->net);
+    a2_noc_flush_observer(s->net);
     if (rc) /* the run failed: its timeline would look complete, so none is left */
       a2_obs_discard(s->obs);
     else
       rc = a2_obs_finish(s->obs, err);
     s->obs = NULL;
-    a2_net_set_observer(s->net, NULL, NULL);
+    a2_noc_set_observer(s->net, NULL, NULL);
   }
   if (rc) return rc;
   bool all_done = true;
@@ -432,12 +432,12 @@ void a2_sim_report_blocked(const a2_sim *s, FILE *out) {
 }
 
 uint32_t a2_sim_stage_count(const a2_sim *s) {
-  return a2_net_stage_count(s->net);
+  return a2_noc_stage_count(s->net);
 }
 
 void a2_sim_stage_info(const a2_sim *s, uint32_t id, a2_stage_info *out) {
-  a2_stage_kind k = a2_net_stage_kind(s->net, id, &out->a, &out->b);
-  const a2_stage_stats *st = a2_net_stage_stats(s->net, id);
+  a2_stage_kind k = a2_noc_stage_kind(s->net, id, &out->a, &out->b);
+  const a2_stage_stats *st = a2_noc_stage_stats(s->net, id);
   out->kind = a2_stage_kind_name(k);
   out->bytes = st->bytes;
   out->busy_ps = st->busy_ps;

@@ -1,5 +1,5 @@
 /* The a2a3 model: ranks (NPUs) with HBM, vector cores with their MTE
- * engines and UB tiles, joined by the NoC, executing an a2_kernel.
+ * engines and UB tiles, joined by the NoC, executing an a2_program.
  * One simulation per OS process (SystemC cannot re-elaborate).
  * Times in ps, sizes in bytes. */
 #ifndef A2_SIM_H
@@ -41,7 +41,7 @@ typedef enum {
 /* Stop a runaway run after this many kernel activations (0 = no limit). */
 void a2_sim_set_event_limit(a2_sim *s, uint64_t max_events);
 
-/* Validate k against cfg (a2_kernel_validate) and build the model. The kernel
+/* Validate k against cfg (a2_program_validate) and build the model. The kernel
  * and cfg must outlive the simulation. `name` is used in validation errors.
  * On failure *out is NULL, everything built so far is freed, and err says
  * why: A2_E_INPUT for a kernel or config the model refuses, A2_E_NOMEM
@@ -51,7 +51,7 @@ void a2_sim_set_event_limit(a2_sim *s, uint64_t max_events);
  * simulation it got with a2_sim_free.
  * devices[r] is the NPU (0..cfg->ranks-1, distinct) that kernel rank r runs
  * on; NULL means rank r on NPU r. */
-a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
+a2_code a2_sim_create(const a2_config *cfg, const a2_program *k, const uint32_t *devices,
                       const char *name, a2_sim **out, a2_err *err);
 
 /* The same, in timing-only mode when no_data is set: payload buffers and
@@ -63,7 +63,7 @@ a2_code a2_sim_create(const a2_config *cfg, const a2_kernel *k, const uint32_t *
  * of every rank plus tiles of every core), checked before allocating:
  * 0 = A2_DEFAULT_MEM_LIMIT. A policy, not a physical limit (--mem-limit). */
 #define A2_DEFAULT_MEM_LIMIT (8ull << 30)
-a2_code a2_sim_create_mode(const a2_config *cfg, const a2_kernel *k, const uint32_t *devices,
+a2_code a2_sim_create_mode(const a2_config *cfg, const a2_program *k, const uint32_t *devices,
                            const char *name, int no_data, uint64_t mem_limit_bytes, a2_sim **out,
                            a2_err *err);
 int a2_sim_no_data(const a2_sim *s);

@@ -66,10 +66,10 @@ static uint64_t start(a2_core *c, a2_xfer *x, uint64_t t) {
 /* Start the transfer that completes instruction seq, at t. Under
  * reservation timing the completion time of one reserved whole is known at
  * once: the slot gets it now and no event follows. One reserved in steps
- * (longer than 16 packets, noc/net.h) completes as under packet timing
+ * (longer than 16 packets, noc/noc.h) completes as under packet timing
  * (on_done). */
 static void launch(a2_core *c, a2_xfer *x, uint64_t seq, uint64_t t) {
-  if (c->ahead && a2_net_whole_at_start(c->sim->net, x->bytes)) {
+  if (c->ahead && a2_noc_whole_at_start(c->sim->net, x->bytes)) {
     x->known = 1;
     x->on_done = NULL;
     c->done[a2_slot_of(c, seq)] = start(c, x, t);
@@ -212,7 +212,7 @@ static uint64_t ack_ps(a2_core *c, uint32_t peer) {
   uint32_t inl[16], *ids = n <= 16 ? inl : malloc(n * sizeof *ids);
   if (!ids) a2_out_of_memory("an acknowledgement's route");
   a2_topo_route(s->topo, s->dev[peer], s->dev[c->rank], ids);
-  uint64_t t = a2_net_msg_ps(s->net, ids, n, s->cfg->ctrl_bytes);
+  uint64_t t = a2_noc_msg_ps(s->net, ids, n, s->cfg->ctrl_bytes);
   if (ids != inl) free(ids);
   c->ack_peer = peer;
   c->ack_t_ps = t;
@@ -451,7 +451,7 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
     a2_core_wake(r, t_land);
     /* it leaves the HBM stage S_h(c) + lat_h after it landed (the last stage) */
     c->done[a2_slot_of(c, seq)] =
-        t_land + a2_net_msg_ps(c->sim->net, &hbm, 1, c->sim->cfg->ctrl_bytes) + ack_ps(c, peer);
+        t_land + a2_noc_msg_ps(c->sim->net, &hbm, 1, c->sim->cfg->ctrl_bytes) + ack_ps(c, peer);
     return;
   }
   x->on_apply = apply_notify;

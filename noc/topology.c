@@ -33,7 +33,7 @@ struct a2_topo {
 struct topo_row {
   a2_topology kind;
   const char *name;
-  a2_code (*build)(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err);
+  a2_code (*build)(const a2_config *cfg, a2_topo *t, a2_noc *net, a2_err *err);
   uint16_t (*route_len)(const a2_topo *t, uint32_t src, uint32_t dst);
   void (*route)(const a2_topo *t, uint32_t src, uint32_t dst, uint32_t *out);
 };
@@ -41,12 +41,12 @@ struct topo_row {
 /* A link stage from NPU a to NPU b, at its fault's bandwidth factor; a
  * link that is down keeps its stage (routes stay arithmetic) and is listed
  * in t->down. */
-static a2_code add_link_bw(a2_topo *t, a2_net *net, uint64_t bw0, uint64_t lat, int32_t a,
+static a2_code add_link_bw(a2_topo *t, a2_noc *net, uint64_t bw0, uint64_t lat, int32_t a,
                            int32_t b, uint32_t *first, a2_err *err) {
   uint32_t id;
   double fx = a2_faults_link(t->f, a, b);
   uint64_t bw = fx > 0 ? a2_faults_scale(bw0, fx) : bw0;
-  a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, bw, lat, a, b, &id, err);
+  a2_code rc = a2_noc_add_stage(net, A2_STAGE_LINK, bw, lat, a, b, &id, err);
   if (rc == A2_OK && first && *first == UINT32_MAX) *first = id;
   if (rc || !t->f) return rc;
   for (uint32_t i = 0; i < t->f->nlinks; i++) {
@@ -67,14 +67,14 @@ static a2_code add_link_bw(a2_topo *t, a2_net *net, uint64_t bw0, uint64_t lat, 
   return A2_OK;
 }
 
-static a2_code add_link(a2_topo *t, a2_net *net, const a2_config *cfg, uint64_t lat, int32_t a,
+static a2_code add_link(a2_topo *t, a2_noc *net, const a2_config *cfg, uint64_t lat, int32_t a,
                         int32_t b, uint32_t *first, a2_err *err) {
   return add_link_bw(t, net, cfg->link_bw, lat, a, b, first, err);
 }
 
 /* Full mesh: one link per ordered pair; link (s,d) is s*(n-1) + index of d
  * among the others. */
-static a2_code mesh_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
+static a2_code mesh_build(const a2_config *cfg, a2_topo *t, a2_noc *net, a2_err *err) {
   t->base = UINT32_MAX;
   for (uint32_t s = 0; s < t->n; s++)
     for (uint32_t d = 0; d < t->n; d++)
@@ -94,7 +94,7 @@ static void mesh_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) 
 
 /* Ring: link i (i -> i+1, "clockwise") and link n+i (i -> i-1). The
  * shorter direction is taken; a tie goes clockwise. */
-static a2_code ring_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
+static a2_code ring_build(const a2_config *cfg, a2_topo *t, a2_noc *net, a2_err *err) {
   t->base = UINT32_MAX;
   for (uint32_t i = 0; i < t->n; i++) {
     a2_code rc = add_link(t, net, cfg, cfg->link_lat_ps, (int32_t)i, (int32_t)((i + 1) % t->n),
@@ -122,7 +122,7 @@ static void ring_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) 
 
 /* Switch: up-link i (rank i -> switch, carries the switch latency) and
  * down-link n+i (switch -> rank i). Every remote message takes two hops. */
-static a2_code switch_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
+static a2_code switch_build(const a2_config *cfg, a2_topo *t, a2_noc *net, a2_err *err) {
   t->base = UINT32_MAX;
   for (uint32_t i = 0; i < t->n; i++) {
     a2_code rc =
@@ -157,7 +157,7 @@ static uint32_t group_len(const a2_topo *t, uint32_t r) {
   uint32_t b = group_base(t, r);
   return b + t->g <= t->n ? t->g : t->n - b; /* the last group may be partial */
 }
-static a2_code two_level_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
+static a2_code two_level_build(const a2_config *cfg, a2_topo *t, a2_noc *net, a2_err *err) {
   t->g = cfg->group_size;
   t->gsh = 0;
   for (uint32_t sh = 1; sh < 32; sh++)
@@ -176,14 +176,14 @@ static a2_code two_level_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2
   t->nic = UINT32_MAX;
   for (uint32_t i = 0; i < t->n; i++) {
     uint32_t id;
-    a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, cfg->nic_bw,
+    a2_code rc = a2_noc_add_stage(net, A2_STAGE_LINK, cfg->nic_bw,
                                   cfg->nic_lat_ps + cfg->switch_lat_ps, (int32_t)i, -1, &id, err);
     if (rc) return rc;
     if (t->nic == UINT32_MAX) t->nic = id;
   }
   for (uint32_t i = 0; i < t->n; i++) {
     uint32_t id;
-    a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, cfg->nic_bw, cfg->nic_lat_ps, -1, (int32_t)i,
+    a2_code rc = a2_noc_add_stage(net, A2_STAGE_LINK, cfg->nic_bw, cfg->nic_lat_ps, -1, (int32_t)i,
                                   &id, err);
     if (rc) return rc;
   }
@@ -219,7 +219,7 @@ static void set_group(a2_topo *t, uint32_t g) {
   for (uint32_t sh = 1; sh < 32; sh++)
     if (t->g == 1u << sh) t->gsh = sh;
 }
-static a2_code levels_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
+static a2_code levels_build(const a2_config *cfg, a2_topo *t, a2_noc *net, a2_err *err) {
   t->nl = cfg->nlevels;
   uint64_t g = 1;
   for (uint32_t i = 0; i < t->nl; i++) {
@@ -247,7 +247,7 @@ static a2_code levels_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_er
     for (uint32_t dir = 0; dir < 2; dir++)
       for (uint32_t r = 0; r < t->n; r++) {
         uint32_t id;
-        a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, l->bw, dir ? down : up,
+        a2_code rc = a2_noc_add_stage(net, A2_STAGE_LINK, l->bw, dir ? down : up,
                                       dir ? -1 : (int32_t)r, dir ? (int32_t)r : -1, &id, err);
         if (rc) return rc;
         if (t->port[i] == UINT32_MAX) t->port[i] = id;
@@ -281,7 +281,7 @@ static void levels_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out
  * Four out-links per rank: +x, -x, +y, -y (id base + 4r + dir). Routing is
  * dimension order: x first, then y, each the shorter way round (a tie goes
  * +). */
-static a2_code torus_build(const a2_config *cfg, a2_topo *t, a2_net *net, a2_err *err) {
+static a2_code torus_build(const a2_config *cfg, a2_topo *t, a2_noc *net, a2_err *err) {
   t->g = cfg->torus_width;
   t->base = UINT32_MAX;
   uint32_t X = t->g, Y = t->n / X;
@@ -341,7 +341,7 @@ const char *a2_topo_name(a2_topology kind) {
   return r ? r->name : "?";
 }
 
-a2_code a2_topo_build(const a2_config *cfg, uint32_t nranks, a2_net *net, a2_topo **out,
+a2_code a2_topo_build(const a2_config *cfg, uint32_t nranks, a2_noc *net, a2_topo **out,
                       a2_err *err) {
   const topo_row *r = row_of(cfg->topology);
   if (!r) return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "unknown topology %d", cfg->topology);
@@ -458,14 +458,14 @@ int a2_topo_has_down_links(const a2_topo *t) {
 }
 
 int a2_topo_unroutable(const a2_topo *t, uint32_t s, uint32_t d, int32_t *a, int32_t *b,
-                       const a2_net *net) {
+                       const a2_noc *net) {
   if (!t->ndown || s == d) return 0;
   int ok;
   uint16_t len = fault_route(t, s, d, t->scratch, &ok);
   if (ok) return 0;
   for (uint16_t h = 0; h < len; h++)
     if (is_down(t, t->scratch[h])) {
-      a2_net_stage_kind(net, t->scratch[h], a, b);
+      a2_noc_stage_kind(net, t->scratch[h], a, b);
       break;
     }
   return 1;

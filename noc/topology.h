@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "configs/config.h"
-#include "noc/net.h"
+#include "noc/noc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,7 +16,7 @@ extern "C" {
 typedef struct a2_topo a2_topo;
 
 /* Create the link stages of cfg->topology for nranks ranks in net. */
-a2_code a2_topo_build(const a2_config *cfg, uint32_t nranks, a2_net *net, a2_topo **out,
+a2_code a2_topo_build(const a2_config *cfg, uint32_t nranks, a2_noc *net, a2_topo **out,
                       a2_err *err);
 void a2_topo_free(a2_topo *t);
 
@@ -54,7 +54,7 @@ int a2_topo_has_down_links(const a2_topo *t);
  * then give the usual route, over it): *a, *b are the NPUs of the first
  * such link on it. 0 otherwise (always without links down). */
 int a2_topo_unroutable(const a2_topo *t, uint32_t s, uint32_t d, int32_t *a, int32_t *b,
-                       const a2_net *net);
+                       const a2_noc *net);
 
 #ifdef __cplusplus
 }

@@ -81,7 +81,7 @@ float a2_pattern_value(uint32_t seed, uint32_t rank, uint64_t index) {
   return (float)v / 64.0f;
 }
 
-a2_code a2_kernel_init(a2_kernel *k, uint32_t nranks, uint32_t ncores, a2_err *err) {
+a2_code a2_program_init(a2_program *k, uint32_t nranks, uint32_t ncores, a2_err *err) {
   memset(k, 0, sizeof *k);
   k->nranks = nranks;
   k->ncores = ncores;
@@ -92,7 +92,7 @@ a2_code a2_kernel_init(a2_kernel *k, uint32_t nranks, uint32_t ncores, a2_err *e
   return A2_OK;
 }
 
-void a2_kernel_free(a2_kernel *k) {
+void a2_program_free(a2_program *k) {
   if (k->source && k->source->free) k->source->free(k->source);
   k->source = NULL;
   if (!k->progs) return;
@@ -102,7 +102,7 @@ void a2_kernel_free(a2_kernel *k) {
   k->progs = NULL;
 }
 
-a2_code a2_program_grow(a2_program *p, a2_err *err) {
+a2_code a2_instrs_grow(a2_instrs *p, a2_err *err) {
   if (p->n < p->cap) return A2_OK;
   uint32_t cap = p->cap ? p->cap * 2 : 16;
   a2_instr *v = p->lent ? malloc((size_t)cap * sizeof *v) : realloc(p->v, (size_t)cap * sizeof *v);
@@ -114,8 +114,8 @@ a2_code a2_program_grow(a2_program *p, a2_err *err) {
   return A2_OK;
 }
 
-a2_code a2_program_push(a2_program *p, const a2_instr *in, a2_err *err) {
-  a2_instr *v = a2_program_add(p, err);
+a2_code a2_instrs_push(a2_instrs *p, const a2_instr *in, a2_err *err) {
+  a2_instr *v = a2_instrs_add(p, err);
   if (!v) return A2_E_NOMEM;
   memcpy(v, in, sizeof *in);
   return A2_OK;

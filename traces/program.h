@@ -46,7 +46,7 @@ typedef struct {
  * accumulator). */
 typedef enum { A2_SPACE_UB = 0, A2_SPACE_L1, A2_SPACE_L0A, A2_SPACE_L0B, A2_SPACE_L0C } a2_space;
 #define A2_SPACES 5
-/* Its name in the trace format and messages ("ub", "l1", "l0a", ...). */
+/* Its name in the program format and messages ("ub", "l1", "l0a", ...). */
 const char *a2_space_name(a2_space s);
 
 /* A tile: a region of a core's unified buffer (UB) or, in space L1/L0*, of
@@ -73,7 +73,7 @@ typedef enum {
   A2_OP_COMPUTE, /* opaque delay of value cycles on the vector pipe */
   A2_OP_PUT,     /* window@peer[off:off+len] <- (or +=) buf2[off2:off2+len] (DMA engine) */
   A2_OP_GET,     /* buf[off:off+len] <- window@peer[off2:off2+len] (DMA engine) */
-  /* cube (AIC) cores only (model/cube.c; docs/trace-format.md, "Cube cores"): */
+  /* cube (AIC) cores only (model/cube.c; docs/program-format.md, "Cube cores"): */
   A2_OP_TLOAD,    /* L1 tile[0:len] <- buf[off:off+len] (local tensor/window; MTE2) */
   A2_OP_TEXTRACT, /* L0A/L0B tile[0:len] <- L1 tile_a[off2:off2+len] (MTE1) */
   A2_OP_TMATMUL,  /* L0C tile (fp32, m x n) = (mode 1: +=) tile_a (L0A, m x k fp16) x
@@ -86,7 +86,7 @@ typedef enum {
 const char *a2_op_name(a2_opcode op);
 
 /* The names of the opcodes and element types, indexed by a2_opcode and
- * a2_dtype: the one table of each, which the trace format, the CLI and
+ * a2_dtype: the one table of each, which the program format, the CLI and
  * reports use. */
 extern const char *const a2_op_names[A2_OP_COUNT_];
 extern const char *const a2_dtype_names[A2_DTYPE_COUNT];
@@ -132,7 +132,7 @@ typedef struct {
    * keeps a streamed program's batch in its core): never freed here, and
    * left for a heap copy when the program must grow past cap */
   uint32_t lent;
-} a2_program;
+} a2_instrs;
 
 /* What the result must be, computed independently by the checker
  * (model/check.c) from the initial data. */
@@ -146,7 +146,7 @@ typedef enum {
   A2_GOLDEN_ALLTOALL = 5,       /* out[r][q*n + i] = in[q][r*n + i]                       (i < n) */
   A2_GOLDEN_BCAST_ALLREDUCE_ALLGATHER = 6, /* out[r][q*n + i] = op over s of in[root][i]
                                              (broadcast, then all-reduce, then all-gather) */
-  A2_GOLDEN_GEMM = 7,           /* out[r] = in[r] x B (a2_kernel.gemm: M x K by K x N, fp16,
+  A2_GOLDEN_GEMM = 7,           /* out[r] = in[r] x B (a2_program.gemm: M x K by K x N, fp16,
                                    tile-blocked: model/check.c), within fp16 tolerance */
   A2_GOLDEN_GEMM_ALLREDUCE = 8, /* out[r] = sum over q of in[q] x B, the same layout */
   A2_GOLDEN_ALLGATHER_GEMM = 9, /* out[r] rows q*M .. q*M+M-1 = in[q] x B[r] (all-gather of the
@@ -156,7 +156,7 @@ typedef enum {
   A2_GOLDEN_GATHER = 11, /* out[root][q*n + i] = in[q][i]                               (i < n) */
   A2_GOLDEN_SCATTER = 12 /* out[r][i] = in[root][r*n + i]                               (i < n) */
 } a2_golden_kind;
-/* The gemm kinds: their operands and shape are in a2_kernel.gemm. */
+/* The gemm kinds: their operands and shape are in a2_program.gemm. */
 static inline int a2_golden_is_gemm(int kind) {
   return kind >= A2_GOLDEN_GEMM && kind <= A2_GOLDEN_ALLGATHER_GEMM;
 }
@@ -175,7 +175,7 @@ static inline int a2_golden_has_op(int kind) {
 typedef enum { A2_RED_SUM = 0, A2_RED_MAX, A2_RED_MIN, A2_RED_PROD } a2_reduce_op;
 #define A2_GOLDEN_KINDS 13
 #define A2_REDUCE_OPS 4
-/* Names used by the trace format, the CLI and reports ("allreduce", "sum"). */
+/* Names used by the program format, the CLI and reports ("allreduce", "sum"). */
 const char *a2_golden_name(a2_golden_kind k);
 const char *a2_reduce_name(a2_reduce_op op);
 
@@ -205,14 +205,14 @@ typedef enum { A2_INIT_ZERO = 0, A2_INIT_PATTERN = 1 } a2_init_kind;
  *   order; different (rank, core) interleave freely. Instructions are
  *   numbered (instr.line) by their 1-based index within their program, as
  *   materialised programs are.
- *   free(src) releases it (called by a2_kernel_free). */
+ *   free(src) releases it (called by a2_program_free). */
 typedef struct a2_source a2_source;
 struct a2_source {
-  a2_code (*fill)(a2_source *src, uint32_t rank, uint32_t core, a2_program *out, a2_err *err);
+  a2_code (*fill)(a2_source *src, uint32_t rank, uint32_t core, a2_instrs *out, a2_err *err);
   void (*free)(a2_source *src);
 };
 
-typedef struct a2_kernel {
+typedef struct a2_program {
   uint32_t nranks;
   uint32_t ncores; /* cores used per rank: vector cores, then ncube cube cores */
   uint32_t ncube;  /* of them, the last ncube are cube (AIC) cores */
@@ -222,17 +222,17 @@ typedef struct a2_kernel {
   uint32_t seed;
   a2_tile_decl tiles[A2_MAX_TILES];
   a2_golden golden;
-  a2_program *progs; /* nranks * ncores, index rank * ncores + core */
+  a2_instrs *progs;  /* nranks * ncores, index rank * ncores + core */
   a2_source *source; /* NULL: progs hold whole programs; else see a2_source */
   /* Where the kernel came from, for reports: the built-in collective that
    * generated it (or "" for a hand-written trace) and its parameters, so that
-   * a generated trace file run again reports exactly like the built-in. */
+   * a generated program file run again reports exactly like the built-in. */
   char algo[A2_NAME_MAX]; /* "" for a hand-written trace */
   uint64_t size_bytes;    /* N of the collective (bytes per rank) */
   uint32_t root;
   uint32_t op; /* a2_reduce_op */
   a2_dtype dtype;
-  /* 1 when instr.line is a line of a trace file (reports say "line"), 0 when
+  /* 1 when instr.line is a line of a program file (reports say "line"), 0 when
    * it is a generator step ("step"). */
   int lines_are_file_lines;
   /* The author's analytic card of a hand-written trace (`card` line). */
@@ -248,36 +248,36 @@ typedef struct a2_kernel {
   } gemm;
   int has_card;
   uint64_t card_read_bytes, card_write_bytes, card_rounds;
-} a2_kernel;
+} a2_program;
 
 /* A deterministic input value: multiples of 1/64 in [-8, 8), so that sums of
  * up to thousands of fp32 values are exact and any reduction order agrees. */
 float a2_pattern_value(uint32_t seed, uint32_t rank, uint64_t index);
 
 /* Allocate programs for nranks x ncores; zero everything else. */
-a2_code a2_kernel_init(a2_kernel *k, uint32_t nranks, uint32_t ncores, a2_err *err);
-void a2_kernel_free(a2_kernel *k);
+a2_code a2_program_init(a2_program *k, uint32_t nranks, uint32_t ncores, a2_err *err);
+void a2_program_free(a2_program *k);
 
 /* Append one instruction to program p (grows it). */
-a2_code a2_program_push(a2_program *p, const a2_instr *in, a2_err *err);
+a2_code a2_instrs_push(a2_instrs *p, const a2_instr *in, a2_err *err);
 /* Make room for at least one more instruction in p. */
-a2_code a2_program_grow(a2_program *p, a2_err *err);
+a2_code a2_instrs_grow(a2_instrs *p, a2_err *err);
 /* Append one zeroed instruction to p (grows it) and return it, or NULL when
  * out of memory (err set): for writers that fill it in place (inline: the
  * generators call it per instruction). */
-static inline a2_instr *a2_program_add(a2_program *p, a2_err *err) {
-  if (p->n == p->cap && a2_program_grow(p, err)) return NULL;
+static inline a2_instr *a2_instrs_add(a2_instrs *p, a2_err *err) {
+  if (p->n == p->cap && a2_instrs_grow(p, err)) return NULL;
   a2_instr *in = &p->v[p->n++];
   memset(in, 0, sizeof *in); /* padding too: programs compare with memcmp */
   return in;
 }
 
 /* "line" or "step": what instr.line counts in k (for reports). */
-static inline const char *a2_line_word(const a2_kernel *k) {
+static inline const char *a2_line_word(const a2_program *k) {
   return k->lines_are_file_lines ? "line" : "step";
 }
 
-static inline a2_program *a2_kernel_prog(a2_kernel *k, uint32_t rank, uint32_t core) {
+static inline a2_instrs *a2_program_instrs(a2_program *k, uint32_t rank, uint32_t core) {
   return &k->progs[rank * k->ncores + core];
 }
 

@@ -1,4 +1,4 @@
-/* 2-D signal windows (docs/trace-format.md, "2-D signals"): `signal
+/* 2-D signal windows (docs/program-format.md, "2-D signals"): `signal
  * NAME[ROWS, COLS]` declares ROWS x COLS int32 cells, row-major, and
  * `NAME[ROW, COL]` (or `NAME@PEER[ROW, COL]`) names cell ROW * COLS + COL,
  * as a flag matrix indexed by two offsets. Both indices are expressions,

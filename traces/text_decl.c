@@ -1,4 +1,4 @@
-/* Top-level declarations into the AST (docs/trace-format.md,
+/* Top-level declarations into the AST (docs/program-format.md,
  * "Declarations"). Buffer and tile names, kinds and element types are fixed
  * here; their sizes (and every other number) stay expressions, evaluated for
  * the chosen P in text_expand.c. */

@@ -1,4 +1,4 @@
-/* The AST expanded for a given P into an a2_kernel: declarations are
+/* The AST expanded for a given P into an a2_program: declarations are
  * evaluated in file order, then every program block is run for each
  * (rank, core) it matches, unrolling loops and taking branches.
  *
@@ -23,13 +23,13 @@
 typedef struct {
   const a2t_ast *a;
   const char *name;
-  a2_kernel *k;
+  a2_program *k;
   a2_err *err;
   int64_t *env;
   uint64_t steps, ninstrs;
   int emit; /* 0: count into prog->cap; 1: append */
-  a2_program *prog;
-  const a2_trace_param *params; /* overrides of `param` values */
+  a2_instrs *prog;
+  const a2_program_param *params; /* overrides of `param` values */
   size_t nparams;
   uint64_t rows[A2_MAX_BUFS], cols[A2_MAX_BUFS]; /* 2-D signals (a2t_ast.sig2d) */
 } xp;
@@ -77,7 +77,7 @@ static a2_code bytes_of(xp *x, uint32_t e, uint32_t esz, uint64_t max, const cha
 
 /* ---- declarations ---- */
 
-static a2_code decl(xp *x, const a2t_decl *d, a2_kernel *k) {
+static a2_code decl(xp *x, const a2t_decl *d, a2_program *k) {
   const a2t_ast *a = x->a;
   int64_t v = 0, w = 0;
   uint64_t b;
@@ -303,7 +303,7 @@ static int region_ok(uint64_t off, uint64_t len, uint64_t size) {
  * kinds and element types do not depend on the rank: validate.c checks
  * them, and these checks leave an instruction that breaks them to it. */
 static a2_code placed(xp *x, const a2t_stmt *s, const a2_instr *in) {
-  const a2_kernel *k = x->k;
+  const a2_program *k = x->k;
   const char *op = a2_op_name((a2_opcode)in->op);
   const a2t_expr *at;
   if (s->e[E_PEER] != A2T_NONE && (in->peer < 0 || (uint32_t)in->peer >= k->nranks)) {
@@ -451,7 +451,7 @@ static a2_code in_program(xp *x, a2_code rc, int64_t r, int64_t c) {
 
 static a2_code programs(xp *x) {
   const a2t_ast *a = x->a;
-  a2_kernel *k = x->k;
+  a2_program *k = x->k;
   a2_code rc;
   x->steps = x->ninstrs = 0;
   for (uint32_t b = 0; b < a->npg; b++) {
@@ -475,7 +475,7 @@ static a2_code programs(xp *x) {
       for (int64_t c = c0; c < c1; c++) {
         x->env[a->slot_rank] = r;
         x->env[a->slot_core] = c;
-        x->prog = a2_kernel_prog(k, (uint32_t)r, (uint32_t)(base + c));
+        x->prog = a2_program_instrs(k, (uint32_t)r, (uint32_t)(base + c));
         if ((rc = step(x, pb->line, 1)) || (rc = block(x, pb->body)))
           return in_program(x, rc, r, c);
       }
@@ -490,7 +490,7 @@ static a2_code no_work(const xp *x) {
   if (!a->npg)
     return a2_err_set(x->err, A2_E_INPUT, x->name, a->end_line, a->end_col,
                       "no 'program' block, so no instruction to run: add one after the "
-                      "declarations ('program', instructions, 'end'; docs/trace-format.md)");
+                      "declarations ('program', instructions, 'end'; docs/program-format.md)");
   return a2_err_set(x->err, A2_E_INPUT, x->name, a->pg[0].line, 1,
                     "no instruction on any of the %u ranks: the 'program' blocks are empty for "
                     "this rank count (are their 'rank', 'core', 'if' or loop bounds right?)",
@@ -499,9 +499,9 @@ static a2_code no_work(const xp *x) {
 
 static a2_code expand(xp *x, uint32_t nranks) {
   const a2t_ast *a = x->a;
-  a2_kernel *k = x->k;
+  a2_program *k = x->k;
   a2_code rc;
-  a2_kernel *d = calloc(1, sizeof *d); /* declarations, before the programs exist */
+  a2_program *d = calloc(1, sizeof *d); /* declarations, before the programs exist */
   if (!d) return a2_err_set(x->err, A2_E_NOMEM, x->name, 0, 0, "out of memory");
   d->nranks = nranks;
   d->ncores = 1;
@@ -517,9 +517,9 @@ static a2_code expand(xp *x, uint32_t nranks) {
   for (uint32_t i = 0; i < a->ndl && !rc; i++) rc = decl(x, &a->dl[i], d);
   if (!rc && (uint64_t)(d->ncores + d->ncube) * nranks > A2T_MAX_PROGS)
     rc = a2_err_set(x->err, A2_E_NOMEM, x->name, 0, 0, "more than %u programs", A2T_MAX_PROGS);
-  if (!rc) rc = a2_kernel_init(k, nranks, d->ncores + d->ncube, x->err);
+  if (!rc) rc = a2_program_init(k, nranks, d->ncores + d->ncube, x->err);
   if (!rc) {
-    a2_program *progs = k->progs;
+    a2_instrs *progs = k->progs;
     *k = *d;
     k->progs = progs;
     k->ncores = d->ncores + d->ncube; /* the vector cores, then the cube cores */
@@ -529,7 +529,7 @@ static a2_code expand(xp *x, uint32_t nranks) {
   if ((rc = programs(x))) return rc; /* count */
   if (!x->ninstrs) return no_work(x);
   for (size_t i = 0; i < (size_t)nranks * k->ncores; i++) {
-    a2_program *p = &k->progs[i];
+    a2_instrs *p = &k->progs[i];
     if (!p->cap) continue;
     p->v = malloc((size_t)p->cap * sizeof *p->v);
     if (!p->v)
@@ -541,7 +541,7 @@ static a2_code expand(xp *x, uint32_t nranks) {
 }
 
 a2_code a2t_expand(const a2t_ast *ast, const char *name, uint32_t nranks,
-                   const a2_trace_param *params, size_t nparams, a2_kernel *k, a2_err *err) {
+                   const a2_program_param *params, size_t nparams, a2_program *k, a2_err *err) {
   memset(k, 0, sizeof *k);
   if (nranks == 0 || nranks > A2T_MAX_PROGS)
     return a2_err_set(err, A2_E_INPUT, name, 0, 0, "%u ranks: expected 1..%u", nranks,

@@ -1,4 +1,4 @@
-/* One instruction statement into the AST (docs/trace-format.md,
+/* One instruction statement into the AST (docs/program-format.md,
  * "Instructions"). Names are resolved here; offsets, lengths and peers stay
  * expressions, converted from elements to bytes when the file is expanded
  * (text_expand.c). */

@@ -1,6 +1,6 @@
-/* Internals of the trace text reader (docs/trace-format.md), shared by
+/* Internals of the trace text reader (docs/program-format.md), shared by
  * text_lex.c (tokens), text_expr.c (expressions), text_parse.c and
- * text_decl.c (statements -> AST), text_expand.c (AST -> a2_kernel) and
+ * text_decl.c (statements -> AST), text_expand.c (AST -> a2_program) and
  * text_load.c (the public entry points). Not a public API.
  *
  * The file is parsed once into an AST whose names are already resolved:
@@ -17,7 +17,7 @@
 #include "traces/program.h"
 #include "traces/text.h"
 
-/* Limits (docs/trace-format.md, "Limits"): they keep hostile input from
+/* Limits (docs/program-format.md, "Limits"): they keep hostile input from
  * crashing (stack depth), taking more than a fraction of a second (steps,
  * instructions) or taking unbounded memory. */
 #define A2T_MAX_FILE (16u << 20) /* bytes of trace text */
@@ -28,7 +28,7 @@
 #define A2T_MAX_STEPS_LOG2 25
 #define A2T_MAX_STEPS (1ull << A2T_MAX_STEPS_LOG2)
 /* Expression nodes (numbers, variables, operators) in the file: 128 MB; a
- * file written by a2_trace_write that fits A2T_MAX_FILE has fewer than 3 M. */
+ * file written by a2_program_write that fits A2T_MAX_FILE has fewer than 3 M. */
 #define A2T_MAX_EXPRS_LOG2 22
 #define A2T_MAX_EXPRS (1u << A2T_MAX_EXPRS_LOG2)
 #define A2T_MAX_NEST 64            /* for/if blocks inside one program block */
@@ -345,7 +345,7 @@ a2_code a2t_tile_index(const a2t_ast *a, const char *name, const char *op, uint1
  * ... with one type, size and space (and no other tile is named BASE or
  * BASE[...]), copies BASE and returns how many there are (a tile array the
  * reader gives back tile for tile); 0 otherwise. */
-uint32_t a2t_tile_array_run(const a2_kernel *k, uint32_t i, char base[A2_NAME_MAX]);
+uint32_t a2t_tile_array_run(const a2_program *k, uint32_t i, char base[A2_NAME_MAX]);
 /* 2-D signals (text_cells.c): the cell of (row, col) in signal buf, or an
  * error at the row or column expression naming the index and the bound. */
 a2_code a2t_signal_cell(const a2t_ast *a, const char *name, const char *op, const a2_buf_decl *b,
@@ -375,8 +375,8 @@ const char *a2t_suggest(const char *s, size_t n, const char *const *words, size_
 
 a2_code a2t_parse(const char *text, size_t len, const char *name, a2t_ast *ast, a2_err *err);
 /* Expand for nranks ranks; params[0..nparams) override `param` values (every
- * name must be one of ast->params: the caller checks, a2_trace_load_params). */
+ * name must be one of ast->params: the caller checks, a2_program_load_params). */
 a2_code a2t_expand(const a2t_ast *ast, const char *name, uint32_t nranks,
-                   const a2_trace_param *params, size_t nparams, a2_kernel *k, a2_err *err);
+                   const a2_program_param *params, size_t nparams, a2_program *k, a2_err *err);
 
 #endif

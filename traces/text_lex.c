@@ -1,4 +1,4 @@
-/* Tokens of the trace format: one statement per line, so a newline is a
+/* Tokens of the program format: one statement per line, so a newline is a
  * token (TK_EOL) and `#` comments end at it. The lexer works on demand (one
  * token at a time) so that a huge line never needs a token array. */
 #include <stdio.h>

@@ -9,10 +9,11 @@
 #include "traces/text_internal.h"
 
 /* Every override names a `param` of the file, once. */
-static a2_code check_params(const a2t_ast *a, const char *name, const a2_trace_param *params,
+static a2_code check_params(const a2t_ast *a, const char *name, const a2_program_param *params,
                             size_t nparams, a2_err *err) {
-  if (nparams > A2_TRACE_MAX_PARAMS)
-    return a2_err_set(err, A2_E_INPUT, "--param", 0, 0, "more than %d values", A2_TRACE_MAX_PARAMS);
+  if (nparams > A2_PROGRAM_MAX_PARAMS)
+    return a2_err_set(err, A2_E_INPUT, "--param", 0, 0, "more than %d values",
+                      A2_PROGRAM_MAX_PARAMS);
   for (size_t i = 0; i < nparams; i++) {
     for (size_t j = 0; j < i; j++)
       if (!strcmp(params[i].name, params[j].name))
@@ -37,9 +38,10 @@ static a2_code check_params(const a2t_ast *a, const char *name, const a2_trace_p
 }
 
 static a2_code load_text(const char *text, size_t len, const char *name, uint32_t nranks,
-                         const a2_trace_param *params, size_t nparams, a2_kernel *k, a2_err *err) {
+                         const a2_program_param *params, size_t nparams, a2_program *k,
+                         a2_err *err) {
   a2t_ast ast;
-  memset(k, 0, sizeof *k); /* a2_kernel_free is safe whatever happens below */
+  memset(k, 0, sizeof *k); /* a2_program_free is safe whatever happens below */
   if (len > A2T_MAX_FILE)
     return a2_err_set(err, A2_E_LIMIT, name, 0, 0, "trace is larger than %u MiB",
                       A2T_MAX_FILE >> 20);
@@ -50,19 +52,19 @@ static a2_code load_text(const char *text, size_t len, const char *name, uint32_
   return rc;
 }
 
-a2_code a2_trace_load_string(const char *text, const char *name, uint32_t nranks, a2_kernel *k,
-                             a2_err *err) {
+a2_code a2_program_load_string(const char *text, const char *name, uint32_t nranks, a2_program *k,
+                               a2_err *err) {
   /* strnlen: a hostile caller's huge string is refused without reading it all */
   return load_text(text, strnlen(text, A2T_MAX_FILE + 1), name ? name : "<string>", nranks, NULL, 0,
                    k, err);
 }
 
-a2_code a2_trace_load(const char *path, uint32_t nranks, a2_kernel *k, a2_err *err) {
-  return a2_trace_load_params(path, nranks, NULL, 0, k, err);
+a2_code a2_program_load(const char *path, uint32_t nranks, a2_program *k, a2_err *err) {
+  return a2_program_load_params(path, nranks, NULL, 0, k, err);
 }
 
-a2_code a2_trace_load_params(const char *path, uint32_t nranks, const a2_trace_param *params,
-                             size_t nparams, a2_kernel *k, a2_err *err) {
+a2_code a2_program_load_params(const char *path, uint32_t nranks, const a2_program_param *params,
+                               size_t nparams, a2_program *k, a2_err *err) {
   memset(k, 0, sizeof *k);
   FILE *f = fopen(path, "rb");
   if (!f) return a2_err_set(err, A2_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));

@@ -1,4 +1,4 @@
-/* Names in a trace file: the keyword tables, "did you mean" suggestions, and
+/* Names in a program file: the keyword tables, "did you mean" suggestions, and
  * references to declared buffers and tiles, element types and reductions. */
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Statements of a trace file into the AST: the top-level loop, program
+/* Statements of a program file into the AST: the top-level loop, program
  * blocks and control flow (for / if / else / let / end). Declarations are in
  * text_decl.c, instructions in text_instr.c, expressions in text_expr.c.
  * Scoping is lexical and resolved here: a variable is visible from its

@@ -1,4 +1,4 @@
-/* Tile arrays (docs/trace-format.md, "Tile arrays"): `tile NAME[COUNT]
+/* Tile arrays (docs/program-format.md, "Tile arrays"): `tile NAME[COUNT]
  * DTYPE[EXPR] [in SPACE]` declares COUNT tiles of one type, size and space,
  * and `NAME[EXPR]` names one of them in an instruction, so that a loop can
  * alternate buffers (`buf[$i % 2]`) without a branch per buffer. The count
@@ -76,7 +76,7 @@ static int is_name(const char *s, size_t n) {
   return 1;
 }
 
-uint32_t a2t_tile_array_run(const a2_kernel *k, uint32_t i, char base[A2_NAME_MAX]) {
+uint32_t a2t_tile_array_run(const a2_program *k, uint32_t i, char base[A2_NAME_MAX]) {
   const char *nm = k->tiles[i].name;
   const char *br = memchr(nm, '[', strnlen(nm, A2_NAME_MAX));
   size_t n = br ? (size_t)(br - nm) : 0;

@@ -1,5 +1,5 @@
-/* a2_trace_write: a kernel as trace text ("Files written by gen" in
- * docs/trace-format.md): header lines, declarations, golden, card, then one
+/* a2_program_write: a kernel as trace text ("Files written by gen" in
+ * docs/program-format.md): header lines, declarations, golden, card, then one
  * `program rank R core C` block per non-empty program with literal numbers
  * in elements. The kernel is checked completely in a dry run first, so a
  * kernel the format cannot express (a byte offset inside an element, a
@@ -68,7 +68,7 @@ static unsigned long long el(wr *w, uint64_t bytes, uint32_t esz, const char *wh
   return (unsigned long long)(bytes / esz);
 }
 
-static void decls(wr *w, const a2_kernel *k) {
+static void decls(wr *w, const a2_program *k) {
   static const char *const kinds[] = {"tensor", "window", "signal"};
   if (k->nbufs > A2_MAX_BUFS || k->ntiles > A2_MAX_TILES) bad(w, "too many buffers or tiles");
   for (uint32_t i = 0; i < k->nbufs && !w->rc; i++) {
@@ -114,7 +114,7 @@ static void decls(wr *w, const a2_kernel *k) {
   }
 }
 
-static void golden(wr *w, const a2_kernel *k) {
+static void golden(wr *w, const a2_program *k) {
   const a2_golden *g = &k->golden;
   if (g->kind >= A2_GOLDEN_KINDS || g->op > A2_RED_PROD)
     bad(w, "golden: unknown kind or reduction");
@@ -143,7 +143,7 @@ static void golden(wr *w, const a2_kernel *k) {
 }
 
 /* tload, textract, tmatmul, tstore_fixpipe */
-static void cube_instr(wr *w, const a2_kernel *k, const a2_instr *in) {
+static void cube_instr(wr *w, const a2_program *k, const a2_instr *in) {
   const char *op = a2_op_name((a2_opcode)in->op);
   int bufs = in->op == A2_OP_TLOAD || in->op == A2_OP_TFIXPIPE;
   if (in->tile >= k->ntiles || (!bufs && in->tile_a >= k->ntiles) ||
@@ -169,7 +169,7 @@ static void cube_instr(wr *w, const a2_kernel *k, const a2_instr *in) {
   }
 }
 
-static void instr(wr *w, const a2_kernel *k, const a2_instr *in) {
+static void instr(wr *w, const a2_program *k, const a2_instr *in) {
   const char *op = a2_op_name((a2_opcode)in->op);
   if (in->op >= A2_OP_TLOAD && in->op < A2_OP_COUNT_) {
     cube_instr(w, k, in);
@@ -238,9 +238,9 @@ static void instr(wr *w, const a2_kernel *k, const a2_instr *in) {
   }
 }
 
-static void kernel(wr *w, const a2_kernel *k) {
+static void kernel(wr *w, const a2_program *k) {
   w->where[0] = 0;
-  line(w, "# a2a3sim trace (docs/trace-format.md)");
+  line(w, "# a2a3sim trace (docs/program-format.md)");
   if (k->algo[0]) {
     if (!name_ok(k->algo) || k->op > A2_RED_PROD || k->dtype > A2_INT32)
       bad(w, "the kernel line (name '%.47s', op %u, dtype %u)", k->algo, k->op, k->dtype);
@@ -264,7 +264,7 @@ static void kernel(wr *w, const a2_kernel *k) {
          (unsigned long long)k->card_rounds);
   for (uint32_t r = 0; r < k->nranks && !w->rc; r++)
     for (uint32_t c = 0; c < k->ncores && !w->rc; c++) {
-      const a2_program *p = &k->progs[(size_t)r * k->ncores + c];
+      const a2_instrs *p = &k->progs[(size_t)r * k->ncores + c];
       if (!p->n) continue;
       line(w, "%s", "");
       if (c >= k->ncores - k->ncube)
@@ -280,14 +280,14 @@ static void kernel(wr *w, const a2_kernel *k) {
     }
 }
 
-a2_code a2_trace_write(const a2_kernel *k, FILE *out, a2_err *err) {
+a2_code a2_program_write(const a2_program *k, FILE *out, a2_err *err) {
   wr w = {.f = out, .dry = 1, .err = err};
   kernel(&w, k); /* check everything before the first byte is written */
   if (w.rc) return w.rc;
   if (w.bytes > A2T_MAX_FILE) /* the file would not load: say so rather than write it */
     return a2_err_set(err, A2_E_INPUT, NULL, 0, 0,
-                      "the trace would be %llu MiB, over the %u MiB a trace file may have "
-                      "(docs/trace-format.md, Limits); run this kernel with --algo instead",
+                      "the trace would be %llu MiB, over the %u MiB a program file may have "
+                      "(docs/program-format.md, Limits); run this kernel with --algo instead",
                       w.bytes >> 20, (unsigned)(A2T_MAX_FILE >> 20));
   w.dry = 0;
   kernel(&w, k);

@@ -15,7 +15,7 @@ static int misaligned(uint64_t x, a2_dtype t) {
 }
 
 /* inlined in its one caller: no call and register saves per instruction */
-static inline __attribute__((always_inline)) a2_code check_instr(const a2_kernel *k,
+static inline __attribute__((always_inline)) a2_code check_instr(const a2_program *k,
                                                                  const a2_instr *in, uint32_t rank,
                                                                  const char *name, a2_err *err) {
   /* the name only when a message needs it: this runs for every instruction */
@@ -154,7 +154,7 @@ static inline __attribute__((always_inline)) a2_code check_instr(const a2_kernel
 }
 
 /* The golden's buffers must exist and hold the blocks its formula indexes. */
-static a2_code check_golden(const a2_kernel *k, const char *name, a2_err *err) {
+static a2_code check_golden(const a2_program *k, const char *name, a2_err *err) {
   const a2_golden *g = &k->golden;
   if (g->kind == A2_GOLDEN_NONE) return A2_OK;
   if (g->in_buf >= k->nbufs || g->out_buf >= k->nbufs)
@@ -180,8 +180,8 @@ static a2_code check_golden(const a2_kernel *k, const char *name, a2_err *err) {
   return A2_OK;
 }
 
-a2_code a2_kernel_validate(const a2_kernel *k, uint64_t ub_bytes, uint32_t max_cores,
-                           const char *name, a2_err *err) {
+a2_code a2_program_validate(const a2_program *k, uint64_t ub_bytes, uint32_t max_cores,
+                            const char *name, a2_err *err) {
   if (k->nranks == 0) return a2_err_set(err, A2_E_INPUT, name, 0, 0, "no ranks");
   if (k->ncube > k->ncores)
     return a2_err_set(err, A2_E_INPUT, name, 0, 0, "%u cube cores of %u cores", k->ncube,
@@ -206,14 +206,14 @@ a2_code a2_kernel_validate(const a2_kernel *k, uint64_t ub_bytes, uint32_t max_c
   if (k->source) return A2_OK; /* streamed: each batch is checked as it is filled */
   for (uint32_t r = 0; r < k->nranks; r++)
     for (uint32_t c = 0; c < k->ncores; c++) {
-      const a2_program *p = &k->progs[r * k->ncores + c];
+      const a2_instrs *p = &k->progs[r * k->ncores + c];
       a2_code rc = a2_validate_batch(k, r, c, p->v, p->n, name, err);
       if (rc) return rc;
     }
   return A2_OK;
 }
 
-a2_code a2_validate_batch(const a2_kernel *k, uint32_t rank, uint32_t core, const a2_instr *v,
+a2_code a2_validate_batch(const a2_program *k, uint32_t rank, uint32_t core, const a2_instr *v,
                           uint32_t n, const char *name, a2_err *err) {
   int cube = core >= k->ncores - k->ncube;
   for (uint32_t i = 0; i < n; i++) {

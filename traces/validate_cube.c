@@ -7,8 +7,8 @@
 
 #define FAIL(...) return a2_err_set(err, A2_E_INPUT, name, (int)in->line, 0, __VA_ARGS__)
 
-a2_code a2_kernel_validate_cube(const a2_kernel *k, const a2_cube_caps *caps, const char *name,
-                                a2_err *err) {
+a2_code a2_program_validate_cube(const a2_program *k, const a2_cube_caps *caps, const char *name,
+                                 a2_err *err) {
   if (k->ncube > caps->max_cube)
     return a2_err_set(err, A2_E_INPUT, name, 0, 0,
                       "%u cube cores per rank requested; the chip has %u (chip.cube_cores)",
@@ -33,7 +33,7 @@ a2_code a2_kernel_validate_cube(const a2_kernel *k, const a2_cube_caps *caps, co
   return A2_OK;
 }
 
-static a2_code want_space(const a2_kernel *k, const a2_instr *in, uint16_t tile, a2_space s1,
+static a2_code want_space(const a2_program *k, const a2_instr *in, uint16_t tile, a2_space s1,
                           a2_space s2, const char *what, const char *name, a2_err *err) {
   const char *op = a2_op_name((a2_opcode)in->op);
   if (tile >= k->ntiles) FAIL("%s: unknown tile #%u", op, tile);
@@ -48,7 +48,7 @@ static a2_code want_space(const a2_kernel *k, const a2_instr *in, uint16_t tile,
   return A2_OK;
 }
 
-a2_code a2_validate_cube_instr(const a2_kernel *k, const a2_instr *in, const char *name,
+a2_code a2_validate_cube_instr(const a2_program *k, const a2_instr *in, const char *name,
                                a2_err *err) {
   a2_code rc;
   const char *op = a2_op_name((a2_opcode)in->op);
@@ -139,7 +139,7 @@ a2_code a2_validate_cube_instr(const a2_kernel *k, const a2_instr *in, const cha
   }
 }
 
-a2_code a2_validate_core_kind(const a2_kernel *k, const a2_instr *in, int cube, const char *name,
+a2_code a2_validate_core_kind(const a2_program *k, const a2_instr *in, int cube, const char *name,
                               a2_err *err) {
   const char *op = a2_op_name((a2_opcode)in->op);
   int cube_op = in->op >= A2_OP_TLOAD && in->op <= A2_OP_TFIXPIPE;
@@ -163,7 +163,7 @@ a2_code a2_validate_core_kind(const a2_kernel *k, const a2_instr *in, int cube, 
   return A2_OK;
 }
 
-a2_code a2_validate_gemm_golden(const a2_kernel *k, const char *name, a2_err *err) {
+a2_code a2_validate_gemm_golden(const a2_program *k, const char *name, a2_err *err) {
   const a2_golden *g = &k->golden;
   uint64_t M = k->gemm.m, K = k->gemm.k, N = k->gemm.n;
   if (k->gemm.b_buf >= k->nbufs)

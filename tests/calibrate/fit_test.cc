@@ -61,10 +61,10 @@ const std::vector<std::string> kLinkKeys = {
 std::string TwoTileCsv() {
   std::string csv = CsvHeader();
   for (const char *tile : {"4KiB", "64KiB"}) {
-    long long ps = SimulatedPs({"--trace-file", TgetKernel(), "--ranks", "2", "--param",
-                                "size=256KiB", "--param", std::string("tile=") + tile, "--set",
-                                "interconnect.link.latency=300ns", "--set",
-                                "interconnect.link.bandwidth=20GB/s"});
+    long long ps =
+        SimulatedPs({"--program", TgetKernel(), "--ranks", "2", "--param", "size=256KiB", "--param",
+                     std::string("tile=") + tile, "--set", "interconnect.link.latency=300ns",
+                     "--set", "interconnect.link.bandwidth=20GB/s"});
     csv += std::string("tile-") + tile + "," + TgetKernel() + ",2,256KiB,--param tile=" + tile +
            ",time," + std::to_string(ps) + "ps,1%,test\n";
   }

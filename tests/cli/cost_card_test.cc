@@ -150,8 +150,7 @@ const char kNoCardTrace[] =
 
 TEST(CliNoCard, TextPrintsADashForEveryAnalyticFigureAndRatio) {
   TempDir dir;
-  CliResult r =
-      RunCli({"run", "--trace-file", dir.Write("copy.a2t", kNoCardTrace), "--ranks", "2"});
+  CliResult r = RunCli({"run", "--program", dir.Write("copy.a2t", kNoCardTrace), "--ranks", "2"});
   ASSERT_EQ(r.exit_code, 0) << r;
   const std::regex row(R"(\n  remote read bytes +4096 +- +-\n  remote write bytes +0 +- +-\n)"
                        R"(  barrier rounds +0 +- +-\n)");
@@ -164,7 +163,7 @@ TEST(CliNoCard, JsonLeavesTheCardKeysOut) {
   TempDir dir;
   JsonDoc d;
   ASSERT_TRUE(
-      RunJson({"run", "--trace-file", dir.Write("copy.a2t", kNoCardTrace), "--ranks", "2"}, &d));
+      RunJson({"run", "--program", dir.Write("copy.a2t", kNoCardTrace), "--ranks", "2"}, &d));
   EXPECT_EQ(d["measured"]["remote_read_bytes_per_rank"].Int(), 4096);
   for (const char *group : {"analytic", "ratio"}) {
     yajl_val o = d[group].raw();

@@ -1,4 +1,4 @@
-// End-to-end: cube (AIC) cores in the trace format. A GEMM on the cube
+// End-to-end: cube (AIC) cores in the program format. A GEMM on the cube
 // cores checks against golden gemm; the hand-written fused GEMM +
 // all-reduce runs, checks and is race-free, and without its ready-queue
 // wait it is a race; bad shapes, buffers over their capacity and cube
@@ -43,15 +43,15 @@ const char kGemm[] =
 
 TEST(CubeCores, OneTileGemmMatchesTheGolden) {
   TempDir d;
-  CliResult r = RunCli(
-      {"run", "--trace-file", d.Write("g.a2t", std::string(kDecls) + kGemm), "--ranks", "1"});
+  CliResult r =
+      RunCli({"run", "--program", d.Write("g.a2t", std::string(kDecls) + kGemm), "--ranks", "1"});
   ASSERT_EQ(r.exit_code, 0) << r;
   EXPECT_NE(r.out.find("OK  (32768 elements checked, 0 mismatches)"), std::string::npos) << r;
 }
 
 TEST(CubeCores, TheGemmArComputeKernelChecksAtASmallShape) {
   CliResult r =
-      RunCli({"run", "--trace-file", Src("traces/fidelity/gemm_ar_compute.a2t"), "--ranks", "1",
+      RunCli({"run", "--program", Src("traces/fidelity/gemm_ar_compute.a2t"), "--ranks", "1",
               "--param", "m=256", "--param", "k=512", "--param", "n=512", "--param", "aic=2"});
   ASSERT_EQ(r.exit_code, 0) << r;
   EXPECT_NE(r.out.find("OK  (131072 elements checked, 0 mismatches)"), std::string::npos) << r;
@@ -61,7 +61,7 @@ TEST(CubeCores, AWrongFixPipeOffsetFailsTheGolden) {
   std::string bad = std::string(kGemm);
   bad.replace(bad.find("c[0:32768]"), 10, "c[0:16384]");  // half the tile is never stored
   TempDir d;
-  CliResult r = RunCli({"run", "--trace-file", d.Write("g.a2t", kDecls + bad), "--ranks", "1"});
+  CliResult r = RunCli({"run", "--program", d.Write("g.a2t", kDecls + bad), "--ranks", "1"});
   EXPECT_EQ(r.exit_code, 1) << r;
   EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r;
 }
@@ -69,7 +69,7 @@ TEST(CubeCores, AWrongFixPipeOffsetFailsTheGolden) {
 TEST(CubeCores, FusedExampleRunsChecksAndIsRaceFree) {
   for (const char *ranks : {"2", "4"}) {
     CliResult r = RunCli(
-        {"run", "--trace-file", Src("traces/examples/gemm_allreduce_fused.a2t"), "--ranks", ranks});
+        {"run", "--program", Src("traces/examples/gemm_allreduce_fused.a2t"), "--ranks", ranks});
     ASSERT_EQ(r.exit_code, 0) << r;
     EXPECT_NE(r.out.find("OK  ("), std::string::npos) << r;
     EXPECT_NE(r.out.find(" 0 mismatches)"), std::string::npos) << r;
@@ -84,7 +84,7 @@ TEST(CubeCores, WithoutTheReadyQueueWaitTheFusedKernelIsARace) {
   ASSERT_NE(at, std::string::npos);
   text.replace(at, wait.size(), "    compute 1\n");
   TempDir d;
-  CliResult r = RunCli({"run", "--trace-file", d.Write("f.a2t", text), "--ranks", "2"});
+  CliResult r = RunCli({"run", "--program", d.Write("f.a2t", text), "--ranks", "2"});
   EXPECT_NE(r.exit_code, 0) << r;
   EXPECT_NE(r.err.find("data race"), std::string::npos) << r;
   EXPECT_NE(r.err.find("(tstore_fixpipe)"), std::string::npos) << r;
@@ -92,8 +92,8 @@ TEST(CubeCores, WithoutTheReadyQueueWaitTheFusedKernelIsARace) {
 
 TEST(CubeCores, AllGatherGemmExampleRunsChecksAndIsRaceFree) {
   for (const char *ranks : {"1", "2", "4"}) {
-    CliResult r = RunCli(
-        {"run", "--trace-file", Src("traces/examples/allgather_gemm.a2t"), "--ranks", ranks});
+    CliResult r =
+        RunCli({"run", "--program", Src("traces/examples/allgather_gemm.a2t"), "--ranks", ranks});
     ASSERT_EQ(r.exit_code, 0) << r;
     EXPECT_NE(r.out.find(" 0 mismatches)"), std::string::npos) << r;
     EXPECT_EQ(r.err.find("race"), std::string::npos) << r;
@@ -107,7 +107,7 @@ TEST(CubeCores, WithoutItsWaitTheAllGatherGemmReadsUnorderedPuts) {
   ASSERT_NE(at, std::string::npos);
   text.replace(at, wait.size(), "            compute 1\n");
   TempDir d;
-  CliResult r = RunCli({"run", "--trace-file", d.Write("g.a2t", text), "--ranks", "2"});
+  CliResult r = RunCli({"run", "--program", d.Write("g.a2t", text), "--ranks", "2"});
   EXPECT_NE(r.exit_code, 0) << r;
   EXPECT_NE(r.err.find("data race"), std::string::npos) << r;
   EXPECT_NE(r.err.find("(put)"), std::string::npos) << r;
@@ -116,7 +116,7 @@ TEST(CubeCores, WithoutItsWaitTheAllGatherGemmReadsUnorderedPuts) {
 // Runs kDecls + program and expects exit 2 with every needle on stderr.
 void Refused(const std::string &program, const std::vector<std::string> &needles) {
   TempDir d;
-  CliResult r = RunCli({"run", "--trace-file", d.Write("t.a2t", kDecls + program), "--ranks", "1"});
+  CliResult r = RunCli({"run", "--program", d.Write("t.a2t", kDecls + program), "--ranks", "1"});
   EXPECT_EQ(r.exit_code, 2) << r;
   for (const std::string &n : needles)
     EXPECT_NE(r.err.find(n), std::string::npos) << n << "\n" << r;
@@ -147,12 +147,12 @@ TEST(CubeCores, OperandsInTheWrongBufferAreRefused) {
 TEST(CubeCores, TilesOverABufferCapacityAreRefused) {
   TempDir d;
   std::string text = std::string(kDecls) + "tile more fp16[32768] in l0a\n" + kGemm;
-  CliResult r = RunCli({"run", "--trace-file", d.Write("t.a2t", text), "--ranks", "1"});
+  CliResult r = RunCli({"run", "--program", d.Write("t.a2t", text), "--ranks", "1"});
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_NE(r.err.find("tiles in l0a need 81920 bytes"), std::string::npos) << r;
   EXPECT_NE(r.err.find("chip.cube.l0a_size"), std::string::npos) << r;
   // the same file fits a chip with a larger L0A
-  r = RunCli({"run", "--trace-file", d.path() + "/t.a2t", "--ranks", "1", "--set",
+  r = RunCli({"run", "--program", d.path() + "/t.a2t", "--ranks", "1", "--set",
               "chip.cube.l0a_size=128KiB"});
   EXPECT_EQ(r.exit_code, 0) << r;
 }
@@ -160,8 +160,8 @@ TEST(CubeCores, TilesOverABufferCapacityAreRefused) {
 TEST(CubeCores, MoreCubeCoresThanTheChipHasAreRefused) {
   TempDir d;
   std::string text = std::string(kDecls) + kGemm;
-  CliResult r = RunCli({"run", "--trace-file", d.Write("t.a2t", text), "--ranks", "1", "--set",
-                        "chip.cube_cores=0"});
+  CliResult r = RunCli(
+      {"run", "--program", d.Write("t.a2t", text), "--ranks", "1", "--set", "chip.cube_cores=0"});
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_NE(r.err.find("chip.cube_cores"), std::string::npos) << r;
 }
@@ -169,8 +169,8 @@ TEST(CubeCores, MoreCubeCoresThanTheChipHasAreRefused) {
 TEST(CubeCores, ACubeBlockNeedsCubeCores) {
   TempDir d;
   CliResult r =
-      RunCli({"run", "--trace-file",
-              d.Write("t.a2t", "cores 1\nprogram cube all\n  compute 1\nend\n"), "--ranks", "1"});
+      RunCli({"run", "--program", d.Write("t.a2t", "cores 1\nprogram cube all\n  compute 1\nend\n"),
+              "--ranks", "1"});
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_NE(r.err.find("declare 'cube_cores N'"), std::string::npos) << r;
 }
@@ -181,7 +181,7 @@ TEST(CubeCores, TheMatmulTakesItsMacsOverTheCubeRate) {
   TempDir d;
   std::string p = d.Write("g.a2t", std::string(kDecls) + kGemm);
   auto time_ns = [&](const std::vector<std::string> &more) {
-    CliResult r = RunCli(Args({"run", "--trace-file", p, "--ranks", "1", "--json"}, more));
+    CliResult r = RunCli(Args({"run", "--program", p, "--ranks", "1", "--json"}, more));
     EXPECT_EQ(r.exit_code, 0) << r;
     size_t at = r.out.find("\"time_ns\":");
     EXPECT_NE(at, std::string::npos) << r;

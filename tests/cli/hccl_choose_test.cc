@@ -161,8 +161,8 @@ TEST(HcclChoose, AivFlagIsAUsageErrorOutsideTheChooser) {
   std::string file = dir.path() + "/k.a2t";
   CliResult g = RunCli({"gen", "--algo", "allgather", "--ranks", "2", "-o", file});
   ASSERT_EQ(g.exit_code, 0) << g;
-  EXPECT_TRUE(RunFailsWithUsage({"run", "--trace-file", file, "--ranks", "2", "--hccl-aiv"},
-                                {"--hccl-aiv", "not with --trace-file"}));
+  EXPECT_TRUE(RunFailsWithUsage({"run", "--program", file, "--ranks", "2", "--hccl-aiv"},
+                                {"--hccl-aiv", "not with --program"}));
   EXPECT_TRUE(RunFailsWithUsage({"run", "--algo", "allreduce_ring", "--ranks", "4", "--hccl-aiv"},
                                 {"--hccl-aiv", "only with --algo allreduce"}));
   EXPECT_TRUE(

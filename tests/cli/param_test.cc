@@ -1,4 +1,4 @@
-// End-to-end: `run --trace-file F --param NAME=VALUE` replaces the file's
+// End-to-end: `run --program F --param NAME=VALUE` replaces the file's
 // `param` values (docs/cli.md), reports them, and refuses bad uses.
 #include <string>
 #include <vector>
@@ -9,7 +9,7 @@ namespace a2test {
 namespace {
 
 std::vector<std::string> Copy(const std::vector<std::string> &more) {
-  return Args({"run", "--trace-file", "traces/examples/remote_copy.a2t", "--ranks", "2"}, more);
+  return Args({"run", "--program", "traces/examples/remote_copy.a2t", "--ranks", "2"}, more);
 }
 
 TEST(CliParam, ValuesReachTheKernelAndTheReport) {
@@ -43,7 +43,7 @@ TEST(CliParam, BadUsesAreRefused) {
                                 {"--param", "size given twice"}));
   EXPECT_TRUE(
       RunFailsWithUsage({"run", "--algo", "allreduce_mesh", "--ranks", "2", "--param", "size=1"},
-                        {"--param", "only with --trace-file"}));
+                        {"--param", "only with --program"}));
   EXPECT_TRUE(RunFailsWithUsage(
       {"gen", "--algo", "allreduce_mesh", "--ranks", "2", "--param", "size=1", "-o", "-"},
       {"--param", "not for a2a3sim gen"}));

@@ -1,5 +1,5 @@
-// Semantic errors in a trace file are refused before any instruction runs,
-// with the file and the instruction's line (docs/trace-format.md): one test
+// Semantic errors in a program file are refused before any instruction runs,
+// with the file and the instruction's line (docs/program-format.md): one test
 // per class. (Parse errors, with line:col, are tests/traces/errors_test.cc.)
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -23,7 +23,7 @@ const char kHead[] =
 void ExpectRefused(const std::string &body, int line, const std::string &what) {
   a2test::TempDir dir;
   std::string f = dir.Write("k.a2t", std::string(kHead) + body + "end\n");
-  a2test::CliResult r = a2test::RunCli({"run", "--trace-file", f, "--ranks", "2"});
+  a2test::CliResult r = a2test::RunCli({"run", "--program", f, "--ranks", "2"});
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_EQ(r.out, "") << r;
   EXPECT_NE(r.err.find(f + ":" + std::to_string(line) + ":"), std::string::npos) << r;
@@ -61,7 +61,7 @@ TEST(TraceSemanticErrors, TilesLargerThanTheUnifiedBufferAreRefused) {
   std::string f = dir.Write("big.a2t",
                             "tensor x fp32[64] = pattern\ntile t fp32[65536]\n"
                             "program\n  load t, x[0:64]\nend\n");
-  a2test::CliResult r = a2test::RunCli({"run", "--trace-file", f, "--ranks", "2"});
+  a2test::CliResult r = a2test::RunCli({"run", "--program", f, "--ranks", "2"});
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_NE(r.err.find(f + ": error: tiles need 262144 bytes of unified buffer"), std::string::npos)
       << r;
@@ -75,7 +75,7 @@ TEST(TraceSemanticErrors, NothingRunsBeforeTheErrorIsFound) {
                                             "program rank 1\n  wait w[0] ge 1\nend\n");
   std::string timeline = dir.path() + "/t.json";
   a2test::CliResult r =
-      a2test::RunCli({"run", "--trace-file", f, "--ranks", "2", "--timeline", timeline});
+      a2test::RunCli({"run", "--program", f, "--ranks", "2", "--timeline", timeline});
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_NE(r.err.find(f + ":10:"), std::string::npos) << r;
   EXPECT_EQ(r.out, "");

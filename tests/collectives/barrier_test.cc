@@ -50,7 +50,7 @@ struct BarrierRun {
 // rank P-1 computes for kSlowCycles. Runs in a forked child.
 BarrierRun RunBarriers(uint32_t P, uint32_t times) {
   BarrierRun out{};
-  a2_kernel k{};
+  a2_program k{};
   a2_err err{};
   a2_tb tb;
   a2_config cfg;

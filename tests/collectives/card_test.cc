@@ -16,7 +16,7 @@ namespace a2test {
 namespace {
 
 const uint32_t kRanks[] = {2, 3, 4, 5, 8};
-// 256 B: the seeds' 64 fp32 (indivisible by 4*P at P=3, 5); 60 KiB: one
+// 256 B: allreduce_mesh's 64 fp32 (indivisible by 4*P at P=3, 5); 60 KiB: one
 // chunk; 240 KiB: several 64 KiB chunks with a partial last one. The larger
 // two are multiples of 4 * 120, so every rule accepts them.
 const uint64_t kSizes[] = {256, 61440, 245760};

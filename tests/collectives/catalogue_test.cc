@@ -86,7 +86,7 @@ TEST(RhdByHand, TraceReportsLikeTheBuiltIn) {
       SCOPED_TRACE("P=" + std::to_string(P) + " n=" + std::to_string(n));
       JsonDoc built_in, traced;
       ASSERT_TRUE(RunJson(RunArgs("allreduce_rhd", P, 4 * n), &built_in));
-      ASSERT_TRUE(RunJson({"run", "--trace-file", file, "--ranks", std::to_string(P), "--param",
+      ASSERT_TRUE(RunJson({"run", "--program", file, "--ranks", std::to_string(P), "--param",
                            "n=" + std::to_string(n)},
                           &traced));
       EXPECT_EQ(traced["status"].Str(), "OK");
@@ -97,11 +97,11 @@ TEST(RhdByHand, TraceReportsLikeTheBuiltIn) {
 
 TEST(RhdByHand, AssertsRefuseWhatTheAlgorithmCannotRun) {
   const std::string file = std::string(A2_SOURCE_DIR) + "/traces/examples/allreduce_rhd.a2t";
-  EXPECT_TRUE(RunFailsWithUsage({"run", "--trace-file", file, "--ranks", "5", "--param", "n=4098"},
+  EXPECT_TRUE(RunFailsWithUsage({"run", "--program", file, "--ranks", "5", "--param", "n=4098"},
                                 {"allreduce_rhd.a2t:",
                                  "assert failed: n must be a positive "
                                  "multiple of 2^floor(log2 P) elements"}));
-  EXPECT_TRUE(RunFailsWithUsage({"run", "--trace-file", file, "--ranks", "4", "--param", "n=0"},
+  EXPECT_TRUE(RunFailsWithUsage({"run", "--program", file, "--ranks", "4", "--param", "n=0"},
                                 {"allreduce_rhd.a2t:24:1: error: assert failed: n must be"}));
 }
 
@@ -115,7 +115,7 @@ TEST(RhdByHand, GenOfTheBuiltInReportsLikeTheBuiltInAtOddP) {
     ASSERT_EQ(g.exit_code, 0) << g;
     JsonDoc built_in, traced;
     ASSERT_TRUE(RunJson(RunArgs("allreduce_rhd", P, 163840), &built_in));
-    ASSERT_TRUE(RunJson({"run", "--trace-file", file, "--ranks", std::to_string(P)}, &traced));
+    ASSERT_TRUE(RunJson({"run", "--program", file, "--ranks", std::to_string(P)}, &traced));
     EXPECT_EQ(JsonScalars(traced.root()), JsonScalars(built_in.root()));
   }
 }
@@ -326,7 +326,7 @@ TEST(CatalogueGen, HierAndNbFilesReportLikeTheBuiltIns) {
       ASSERT_EQ(g.exit_code, 0) << g;
       JsonDoc built_in, traced;
       ASSERT_TRUE(RunJson(RunArgs(algo, P, 1024 * P, flags), &built_in));
-      std::vector<std::string> run = {"run", "--trace-file", file, "--ranks", std::to_string(P)};
+      std::vector<std::string> run = {"run", "--program", file, "--ranks", std::to_string(P)};
       if (P == 8) run.insert(run.end(), flags.begin() + 2, flags.end());
       ASSERT_TRUE(RunJson(run, &traced));
       EXPECT_EQ(traced["status"].Str(), "OK");
@@ -353,7 +353,7 @@ TEST(CatalogueGen, HierCoresFilesReportLikeTheBuiltIns) {
     ASSERT_EQ(g.exit_code, 0) << g;
     JsonDoc built_in, traced;
     ASSERT_TRUE(RunJson(RunArgs(algo, 8, 4000, flags), &built_in));
-    std::vector<std::string> run = {"run", "--trace-file", file, "--ranks", "8"};
+    std::vector<std::string> run = {"run", "--program", file, "--ranks", "8"};
     run.insert(run.end(), flags.begin(), flags.end() - 2);
     ASSERT_TRUE(RunJson(run, &traced));
     EXPECT_EQ(traced["status"].Str(), "OK");
@@ -361,7 +361,7 @@ TEST(CatalogueGen, HierCoresFilesReportLikeTheBuiltIns) {
   }
 }
 
-// gen writes NHR and Star in the trace format; running the file reports
+// gen writes NHR and Star in the program format; running the file reports
 // number for number what the built-in reports, at odd and even P.
 TEST(CatalogueGen, NhrAndStarFilesReportLikeTheBuiltIns) {
   for (const char *algo : {"allreduce_nhr", "broadcast_star", "allreduce_double_ring"})
@@ -375,7 +375,7 @@ TEST(CatalogueGen, NhrAndStarFilesReportLikeTheBuiltIns) {
       ASSERT_EQ(g.exit_code, 0) << g;
       JsonDoc built_in, traced;
       ASSERT_TRUE(RunJson(RunArgs(algo, P, 4096 * P, {"--root", root}), &built_in));
-      ASSERT_TRUE(RunJson({"run", "--trace-file", file, "--ranks", std::to_string(P)}, &traced));
+      ASSERT_TRUE(RunJson({"run", "--program", file, "--ranks", std::to_string(P)}, &traced));
       EXPECT_EQ(traced["status"].Str(), "OK");
       EXPECT_EQ(JsonScalars(traced.root()), JsonScalars(built_in.root()));
     }

@@ -30,7 +30,7 @@ std::vector<Case> Cases() {
   const std::string src = A2_SOURCE_DIR;
   std::vector<Case> v = {
       {"HbmEightCoresLoad1MiB",
-       {"--trace-file", src + "/traces/examples/hbm_contention.a2t", "--ranks", "1", "--param",
+       {"--program", src + "/traces/examples/hbm_contention.a2t", "--ranks", "1", "--param",
         "tile=1MiB", "--set", "chip.ub_size=1MiB"},
        1.0,
        1.0},
@@ -58,9 +58,9 @@ std::vector<Case> Cases() {
   for (const std::string &s : Cluster16()) a2.push_back(s);
   v.push_back({"MeshA2ClusterP16", a2, 1.0, 1.0});
   const std::string gemm_ar = src + "/traces/fidelity/gemm_ar_fused.a2t";
-  v.push_back({"GemmArFused", {"--trace-file", gemm_ar, "--ranks", "8"}, 1.067, 1.0});
+  v.push_back({"GemmArFused", {"--program", gemm_ar, "--ranks", "8"}, 1.067, 1.0});
   v.push_back({"GemmArSequential",
-               {"--trace-file", gemm_ar, "--ranks", "8", "--param", "overlap=0"},
+               {"--program", gemm_ar, "--ranks", "8", "--param", "overlap=0"},
                1.0,
                1.0});
   return v;

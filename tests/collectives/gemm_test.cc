@@ -97,7 +97,7 @@ TEST(Gemm, TimesAsTheGemmArComputeTrace) {
                        "1536", "--compute-cores", "24", "--no-data", "--json"},
                       &b));
   ASSERT_TRUE(RunJson(
-      {"run", "--trace-file", std::string(A2_SOURCE_DIR) + "/traces/fidelity/gemm_ar_compute.a2t",
+      {"run", "--program", std::string(A2_SOURCE_DIR) + "/traces/fidelity/gemm_ar_compute.a2t",
        "--ranks", "1", "--no-data", "--json"},
       &t));
   EXPECT_EQ(b["time_ps"].Int(), t["time_ps"].Int());
@@ -142,7 +142,7 @@ TEST(Gemm, RefusesBadShapesAndCoresNamingTheFlag) {
     EXPECT_NE(r.err.find(b.flag), std::string::npos) << r;
     EXPECT_NE(r.err.find(b.says), std::string::npos) << r;
   }
-  CliResult t = RunCli({"run", "--trace-file",
+  CliResult t = RunCli({"run", "--program",
                         std::string(A2_SOURCE_DIR) + "/traces/fidelity/gemm_ar_compute.a2t",
                         "--ranks", "1", "--m", "256"});
   EXPECT_EQ(t.exit_code, 2) << t;

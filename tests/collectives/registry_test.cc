@@ -24,8 +24,8 @@ a2_coll_params Params(uint32_t P, uint64_t N) {
 }
 
 struct Kernel {
-  a2_kernel k{};
-  ~Kernel() { a2_kernel_free(&k); }
+  a2_program k{};
+  ~Kernel() { a2_program_free(&k); }
 };
 
 TEST(Registry, EveryRowIsCompleteAndFoundByName) {
@@ -97,7 +97,7 @@ TEST(Generators, StoreTheirReportMetadataAndValidate) {
         a == "allreduce_double_ring" || a == "allgather_pipeline" || a == "reduce_scatter_pipeline";
     EXPECT_EQ(k.k.ncores, two ? 2u : a == "allreduce_pipeline" ? 4u : 1u);
     EXPECT_EQ(k.k.golden.root, l.rooted ? 2u : 0u);
-    EXPECT_EQ(a2_kernel_validate(&k.k, p.ub_bytes, 48, l.algo, &e), A2_OK) << e.msg;
+    EXPECT_EQ(a2_program_validate(&k.k, p.ub_bytes, 48, l.algo, &e), A2_OK) << e.msg;
     a2_card card;
     c->card(&p, &card);
     uint64_t read = 0, write = 0;
@@ -121,7 +121,7 @@ TEST(Generators, OneRankNeedsNoPeer) {
     Kernel k;
     ASSERT_EQ(c->check(&p, &e), A2_OK) << e.msg;
     ASSERT_EQ(c->gen(&p, &k.k, &e), A2_OK) << e.msg;
-    EXPECT_EQ(a2_kernel_validate(&k.k, p.ub_bytes, 48, l.algo, &e), A2_OK) << e.msg;
+    EXPECT_EQ(a2_program_validate(&k.k, p.ub_bytes, 48, l.algo, &e), A2_OK) << e.msg;
     for (uint32_t i = 0; i < k.k.progs[0].n; i++) {
       const a2_instr &in = k.k.progs[0].v[i];
       EXPECT_TRUE(in.op != A2_OP_WAIT && in.op != A2_OP_NOTIFY) << "step " << in.line;
@@ -144,12 +144,12 @@ TEST(MeshCores, TilesAreBlockCyclicAndLanesPerCore) {
   Kernel k;
   ASSERT_EQ(a2_collective_find("allreduce_mesh")->gen(&p, &k.k, &e), A2_OK) << e.msg;
   ASSERT_EQ(k.k.ncores, C);
-  ASSERT_EQ(a2_kernel_validate(&k.k, p.ub_bytes, 48, "mesh", &e), A2_OK) << e.msg;
+  ASSERT_EQ(a2_program_validate(&k.k, p.ub_bytes, 48, "mesh", &e), A2_OK) << e.msg;
   uint16_t x = k.k.golden.in_buf;
   for (uint32_t r = 0; r < P; r++)
     for (uint32_t c = 0; c < C; c++) {
       SCOPED_TRACE("rank " + std::to_string(r) + " core " + std::to_string(c));
-      const a2_program &pr = k.k.progs[r * C + c];
+      const a2_instrs &pr = k.k.progs[r * C + c];
       uint64_t loaded = 0, waits = 0;
       for (uint32_t i = 0; i < pr.n; i++) {
         const a2_instr &in = pr.v[i];
@@ -171,7 +171,7 @@ TEST(MeshCores, TilesAreBlockCyclicAndLanesPerCore) {
 }
 
 TEST(Builder, PutAndGetEncodeBothRegionsChunkPipelineQueueAndAtomicAdd) {
-  a2_kernel k{};
+  a2_program k{};
   a2_err e{};
   a2_tb tb;
   ASSERT_EQ(a2_tb_begin(&tb, &k, 2, 1, &e), A2_OK);
@@ -203,7 +203,7 @@ TEST(Builder, PutAndGetEncodeBothRegionsChunkPipelineQueueAndAtomicAdd) {
   EXPECT_EQ(get.mode, 0);
   EXPECT_EQ(get.queue, A2_QUEUE_ANY);
   EXPECT_EQ(get.line, put.line + 1);
-  a2_kernel_free(&k);
+  a2_program_free(&k);
 }
 
 // The refusals name the flag to change.

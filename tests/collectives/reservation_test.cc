@@ -1,5 +1,5 @@
 // End-to-end: `--set interconnect.timing=reservation` (docs/config.md,
-// noc/net.h). Every built-in collective still passes its golden check with
+// noc/noc.h). Every built-in collective still passes its golden check with
 // its card; where nothing contends the simulated time (and every other
 // figure of --json but the kernel's activation count) is exactly that of
 // packet timing; under contention the two stay within 10 %; reservation
@@ -139,7 +139,7 @@ TEST_P(ReservationPrimitive, AloneTakesTheSameTimeAsWithPacketTiming) {
                                                             "signal sig[2]\n"
                                                             "tile t fp32[16384]\n") +
                                                     p.program);
-  const std::vector<std::string> args = {"run", "--trace-file", file, "--ranks", "2"};
+  const std::vector<std::string> args = {"run", "--program", file, "--ranks", "2"};
   JsonDoc pk, rs, quick;
   ASSERT_TRUE(RunJson(Args(args, kPacket), &pk));
   ASSERT_TRUE(RunJson(Args(args, kReservation), &rs));
@@ -184,7 +184,7 @@ TEST(ReservationPrimitiveClosedForm, LoneRemoteLoadIsCtrlPlusTPipe) {
                                      "tile t fp32[16384]\n"
                                      "program rank 0\n  remote_load t, data@1[0:16384]\nend\n");
   JsonDoc d;
-  ASSERT_TRUE(RunJson(Args({"run", "--trace-file", file, "--ranks", "2"}, kReservation), &d));
+  ASSERT_TRUE(RunJson(Args({"run", "--program", file, "--ranks", "2"}, kReservation), &d));
   auto ser = [](uint64_t n, double bw) { return (uint64_t)std::ceil(n * 1e12 / bw - 1e-9); };
   const double hbm = 1.6e12, link = 28e9, mte_in = 230.4e9;
   const uint64_t hbm_lat = 115000, link_lat = 155000; /* configs/a2-8p-hccs.yaml */
@@ -195,7 +195,7 @@ TEST(ReservationPrimitiveClosedForm, LoneRemoteLoadIsCtrlPlusTPipe) {
 }
 
 // A load and a store of 1 MiB (256 packets) are reserved in steps of 16
-// packets (noc/net.h): alone they take the times of packet timing, and the
+// packets (noc/noc.h): alone they take the times of packet timing, and the
 // bytes they move are checked (a copy: the broadcast golden on one rank).
 TEST(ReservationSteps, ALongLoadAndStoreTakePacketTimesAndMoveTheData) {
   TempDir dir;
@@ -209,7 +209,7 @@ TEST(ReservationSteps, ALongLoadAndStoreTakePacketTimesAndMoveTheData) {
                                      "  load t, x[0:262144]\n"
                                      "  store t, y[0:262144]\n"
                                      "end\n");
-  const std::vector<std::string> args = {"run",   "--trace-file",     file, "--ranks", "1",
+  const std::vector<std::string> args = {"run",   "--program",        file, "--ranks", "1",
                                          "--set", "chip.ub_size=1MiB"};
   JsonDoc pk, rs;
   ASSERT_TRUE(RunJson(Args(args, kPacket), &pk));
@@ -248,11 +248,9 @@ TEST(ReservationWindow, RetiringAheadGivesTheTimesOfWakingWithFewActivations) {
   TempDir dir;
   JsonDoc p, w;
   ASSERT_TRUE(RunJson(
-      Args({"run", "--trace-file", dir.Write("plain.a2t", plain), "--ranks", "1"}, kReservation),
-      &p));
+      Args({"run", "--program", dir.Write("plain.a2t", plain), "--ranks", "1"}, kReservation), &p));
   ASSERT_TRUE(RunJson(
-      Args({"run", "--trace-file", dir.Write("waits.a2t", waits), "--ranks", "1"}, kReservation),
-      &w));
+      Args({"run", "--program", dir.Write("waits.a2t", waits), "--ranks", "1"}, kReservation), &w));
   EXPECT_GT(p["time_ps"].Int(), 0);
   EXPECT_EQ(p["time_ps"].Int(), w["time_ps"].Int());
   EXPECT_LE(p["kernel_activations"].Int(), 16);   // 512 instructions, a window per activation

@@ -1,4 +1,4 @@
-// End-to-end: `gen` writes every built-in collective as a trace file, and
+// End-to-end: `gen` writes every built-in collective as a program file, and
 // running that file reports exactly what running the built-in reports (the
 // `kernel` line carries the generator's name and parameters), for a rooted,
 // fp16, max-reduction case (sum for the collectives that only add) and for
@@ -25,7 +25,7 @@ void ExpectSameReport(const std::vector<std::string> &flags, uint32_t P) {
   std::vector<std::string> run = {"run", "--ranks", std::to_string(P)};
   run.insert(run.end(), flags.begin(), flags.end());
   ASSERT_TRUE(RunJson(run, &built_in));
-  ASSERT_TRUE(RunJson({"run", "--trace-file", file, "--ranks", std::to_string(P)}, &traced));
+  ASSERT_TRUE(RunJson({"run", "--program", file, "--ranks", std::to_string(P)}, &traced));
   EXPECT_EQ(traced["algo"].Str(), built_in["algo"].Str());
   EXPECT_EQ(JsonScalars(traced.root()), JsonScalars(built_in.root()));
 }

@@ -27,11 +27,11 @@ namespace {
 constexpr uint32_t kMaxStep = 4;
 
 struct Kernel {
-  a2_kernel k{};
+  a2_program k{};
   Kernel() = default;
   Kernel(const Kernel &) = delete;
   Kernel &operator=(const Kernel &) = delete;
-  ~Kernel() { a2_kernel_free(&k); }
+  ~Kernel() { a2_program_free(&k); }
 };
 
 struct Case {
@@ -86,9 +86,9 @@ std::string InstrDiff(const a2_instr &a, const a2_instr &b) {
 // Fills (rank, core) of a lazy kernel once; checks the batch's bounds and
 // its validity; appends it to *all. Returns the batch size; *waits (when
 // given): whether the batch holds a wait.
-uint32_t FillOnce(a2_kernel *k, uint32_t r, uint32_t c, uint32_t batch, std::vector<a2_instr> *all,
+uint32_t FillOnce(a2_program *k, uint32_t r, uint32_t c, uint32_t batch, std::vector<a2_instr> *all,
                   bool *waits = nullptr) {
-  a2_program out{};
+  a2_instrs out{};
   a2_err e{};
   EXPECT_EQ(k->source->fill(k->source, r, c, &out, &e), A2_OK) << e.msg;
   EXPECT_LE(out.n, batch + kMaxStep - 1) << "rank " << r << " core " << c;
@@ -106,7 +106,7 @@ uint32_t FillOnce(a2_kernel *k, uint32_t r, uint32_t c, uint32_t batch, std::vec
 // Drains every program of the lazy kernel `lazy`, either one program after
 // another or round-robin (one batch of each program in turn), and compares
 // each with the materialised kernel `whole`.
-void DrainAndCompare(a2_kernel *lazy, const a2_kernel &whole, uint32_t batch, bool interleave) {
+void DrainAndCompare(a2_program *lazy, const a2_program &whole, uint32_t batch, bool interleave) {
   ASSERT_NE(lazy->source, nullptr);
   uint32_t np = lazy->nranks * lazy->ncores;
   std::vector<std::vector<a2_instr>> got(np);
@@ -142,7 +142,7 @@ void DrainAndCompare(a2_kernel *lazy, const a2_kernel &whole, uint32_t batch, bo
   for (uint32_t i = 0; i < np; i++) {
     SCOPED_TRACE("rank " + std::to_string(i / lazy->ncores) + " core " +
                  std::to_string(i % lazy->ncores));
-    const a2_program &w = whole.progs[i];
+    const a2_instrs &w = whole.progs[i];
     ASSERT_EQ(got[i].size(), (size_t)w.n);
     EXPECT_EQ(lazy->progs[i].n, 0u);  // the kernel's own programs stay empty
     for (uint32_t j = 0; j < w.n; j++) {
@@ -154,7 +154,7 @@ void DrainAndCompare(a2_kernel *lazy, const a2_kernel &whole, uint32_t batch, bo
 }
 
 // Declarations and metadata of the lazy kernel equal the materialised one's.
-void ExpectSameDeclarations(const a2_kernel &a, const a2_kernel &b) {
+void ExpectSameDeclarations(const a2_program &a, const a2_program &b) {
   EXPECT_EQ(a.nranks, b.nranks);
   EXPECT_EQ(a.ncores, b.ncores);
   ASSERT_EQ(a.nbufs, b.nbufs);
@@ -193,7 +193,7 @@ TEST_P(LazyEqualsMaterialised, DrainedSourcesGiveTheSamePrograms) {
     ASSERT_EQ(a2_coll_generate(coll, &p, &lazy.k, 1, &e), A2_OK) << e.msg;
     ExpectSameDeclarations(lazy.k, whole.k);
     // (the chip's UB: the 1 KiB `ub` only makes the chunks small)
-    EXPECT_EQ(a2_kernel_validate(&lazy.k, 192 * 1024, 48, "lazy", &e), A2_OK) << e.msg;
+    EXPECT_EQ(a2_program_validate(&lazy.k, 192 * 1024, 48, "lazy", &e), A2_OK) << e.msg;
     DrainAndCompare(&lazy.k, whole.k, A2_COLL_BATCH, true);
   }
   {  // made whole again (what `gen` does): the materialised kernel
@@ -296,7 +296,7 @@ struct ToyCtx {
   uint64_t counts[4];
 };
 
-a2_code ToyDeclare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *ctx, a2_err *err) {
+a2_code ToyDeclare(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx, a2_err *err) {
   ToyCtx *c = static_cast<ToyCtx *>(ctx);
   *c = ToyCtx{{0, 5, 3, 0}};
   return a2_tb_begin(tb, k, p->nranks, 1, err);
@@ -316,7 +316,7 @@ const a2_gen_def kToy = {sizeof(ToyCtx), ToyDeclare, ToyBody};
 
 // The toy generator on P ranks, materialised into *whole and lazy with a
 // batch limit of 4 into *lazy.
-void ToyKernels(uint32_t P, a2_kernel *whole, a2_kernel *lazy) {
+void ToyKernels(uint32_t P, a2_program *whole, a2_program *lazy) {
   a2_coll_params p{};
   p.nranks = P;
   a2_err e{};
@@ -335,7 +335,7 @@ TEST(BuilderPhases, BatchesStopAfterWholeStepsAndResumeThere) {
   for (uint32_t r = 0; r < 2; r++) {
     std::vector<a2_instr> all;
     for (uint32_t w : want) {
-      a2_program out{};
+      a2_instrs out{};
       ASSERT_EQ(lazy.k.source->fill(lazy.k.source, r, 0, &out, &e), A2_OK) << e.msg;
       EXPECT_EQ(out.n, w);
       all.insert(all.end(), out.v, out.v + out.n);
@@ -351,7 +351,7 @@ TEST(BuilderPhases, BatchesStopAfterWholeStepsAndResumeThere) {
 
 // One phase of 6 steps: steps 0 and 3 emit a wait then a compute, the
 // others one compute.
-a2_code WaitToyDeclare(a2_tb *tb, const a2_coll_params *p, a2_kernel *k, void *, a2_err *err) {
+a2_code WaitToyDeclare(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *, a2_err *err) {
   if (a2_tb_begin(tb, k, p->nranks, 1, err)) return tb->rc;
   a2_tb_buf(tb, "sig", A2_BUF_SIGNAL, A2_INT32, 4, A2_INIT_ZERO);
   return tb->rc;
@@ -378,7 +378,7 @@ TEST(BuilderPhases, ABatchEndsAfterAStepWithAWait) {
   const std::vector<uint32_t> want = {2, 1 + 1 + 2, 1 + 1, 0};
   std::vector<a2_instr> all;
   for (uint32_t w : want) {
-    a2_program out{};
+    a2_instrs out{};
     ASSERT_EQ(lazy.k.source->fill(lazy.k.source, 0, 0, &out, &e), A2_OK) << e.msg;
     EXPECT_EQ(out.n, w);
     all.insert(all.end(), out.v, out.v + out.n);
@@ -395,7 +395,7 @@ TEST(BuilderPhases, FillAppendsToWhatTheBatchAlreadyHolds) {
   a2_err e{};
   Kernel lazy;
   ASSERT_EQ(a2_gen_run(&kToy, &p, &lazy.k, 4, &e), A2_OK) << e.msg;
-  a2_program out{};
+  a2_instrs out{};
   ASSERT_EQ(lazy.k.source->fill(lazy.k.source, 0, 0, &out, &e), A2_OK);
   ASSERT_EQ(out.n, 6u);
   ASSERT_EQ(lazy.k.source->fill(lazy.k.source, 0, 0, &out, &e), A2_OK);
@@ -405,7 +405,7 @@ TEST(BuilderPhases, FillAppendsToWhatTheBatchAlreadyHolds) {
   free(out.v);
 }
 
-// The model lends a core's own storage for a batch (a2_program.lent): a
+// The model lends a core's own storage for a batch (a2_instrs.lent): a
 // batch that outgrows it moves to the heap, keeps what it held and leaves
 // the lent storage as it was beyond that.
 TEST(BuilderPhases, LentStorageThatIsOutgrownMovesToTheHeap) {
@@ -414,7 +414,7 @@ TEST(BuilderPhases, LentStorageThatIsOutgrownMovesToTheHeap) {
   ToyKernels(1, &whole.k, &lazy.k);
   a2_instr lent[5];
   std::memset(lent, 0xa5, sizeof lent);
-  a2_program out{lent, 0, 5, 1};
+  a2_instrs out{lent, 0, 5, 1};
   ASSERT_EQ(lazy.k.source->fill(lazy.k.source, 0, 0, &out, &e), A2_OK) << e.msg;
   ASSERT_EQ(out.n, 6u);  // steps of 1, 2 and 3: the third outgrew the 5 lent
   EXPECT_NE(out.v, lent);
@@ -441,7 +441,7 @@ TEST(BuilderPhases, AnInstructionOutsideAStepIsAnInternalError) {
   EXPECT_NE(std::string(e.msg).find("outside a phase step"), std::string::npos) << e.msg;
   Kernel lazy;
   ASSERT_EQ(a2_gen_run(&def, &p, &lazy.k, 1, &e), A2_OK);
-  a2_program out{};
+  a2_instrs out{};
   a2_code rc = A2_OK;
   for (int i = 0; i < 4 && rc == A2_OK; i++)
     rc = lazy.k.source->fill(lazy.k.source, 0, 0, &out, &e);
@@ -455,7 +455,7 @@ TEST(BuilderPhases, FillOfAProgramThatDoesNotExistIsRefused) {
   a2_err e{};
   Kernel lazy;
   ASSERT_EQ(a2_gen_run(&kToy, &p, &lazy.k, 4, &e), A2_OK);
-  a2_program out{};
+  a2_instrs out{};
   EXPECT_EQ(lazy.k.source->fill(lazy.k.source, 2, 0, &out, &e), A2_E_INTERNAL);
   EXPECT_EQ(lazy.k.source->fill(lazy.k.source, 0, 1, &out, &e), A2_E_INTERNAL);
   EXPECT_EQ(out.n, 0u);
@@ -464,7 +464,7 @@ TEST(BuilderPhases, FillOfAProgramThatDoesNotExistIsRefused) {
 // Lines count per program in the plain builder too, also when a test jumps
 // between programs.
 TEST(BuilderLines, NumberedWithinEachProgram) {
-  a2_kernel k{};
+  a2_program k{};
   a2_err e{};
   a2_tb tb;
   ASSERT_EQ(a2_tb_begin(&tb, &k, 2, 2, &e), A2_OK);
@@ -479,7 +479,7 @@ TEST(BuilderLines, NumberedWithinEachProgram) {
   EXPECT_EQ(k.progs[0].n, 3u);
   EXPECT_EQ(k.progs[0].v[2].line, 3u);
   EXPECT_EQ(k.progs[3].v[0].line, 1u);
-  a2_kernel_free(&k);
+  a2_program_free(&k);
 }
 
 // ---- a thousand ranks ----
@@ -505,12 +505,12 @@ TEST(LazyAtScale, Ring1024SourceIsSmallAndFirstBatchesAreQuick) {
     EXPECT_EQ(lazy.k.progs[r].n, 0u);
     EXPECT_EQ(lazy.k.progs[r].v, nullptr);
   }
-  EXPECT_EQ(a2_kernel_validate(&lazy.k, p.ub_bytes, 48, "ring", &e), A2_OK) << e.msg;
+  EXPECT_EQ(a2_program_validate(&lazy.k, p.ub_bytes, 48, "ring", &e), A2_OK) << e.msg;
   // The first batch of every program: bounded, and quick (a loose bound: the
   // work is a walk of a few phases plus one batch per program; milliseconds).
   auto t0 = std::chrono::steady_clock::now();
   for (uint32_t r = 0; r < 1024; r++) {
-    a2_program out{};
+    a2_instrs out{};
     ASSERT_EQ(lazy.k.source->fill(lazy.k.source, r, 0, &out, &e), A2_OK) << e.msg;
     EXPECT_GE(out.n, (uint32_t)A2_COLL_BATCH);
     EXPECT_LE(out.n, A2_COLL_BATCH + kMaxStep - 1);
@@ -538,7 +538,7 @@ TEST(LazyAtScale, Ring1024OneProgramDrainsToItsExpectedLength) {
   for (uint32_t r : {0u, 511u, 1023u}) {
     uint64_t n = 0, fills = 0;
     for (;;) {
-      a2_program out{};
+      a2_instrs out{};
       ASSERT_EQ(lazy.k.source->fill(lazy.k.source, r, 0, &out, &e), A2_OK) << e.msg;
       ASSERT_EQ(a2_validate_batch(&lazy.k, r, 0, out.v, out.n, "ring", &e), A2_OK) << e.msg;
       ASSERT_LE(out.n, A2_COLL_BATCH + kMaxStep - 1);

@@ -1,6 +1,6 @@
 // Helpers of the diagnosis tests (races, deadlocks, timeouts, timelines,
 // utilisation): paths of the example traces, finding a marked line in a
-// trace file, and parsing the race report a run prints on stderr
+// program file, and parsing the race report a run prints on stderr
 // (docs/output.md "Races and deadlocks").
 #ifndef A2_TESTS_DIAGNOSE_DIAG_UTIL_H
 #define A2_TESTS_DIAGNOSE_DIAG_UTIL_H
@@ -56,7 +56,7 @@ struct Access {
   std::string kind;    // "read", "write" or "atomic" (an atomic add)
   bool write = false;  // a write or an atomic add
   int rank = -1, core = -1;
-  std::string where;  // "line" (trace files) or "step" (built-ins)
+  std::string where;  // "line" (program files) or "step" (built-ins)
   int line = -1;
   std::string op;  // the instruction: "store", "remote_store atomic_add", ...
 };

@@ -1,6 +1,6 @@
 // A core's own local accesses happen in program order (docs/timing-model.md,
 // "Races": "A core's own accesses to its local buffers are ordered as
-// written") whatever the timing mode. (The seed pitfalls' races and
+// written") whatever the timing mode. (The tutorial pitfalls' races and
 // deadlock under both timings: pitfalls_test.cc.)
 #include <gtest/gtest.h>
 
@@ -52,7 +52,7 @@ TEST_P(LocalWriteAfterRead, LoadSeesTheValueBeforeALaterStoreOfTheSameCore) {
                                      "  store a, y[0:16384]\n"
                                      "end\n");
   std::vector<std::string> args = {"run",
-                                   "--trace-file",
+                                   "--program",
                                    file,
                                    "--ranks",
                                    "1",

@@ -88,7 +88,7 @@ TEST_P(ExampleNoRace, HandWrittenAllReducesAreRaceFree) {
   for (const std::string &f : files) {
     SCOPED_TRACE(f);
     JsonDoc doc;
-    ASSERT_TRUE(RunJson({"run", "--trace-file", f, "--ranks", std::to_string(GetParam())}, &doc));
+    ASSERT_TRUE(RunJson({"run", "--program", f, "--ranks", std::to_string(GetParam())}, &doc));
     EXPECT_EQ(doc["status"].Str(), "OK");
     EXPECT_TRUE(doc["race_check"]["checked"].Bool());
     EXPECT_EQ(doc["race_check"]["races"].Int(), 0);

@@ -1,4 +1,4 @@
-// The seed pitfalls of traces/examples/pitfalls/, run end to end at P=2 and
+// The tutorial pitfalls of traces/examples/pitfalls/, run end to end at P=2 and
 // P=4: the two missing-synchronisation kernels are reported as races naming
 // the peer's read and the owner's write by trace line; the ring kernel with
 // the C-style left neighbour is refused before anything runs, at the line of
@@ -59,8 +59,8 @@ TEST_P(PitfallRace, ReportsPeerRemoteLoadAgainstOwnersStoreByTraceLine) {
   ASSERT_GT(store_line, 0);
   ASSERT_GT(load_line, 0);
 
-  CliResult r = RunCli(Args({"run", "--trace-file", path, "--ranks", std::to_string(c.P), "--json"},
-                            Timing(c.timing)));
+  CliResult r = RunCli(
+      Args({"run", "--program", path, "--ranks", std::to_string(c.P), "--json"}, Timing(c.timing)));
   ASSERT_EQ(r.exit_code, 1) << r;
   JsonDoc doc = JsonDoc::Parse(r.out);
   ASSERT_TRUE(doc.ok()) << doc.error() << r;
@@ -142,7 +142,7 @@ class PitfallNoRaceCheck : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(PitfallNoRaceCheck, FlagSkipsDetectionAndNeverReportsRace) {
   const std::string path = Pitfall(GetParam());
-  CliResult r = RunCli({"run", "--trace-file", path, "--ranks", "4", "--no-race-check", "--json"});
+  CliResult r = RunCli({"run", "--program", path, "--ranks", "4", "--no-race-check", "--json"});
   JsonDoc doc = JsonDoc::Parse(r.out);
   ASSERT_TRUE(doc.ok()) << doc.error() << r;
   EXPECT_FALSE(doc["race_check"]["checked"].Bool());
@@ -170,7 +170,7 @@ TEST_P(PitfallRingLeft, RefusedBeforeRunningAtFirstUseOfTheBadNeighbour) {
 
   for (bool json : {false, true}) {
     SCOPED_TRACE(json ? "--json" : "text");
-    std::vector<std::string> args = {"run", "--trace-file", path, "--ranks",
+    std::vector<std::string> args = {"run", "--program", path, "--ranks",
                                      std::to_string(GetParam())};
     if (json) args.push_back("--json");
     CliResult r = RunCli(args);
@@ -204,7 +204,7 @@ TEST_P(PitfallNotifyZero, DeadlockListsEveryRanksBlockedWaitCellAndValue) {
   const int line = LineOf(text, "wait sig[$left] ge 1");
   ASSERT_GT(line, 0);
 
-  CliResult r = RunCli(Args({"run", "--trace-file", path, "--ranks", std::to_string(P), "--json"},
+  CliResult r = RunCli(Args({"run", "--program", path, "--ranks", std::to_string(P), "--json"},
                             Timing(std::get<1>(GetParam()))));
   EXPECT_EQ(r.exit_code, 1) << r;
   JsonDoc doc = JsonDoc::Parse(r.out);

@@ -24,11 +24,11 @@ struct Outcome {
   diag::RaceReport report;
 };
 
-// Runs `kernel` (the text of a trace file) at P=3 with --json.
+// Runs `kernel` (the text of a program file) at P=3 with --json.
 Outcome RunKernel(const std::string &kernel, const std::string &name = "k.a2t") {
   TempDir dir;
   Outcome o;
-  o.run = RunCli({"run", "--trace-file", dir.Write(name, kernel), "--ranks", "3", "--json"});
+  o.run = RunCli({"run", "--program", dir.Write(name, kernel), "--ranks", "3", "--json"});
   JsonDoc doc = JsonDoc::Parse(o.run.out);
   EXPECT_TRUE(doc.ok()) << doc.error() << o.run;
   if (!doc.ok()) return o;
@@ -300,7 +300,7 @@ TEST_P(AtomicAllReduce, IsCorrectAndRaceFree) {
   const uint32_t P = std::get<0>(GetParam());
   JsonDoc doc;
   ASSERT_TRUE(RunJson(
-      {"run", "--trace-file", diag::Src("traces/examples/allreduce_atomic.a2t"), "--ranks",
+      {"run", "--program", diag::Src("traces/examples/allreduce_atomic.a2t"), "--ranks",
        std::to_string(P), "--set", std::string("interconnect.timing=") + std::get<1>(GetParam())},
       &doc));
   EXPECT_EQ(doc["status"].Str(), "OK");

@@ -448,8 +448,8 @@ TEST_P(TimelineOutput, PathInAMissingDirectoryIsAUsageErrorNamingIt) {
 TEST_P(TimelineOutput, DeadlockedRunStillWritesACompleteTimeline) {
   TempDir dir;
   const std::string path = dir.path() + "/deadlock.json";
-  CliResult r = RunCli(Args({"run", "--trace-file", diag::Pitfall("wait_ge1_on_notify_0"),
-                             "--ranks", "2", "--timeline", path},
+  CliResult r = RunCli(Args({"run", "--program", diag::Pitfall("wait_ge1_on_notify_0"), "--ranks",
+                             "2", "--timeline", path},
                             TimingFlags(GetParam())));
   EXPECT_EQ(r.exit_code, 1) << r;
   JsonDoc doc = JsonDoc::Parse(diag::ReadFileOrFail(path));
@@ -468,8 +468,8 @@ TEST_P(TimelineOutput, DeadlockedRunStillWritesACompleteTimeline) {
 TEST_P(TimelineOutput, DeadlockedRunReportsTheTimeItStopped) {
   TempDir dir;
   const std::string path = dir.path() + "/deadlock.json";
-  CliResult r = RunCli(Args({"run", "--trace-file", diag::Pitfall("wait_ge1_on_notify_0"),
-                             "--ranks", "2", "--timeline", path, "--json"},
+  CliResult r = RunCli(Args({"run", "--program", diag::Pitfall("wait_ge1_on_notify_0"), "--ranks",
+                             "2", "--timeline", path, "--json"},
                             TimingFlags(GetParam())));
   EXPECT_EQ(r.exit_code, 1) << r;
   JsonDoc json = JsonDoc::Parse(r.out);
@@ -495,16 +495,16 @@ TEST_P(TimelineOutput, DeadlockedRunReportsTheTimeItStopped) {
   for (int q = 0; q < 2; q++) last_done = std::max(last_done, json["per_rank"][q]["time_ps"].Int());
   EXPECT_GE(stopped, last_done) << r;
   CliResult text =
-      RunCli(Args({"run", "--trace-file", diag::Pitfall("wait_ge1_on_notify_0"), "--ranks", "2"},
+      RunCli(Args({"run", "--program", diag::Pitfall("wait_ge1_on_notify_0"), "--ranks", "2"},
                   TimingFlags(GetParam())));
   char want[64];
   std::snprintf(want, sizeof want, "time %.3f us when stopped", (double)stopped / 1e6);
   EXPECT_NE(text.out.find(want), std::string::npos) << "expected '" << want << "'" << text;
 }
 
-// --trace FILE is an alias: the same file, and one note on stderr saying so
-// (once, however often it is given).
-TEST_P(TimelineOutput, TraceIsAnAliasThatSaysSo) {
+// --trace FILE is the deprecated name of --timeline: the same file, and one
+// warning on stderr naming the new flag (once, however often it is given).
+TEST_P(TimelineOutput, DeprecatedTraceWarnsAndNamesTimeline) {
   TempDir dir;
   CliResult a = RunCli(Args(TwoPhase(), {"--timeline", dir.path() + "/a.json"}));
   CliResult b = RunCli(
@@ -512,18 +512,32 @@ TEST_P(TimelineOutput, TraceIsAnAliasThatSaysSo) {
   ASSERT_EQ(a.exit_code, 0) << a;
   ASSERT_EQ(b.exit_code, 0) << b;
   EXPECT_EQ(a.err, "") << a;
-  EXPECT_EQ(b.err, "a2a3sim: note: --trace is an alias of --timeline\n") << b;
+  EXPECT_EQ(b.err, "a2a3sim: warning: --trace is deprecated, use --timeline\n") << b;
   EXPECT_EQ(a.out, b.out);
   const std::string one = diag::ReadFileOrFail(dir.path() + "/a.json");
   ASSERT_FALSE(one.empty());
   EXPECT_TRUE(one == diag::ReadFileOrFail(dir.path() + "/b.json"));
 }
 
-TEST(TimelineFlag, HelpListsTraceAsTheAlias) {
+TEST(TimelineFlag, HelpListsTheDeprecatedNames) {
   CliResult r = RunCli({"run", "--help"});
   ASSERT_EQ(r.exit_code, 0) << r;
   EXPECT_NE(r.out.find("--timeline FILE"), std::string::npos) << r;
-  EXPECT_NE(r.out.find("--trace FILE       alias of --timeline"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("--trace FILE       use --timeline FILE"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("--trace-file FILE  use --program FILE"), std::string::npos) << r;
+}
+
+// --trace-file FILE is the deprecated name of --program: the same run, and
+// one warning naming the new flag.
+TEST(ProgramFlag, DeprecatedTraceFileWarnsAndNamesProgram) {
+  const std::string file = std::string(A2_SOURCE_DIR) + "/traces/examples/allreduce_ring.a2t";
+  CliResult a = RunCli({"run", "--program", file, "--ranks", "4"});
+  CliResult b = RunCli({"run", "--trace-file", file, "--ranks", "4"});
+  ASSERT_EQ(a.exit_code, 0) << a;
+  ASSERT_EQ(b.exit_code, 0) << b;
+  EXPECT_EQ(a.err, "") << a;
+  EXPECT_EQ(b.err, "a2a3sim: warning: --trace-file is deprecated, use --program\n") << b;
+  EXPECT_EQ(a.out, b.out);
 }
 
 }  // namespace

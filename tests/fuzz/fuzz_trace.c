@@ -1,9 +1,9 @@
-/* libFuzzer harness: the trace reader (a2_trace_load_string), the static
- * checks (a2_kernel_validate) and the writer (a2_trace_write) on arbitrary
+/* libFuzzer harness: the trace reader (a2_program_load_string), the static
+ * checks (a2_program_validate) and the writer (a2_program_write) on arbitrary
  * text. The first byte picks P (1, 2, 3 or 8); the rest is the trace.
  * Findings: crashes, sanitizer reports, leaks, running out of the memory
  * or time limits, and a kernel that loads but whose written text does not
- * load back (abort) or loads back different (docs/trace-format.md, "Files
+ * load back (abort) or loads back different (docs/program-format.md, "Files
  * written by gen": the same kernel field by field, except instruction lines).
  * No SystemC is touched. */
 #include <stdint.h>
@@ -20,7 +20,7 @@
 #define UB_BYTES (192u * 1024u)
 #define MAX_CORES 48u
 
-static void check_same(const a2_kernel *a, const a2_kernel *b, const char *text) {
+static void check_same(const a2_program *a, const a2_program *b, const char *text) {
 #define SAME(f) A2F_CHECK(a->f == b->f, #f " differs after write/load:\n%.1500s", text)
   SAME(nranks);
   SAME(ncores);
@@ -79,10 +79,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint32_t nranks = size ? ranks[data[0] & 3] : 2;
   char *text = a2f_strndup(size ? data + 1 : data, size ? size - 1 : 0);
 
-  a2_kernel k;
+  a2_program k;
   a2_err err;
   memset(&err, 0, sizeof err);
-  a2_code rc = a2_trace_load_string(text, "fuzz.a2t", nranks, &k, &err);
+  a2_code rc = a2_program_load_string(text, "fuzz.a2t", nranks, &k, &err);
   if (rc) {
     a2f_check_err(&err, rc);
     A2F_CHECK(!strcmp(err.file, "fuzz.a2t"), "error names '%s'", err.file);
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     A2F_CHECK(k.nranks == nranks, "loaded for %u ranks, asked %u", k.nranks, nranks);
     a2_err verr;
     memset(&verr, 0, sizeof verr);
-    a2_code vrc = a2_kernel_validate(&k, UB_BYTES, MAX_CORES, "fuzz.a2t", &verr);
+    a2_code vrc = a2_program_validate(&k, UB_BYTES, MAX_CORES, "fuzz.a2t", &verr);
     if (vrc) a2f_check_err(&verr, vrc);
 
     /* write, then load the written text back: it must load, and be the same kernel */
@@ -100,21 +100,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     A2F_CHECK(f != NULL, "open_memstream");
     a2_err werr;
     memset(&werr, 0, sizeof werr);
-    a2_code wrc = a2_trace_write(&k, f, &werr);
+    a2_code wrc = a2_program_write(&k, f, &werr);
     fclose(f);
     /* A kernel whose text would pass the reader's size limit is refused by
      * the writer (documented); every other loaded kernel must write. */
-    if (wrc != A2_OK && strstr(werr.msg, "a trace file may have")) {
+    if (wrc != A2_OK && strstr(werr.msg, "a program file may have")) {
       free(out);
-      a2_kernel_free(&k);
+      a2_program_free(&k);
       free(text);
       return 0;
     }
     A2F_CHECK(wrc == A2_OK, "a loaded kernel cannot be written: %s\n%.1500s", werr.msg, text);
-    a2_kernel again;
+    a2_program again;
     a2_err lerr;
     memset(&lerr, 0, sizeof lerr);
-    rc = a2_trace_load_string(out, "written.a2t", nranks, &again, &lerr);
+    rc = a2_program_load_string(out, "written.a2t", nranks, &again, &lerr);
     if (rc) {
       fprintf(stderr, "--- input (start)\n%.1500s\n--- written (start)\n%.1500s\n", text, out);
       fprintf(stderr, "a2 fuzz check failed: the written trace does not load back: %s:%d:%d: %s\n",
@@ -122,10 +122,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       abort();
     }
     check_same(&k, &again, out);
-    a2_kernel_free(&again);
+    a2_program_free(&again);
     free(out);
   }
-  a2_kernel_free(&k);
+  a2_program_free(&k);
   free(text);
   return 0;
 }

@@ -23,11 +23,11 @@
 namespace {
 
 struct Kernel {
-  a2_kernel k{};
+  a2_program k{};
   a2_tb tb{};
   a2_err err{};
   Kernel(uint32_t nranks) { a2_tb_begin(&tb, &k, nranks, 1, &err); }
-  ~Kernel() { a2_kernel_free(&k); }
+  ~Kernel() { a2_program_free(&k); }
   Kernel(const Kernel &) = delete;
   Kernel &operator=(const Kernel &) = delete;
 };
@@ -49,7 +49,7 @@ struct Outcome {
 // In a child: build the model for k (on `devices`, or 0..P-1) with cfg,
 // under `timing`, and run it. With `sum_buf` >= 0, also check that rank 0's
 // copy of that fp32 buffer holds the sum over ranks of buffer 0's inputs.
-Outcome Simulate(a2_config cfg, const a2_kernel &k, a2_timing timing,
+Outcome Simulate(a2_config cfg, const a2_program &k, a2_timing timing,
                  const std::vector<uint32_t> &devices = {}, int sum_buf = -1) {
   Outcome o{};
   a2test::RunForked(&o, [&] {
@@ -92,7 +92,7 @@ Outcome Simulate(a2_config cfg, const a2_kernel &k, a2_timing timing,
 }
 
 // The time of the same run under both timings, which must agree.
-uint64_t Both(const a2_config &cfg, const a2_kernel &k, const std::vector<uint32_t> &dev = {}) {
+uint64_t Both(const a2_config &cfg, const a2_program &k, const std::vector<uint32_t> &dev = {}) {
   Outcome p = Simulate(cfg, k, A2_TIMING_PACKET, dev),
           r = Simulate(cfg, k, A2_TIMING_RESERVATION, dev);
   EXPECT_TRUE(Done(p));

@@ -24,7 +24,7 @@
 
 namespace {
 
-// What a generated kernel's buffers are (index into a2_kernel.bufs).
+// What a generated kernel's buffers are (index into a2_program.bufs).
 enum Buf : uint16_t { kWide, kNarrow, kBig, kTensor, kSig, kNBufs };
 constexpr uint64_t kWideBytes = 3 * 4096 + 512;  // crosses page boundaries
 constexpr uint64_t kNarrowBytes = 256;           // fine-grained overlaps
@@ -52,10 +52,10 @@ struct Op {
 };
 
 struct Kernel {
-  a2_kernel k{};
+  a2_program k{};
   uint32_t ncells = 0;
   std::vector<std::vector<Op>> prog;  // [rank * ncores + core]
-  ~Kernel() { a2_kernel_free(&k); }
+  ~Kernel() { a2_program_free(&k); }
 };
 
 uint64_t BufBytes(uint16_t b) {
@@ -123,7 +123,7 @@ Op AccessOp(Gen &g, uint32_t me, uint32_t owner, uint16_t buf, uint64_t off, uin
 
 void Init(Kernel &K, uint32_t R, uint32_t C, uint32_t ncells) {
   a2_err e{};
-  ASSERT_EQ(a2_kernel_init(&K.k, R, C, &e), A2_OK) << e.msg;
+  ASSERT_EQ(a2_program_init(&K.k, R, C, &e), A2_OK) << e.msg;
   K.k.nbufs = kNBufs;
   const char *names[kNBufs] = {"wide", "narrow", "big", "t", "sig"};
   a2_buf_kind kinds[kNBufs] = {A2_BUF_WINDOW, A2_BUF_WINDOW, A2_BUF_WINDOW, A2_BUF_TENSOR,
@@ -271,7 +271,7 @@ void Phased(Gen &g, Kernel &K, uint32_t break_pct) {
 struct Pair {
   a2_race *fast;
   a2_race_ref *ref;
-  explicit Pair(const a2_kernel *k, uint32_t shown) {
+  explicit Pair(const a2_program *k, uint32_t shown) {
     fast = a2_race_create(k, 1ull << 30);
     a2_race_set_report_limit(fast, shown);
     ref = a2_race_ref_create(k, shown);

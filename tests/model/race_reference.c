@@ -35,7 +35,7 @@ typedef struct {
 } race_pair;
 
 struct a2_race_ref {
-  const a2_kernel *k;
+  const a2_program *k;
   uint32_t T;     /* cores in all */
   uint32_t *vc;   /* T x T: row t = core t's clock */
   rec_list *recs; /* [rank * nbufs + buf] */
@@ -51,7 +51,7 @@ static void *must(void *p) {
   return p;
 }
 
-a2_race_ref *a2_race_ref_create(const a2_kernel *k, uint32_t shown) {
+a2_race_ref *a2_race_ref_create(const a2_program *k, uint32_t shown) {
   a2_race_ref *r = must(calloc(1, sizeof *r));
   r->k = k;
   r->T = k->nranks * k->ncores;

@@ -21,7 +21,7 @@ typedef struct a2_race_ref a2_race_ref;
 
 /* A reference detector for k->nranks * k->ncores cores; the report lists up
  * to `shown` pairs. Aborts when out of memory (a test's helper). */
-a2_race_ref *a2_race_ref_create(const a2_kernel *k, uint32_t shown);
+a2_race_ref *a2_race_ref_create(const a2_program *k, uint32_t shown);
 void a2_race_ref_free(a2_race_ref *r);
 void a2_race_ref_access(a2_race_ref *r, uint32_t gid, uint32_t owner, uint16_t buf, uint64_t off,
                         uint64_t len, a2_race_kind kind, const a2_instr *in, uint64_t now_ps);

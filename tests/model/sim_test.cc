@@ -6,7 +6,7 @@
 //
 // Kernels are built in the parent (no SystemC involved); every simulation
 // runs in a forked child (fork_run.h), one SystemC elaboration per OS
-// process. a2_sim_create validates the kernel (a2_kernel_validate, device
+// process. a2_sim_create validates the kernel (a2_program_validate, device
 // list, window size) before it calls a2k_init or creates any process
 // (model/sim.c), so the validation tests call it in the test process.
 #include "model/sim.h"
@@ -23,7 +23,7 @@
 
 #include "collectives/builder.h"
 #include "model/check.h"
-#include "noc/net.h"
+#include "noc/noc.h"
 #include "tests/support/fork_run.h"
 #include "traces/validate.h"
 
@@ -34,11 +34,11 @@ constexpr size_t kReportMax = 1024;
 
 // A kernel owned by a test; built with the builder, freed at scope exit.
 struct Kernel {
-  a2_kernel k{};
+  a2_program k{};
   a2_tb tb{};
   a2_err err{};
   Kernel(uint32_t nranks, uint32_t ncores) { a2_tb_begin(&tb, &k, nranks, ncores, &err); }
-  ~Kernel() { a2_kernel_free(&k); }
+  ~Kernel() { a2_program_free(&k); }
   Kernel(const Kernel &) = delete;
   Kernel &operator=(const Kernel &) = delete;
   ::testing::AssertionResult Built() const {
@@ -65,7 +65,7 @@ struct SimBase {
 
 // In the child: create and run; returns the simulation for inspection, or
 // nullptr when something failed (b says what).
-a2_sim *CreateAndRun(const a2_config &cfg, const a2_kernel &k, SimBase *b,
+a2_sim *CreateAndRun(const a2_config &cfg, const a2_program &k, SimBase *b,
                      uint64_t max_ps = UINT64_MAX) {
   a2_err e{};
   a2_sim *s = nullptr;
@@ -629,7 +629,7 @@ struct Rejection {
   std::string file, msg;
 };
 
-Rejection CreateExpectingRejection(const a2_config &cfg, const a2_kernel &k) {
+Rejection CreateExpectingRejection(const a2_config &cfg, const a2_program &k) {
   a2_err e{};
   a2_sim *s = nullptr;
   a2_code rc = a2_sim_create(&cfg, &k, nullptr, "bad.trace", &s, &e);
@@ -647,7 +647,7 @@ TEST(SimValidationTest, TheUndamagedKernelIsValid) {
   BuildWithDefect(K, cfg, Defect::kNone);
   ASSERT_TRUE(K.Built());
   a2_err e{};
-  EXPECT_EQ(a2_kernel_validate(&K.k, cfg.ub_bytes, cfg.vector_cores, "ok.trace", &e), A2_OK)
+  EXPECT_EQ(a2_program_validate(&K.k, cfg.ub_bytes, cfg.vector_cores, "ok.trace", &e), A2_OK)
       << e.msg;
 }
 

@@ -1,6 +1,6 @@
 // A core's windows of outstanding remote bytes and the blocking notify
 // (docs/timing-model.md, "Windows" and "The vector core"), through the
-// binary on small trace files: the simulated time against the equations,
+// binary on small program files: the simulated time against the equations,
 // computed here from the default config, under both network timings.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "configs/config.h"
-#include "noc/net.h"
+#include "noc/noc.h"
 #include "tests/support/run_cli.h"
 
 namespace a2test {
@@ -59,7 +59,7 @@ long long TimePs(const std::string &file, uint32_t ranks, const char *timing,
                  const std::vector<std::string> &extra = {}) {
   JsonDoc d;
   std::vector<std::string> args = {"run",
-                                   "--trace-file",
+                                   "--program",
                                    file,
                                    "--ranks",
                                    std::to_string(ranks),

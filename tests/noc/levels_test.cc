@@ -69,7 +69,7 @@ LevelsResult Build(const char *yaml, uint32_t P, const a2_faults *f,
   memset(&r, 0, sizeof r);
   a2_err e{};
   a2_config cfg;
-  a2_net *net = nullptr;
+  a2_noc *net = nullptr;
   a2_topo *t = nullptr;
   auto fail = [&](a2_code rc) {
     r.rc = rc;
@@ -80,11 +80,11 @@ LevelsResult Build(const char *yaml, uint32_t P, const a2_faults *f,
   cfg.ranks = P;
   cfg.faults = f;
   if (a2_code rc = a2k_init(&e)) return fail(rc);
-  if (a2_code rc = a2_net_create(cfg.packet_bytes, sizeof(int), &net, &e)) return fail(rc);
+  if (a2_code rc = a2_noc_create(cfg.packet_bytes, sizeof(int), &net, &e)) return fail(rc);
   if (a2_code rc = a2_topo_build(&cfg, P, net, &t, &e)) return fail(rc);
-  r.nstages = a2_net_stage_count(net);
+  r.nstages = a2_noc_stage_count(net);
   for (uint32_t s = 0; s < r.nstages && s < kMaxStages; s++)
-    a2_net_stage_kind(net, s, &r.a[s], &r.b[s]);
+    a2_noc_stage_kind(net, s, &r.a[s], &r.b[s]);
   r.has_nic = a2_topo_has_nic(t);
   for (uint32_t s = 0; s < P; s++)
     for (uint32_t d = 0; d < P; d++) {
@@ -92,7 +92,7 @@ LevelsResult Build(const char *yaml, uint32_t P, const a2_faults *f,
       if (r.len[s][d] <= 4) a2_topo_route(t, s, d, r.route[s][d]);
       r.level[s][d] = a2_topo_level(t, s, d);
       r.via_nic[s][d] = a2_topo_via_nic(t, s, d);
-      r.msg_ps[s][d] = a2_net_msg_ps(net, r.route[s][d], r.len[s][d], 32);
+      r.msg_ps[s][d] = a2_noc_msg_ps(net, r.route[s][d], r.len[s][d], 32);
       int32_t a, b;
       r.unroutable[s][d] = a2_topo_unroutable(t, s, d, &a, &b, net);
     }
@@ -116,7 +116,7 @@ LevelsResult Build(const char *yaml, uint32_t P, const a2_faults *f,
     if (a2_code rc = a2k_run(UINT64_MAX, &why, &e)) return fail(rc);
   }
   a2_topo_free(t);
-  a2_net_free(net);
+  a2_noc_free(net);
   return r;
 }
 

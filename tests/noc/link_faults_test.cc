@@ -51,7 +51,7 @@ FaultResult Build(a2_topology kind, uint32_t P, const char *const *links, const 
   cfg.ranks = P;
   cfg.torus_width = 4;
   cfg.faults = &f;
-  a2_net *net = nullptr;
+  a2_noc *net = nullptr;
   a2_topo *t = nullptr;
   auto fail = [&](a2_code rc) {
     r.rc = rc;
@@ -60,11 +60,11 @@ FaultResult Build(a2_topology kind, uint32_t P, const char *const *links, const 
     return r;
   };
   if (a2_code rc = a2k_init(&e)) return fail(rc);
-  if (a2_code rc = a2_net_create(cfg.packet_bytes, 0, &net, &e)) return fail(rc);
+  if (a2_code rc = a2_noc_create(cfg.packet_bytes, 0, &net, &e)) return fail(rc);
   if (a2_code rc = a2_topo_build(&cfg, P, net, &t, &e)) return fail(rc);
-  for (uint32_t s = 0; s < a2_net_stage_count(net) && s < kMaxStages; s++) {
-    a2_net_stage_kind(net, s, &r.a[s], &r.b[s]);
-    r.msg_ps[s] = a2_net_msg_ps(net, &s, 1, 4096);
+  for (uint32_t s = 0; s < a2_noc_stage_count(net) && s < kMaxStages; s++) {
+    a2_noc_stage_kind(net, s, &r.a[s], &r.b[s]);
+    r.msg_ps[s] = a2_noc_msg_ps(net, &s, 1, 4096);
   }
   for (uint32_t s = 0; s < P; s++)
     for (uint32_t d = 0; d < P; d++) {
@@ -73,7 +73,7 @@ FaultResult Build(a2_topology kind, uint32_t P, const char *const *links, const 
       r.unroutable[s][d] = a2_topo_unroutable(t, s, d, &r.ua[s][d], &r.ub[s][d], net);
     }
   a2_topo_free(t);
-  a2_net_free(net);
+  a2_noc_free(net);
   return r;
 }
 

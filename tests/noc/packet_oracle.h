@@ -1,5 +1,5 @@
 // The packet-timing equations of docs/timing-model.md, written out
-// independently of noc/net.c: the oracles of the noc tests.
+// independently of noc/noc.c: the oracles of the noc tests.
 #ifndef A2_TESTS_NOC_PACKET_ORACLE_H
 #define A2_TESTS_NOC_PACKET_ORACLE_H
 

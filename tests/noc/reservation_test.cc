@@ -1,4 +1,4 @@
-// Tests for reservation timing in noc/net.h (a2_net_set_reservation): a
+// Tests for reservation timing in noc/noc.h (a2_noc_set_reservation): a
 // transfer's packets are given, stage by stage, the earliest free slot of
 // each stage's reserved future, and the network calls a defer hook once per
 // transfer instead of running a process per stage. Without contention the
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "kernel/kernel.h"
-#include "noc/net.h"
+#include "noc/noc.h"
 #include "packet_oracle.h"
 #include "tests/support/fork_run.h"
 
@@ -85,7 +85,7 @@ struct NetResult {
 // ---- the child's state, reached from the callbacks ----
 
 NetResult *g_res;
-a2_net *g_net;
+a2_noc *g_net;
 a2k_proc g_runner, g_starter;
 bool g_in_run;
 std::multimap<uint64_t, a2_xfer *> *g_pending;      // deferred transfers, FIFO per time
@@ -191,18 +191,18 @@ NetResult Simulate(Mode mode, uint32_t pkt_bytes, const std::vector<StageSpec> &
     return fail(A2_E_INTERNAL);
   }
   if (a2_code rc = a2k_init(&e)) return fail(rc);
-  if (a2_code rc = a2_net_create(pkt_bytes, sizeof(int), &g_net, &e)) return fail(rc);
-  if (mode == Mode::kReservation) a2_net_set_reservation(g_net, Defer, nullptr);
+  if (a2_code rc = a2_noc_create(pkt_bytes, sizeof(int), &g_net, &e)) return fail(rc);
+  if (mode == Mode::kReservation) a2_noc_set_reservation(g_net, Defer, nullptr);
   for (size_t s = 0; s < stages.size(); s++) {
     uint32_t id;
-    if (a2_code rc = a2_net_add_stage(g_net, A2_STAGE_LINK, stages[s].bw, stages[s].lat_ps,
+    if (a2_code rc = a2_noc_add_stage(g_net, A2_STAGE_LINK, stages[s].bw, stages[s].lat_ps,
                                       static_cast<int32_t>(s), -1, &id, &e))
       return fail(rc);
     g_ids->push_back(id);
   }
   if (a2_code rc = a2k_proc_create("runner", RunnerFn, nullptr, &g_runner, &e)) return fail(rc);
   if (a2_code rc = a2k_proc_create("starter", StarterFn, nullptr, &g_starter, &e)) return fail(rc);
-  if (observe) a2_net_set_observer(g_net, Observe, nullptr);
+  if (observe) a2_noc_set_observer(g_net, Observe, nullptr);
   for (size_t i = 0; i < xfers.size(); i++) {
     if (xfers[i].issue_ps == 0) {
       if (!StartXfer(i)) return fail(A2_E_NOMEM);
@@ -216,12 +216,12 @@ NetResult Simulate(Mode mode, uint32_t pkt_bytes, const std::vector<StageSpec> &
   g_in_run = true;
   if (a2_code rc = a2k_run(UINT64_MAX, &r.why, &e)) return fail(rc);
   g_in_run = false;
-  a2_net_flush_observer(g_net);
+  a2_noc_flush_observer(g_net);
   r.activations = a2k_activations();
-  r.nstages = a2_net_stage_count(g_net);
+  r.nstages = a2_noc_stage_count(g_net);
   for (uint32_t s = 0; s < r.nstages && s < kMaxStages; s++)
-    r.st[s] = *a2_net_stage_stats(g_net, s);
-  a2_net_free(g_net);
+    r.st[s] = *a2_noc_stage_stats(g_net, s);
+  a2_noc_free(g_net);
   return r;
 }
 
@@ -516,14 +516,14 @@ TEST(ReservationReserve, ReturnsTheCompletionWithoutAnyEvent) {
   ASSERT_TRUE(a2test::RunForked(&res, [&] {
     Result r{};
     a2_err e{};
-    a2_net *net = nullptr;
+    a2_noc *net = nullptr;
     static uint64_t defers = 0;
-    if ((r.rc = a2k_init(&e)) || (r.rc = a2_net_create(pkt, 0, &net, &e))) return r;
-    a2_net_set_reservation(
+    if ((r.rc = a2k_init(&e)) || (r.rc = a2_noc_create(pkt, 0, &net, &e))) return r;
+    a2_noc_set_reservation(
         net, [](void *, a2_xfer *, uint64_t) { defers++; }, nullptr);
     uint32_t ids[2];
     for (int s = 0; s < 2; s++)
-      if ((r.rc = a2_net_add_stage(net, A2_STAGE_LINK, path[s].bw, path[s].lat_ps, s, -1, &ids[s],
+      if ((r.rc = a2_noc_add_stage(net, A2_STAGE_LINK, path[s].bw, path[s].lat_ps, s, -1, &ids[s],
                                    &e)))
         return r;
     a2_xfer *x = a2_xfer_alloc(net);
@@ -542,9 +542,9 @@ TEST(ReservationReserve, ReturnsTheCompletionWithoutAnyEvent) {
     if ((r.rc = a2k_run(UINT64_MAX, &r.why, &e))) return r;
     r.activations = a2k_activations();
     r.defers = defers;
-    r.st[0] = *a2_net_stage_stats(net, ids[0]);
-    r.st[1] = *a2_net_stage_stats(net, ids[1]);
-    a2_net_free(net);
+    r.st[0] = *a2_noc_stage_stats(net, ids[0]);
+    r.st[1] = *a2_noc_stage_stats(net, ids[1]);
+    a2_noc_free(net);
     return r;
   }));
   ASSERT_EQ(res.rc, A2_OK);
@@ -570,18 +570,18 @@ TEST(ReservationReserve, TimingOnlyTransfersStartedNormallyAreRecycled) {
     SCOPED_TRACE(m ? "reservation" : "packet");
     ASSERT_TRUE(a2test::RunForked(&distinct[m], [m] {
       a2_err e{};
-      a2_net *net = nullptr;
-      if (a2k_init(&e) || a2_net_create(4096, 0, &net, &e)) return 0u;
+      a2_noc *net = nullptr;
+      if (a2k_init(&e) || a2_noc_create(4096, 0, &net, &e)) return 0u;
       if (m == 1)
-        a2_net_set_reservation(
+        a2_noc_set_reservation(
             net, [](void *, a2_xfer *, uint64_t) {}, nullptr);
-      static a2_net *s_net;
+      static a2_noc *s_net;
       static uint32_t s_id;
       static int s_left = 3000;
       static std::set<a2_xfer *> *s_seen = new std::set<a2_xfer *>();
       static a2k_proc s_proc;
       s_net = net;
-      if (a2_net_add_stage(net, A2_STAGE_LINK, kA.bw, kA.lat_ps, 0, 1, &s_id, &e)) return 0u;
+      if (a2_noc_add_stage(net, A2_STAGE_LINK, kA.bw, kA.lat_ps, 0, 1, &s_id, &e)) return 0u;
       auto drive = [](void *) {
         a2_xfer *x = a2_xfer_alloc(s_net);
         s_seen->insert(x);

@@ -44,7 +44,7 @@ TopoResult Build(a2_topology kind, uint32_t P, uint32_t group = 8, uint32_t widt
   cfg.ranks = P;
   cfg.group_size = group;
   cfg.torus_width = width;
-  a2_net *net = nullptr;
+  a2_noc *net = nullptr;
   a2_topo *t = nullptr;
   uint32_t id;
   auto fail = [&](a2_code rc) {
@@ -53,14 +53,14 @@ TopoResult Build(a2_topology kind, uint32_t P, uint32_t group = 8, uint32_t widt
     return r;
   };
   if (a2_code rc = a2k_init(&e)) return fail(rc);
-  if (a2_code rc = a2_net_create(cfg.packet_bytes, 0, &net, &e)) return fail(rc);
+  if (a2_code rc = a2_noc_create(cfg.packet_bytes, 0, &net, &e)) return fail(rc);
   for (uint32_t i = 0; i < kPrefix; i++)
-    if (a2_code rc = a2_net_add_stage(net, A2_STAGE_HBM, cfg.hbm_bw, 0, (int32_t)i, -1, &id, &e))
+    if (a2_code rc = a2_noc_add_stage(net, A2_STAGE_HBM, cfg.hbm_bw, 0, (int32_t)i, -1, &id, &e))
       return fail(rc);
   if (a2_code rc = a2_topo_build(&cfg, P, net, &t, &e)) return fail(rc);
-  r.nstages = a2_net_stage_count(net);
+  r.nstages = a2_noc_stage_count(net);
   for (uint32_t s = 0; s < r.nstages && s < kMaxStages; s++)
-    r.kind[s] = a2_net_stage_kind(net, s, &r.a[s], &r.b[s]);
+    r.kind[s] = a2_noc_stage_kind(net, s, &r.a[s], &r.b[s]);
   for (uint32_t s = 0; s < P; s++)
     for (uint32_t d = 0; d < P; d++) {
       r.len[s][d] = a2_topo_route_len(t, s, d);
@@ -68,7 +68,7 @@ TopoResult Build(a2_topology kind, uint32_t P, uint32_t group = 8, uint32_t widt
     }
   snprintf(r.name, sizeof r.name, "%s", a2_topo_name(kind));
   a2_topo_free(t);
-  a2_net_free(net);
+  a2_noc_free(net);
   return r;
 }
 

@@ -106,7 +106,7 @@ std::vector<BadCsv> Cases() {
        [] { return kHeader + Row("../no/such.a2t", 1); },
        {},
        "F:2:4: error: ",
-       "cannot read the trace file"},
+       "cannot read the program file"},
       {"BinaryGarbage",
        [] {
          std::string s = "\xff\xfe";

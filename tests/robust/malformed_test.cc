@@ -1,5 +1,5 @@
 // End-to-end robustness (docs/robustness.md): a table of malformed and
-// hostile inputs - config files, trace files and flags - each run through the
+// hostile inputs - config files, program files and flags - each run through the
 // real binary (A2_BINARY) as a subprocess. Every one must be refused as a
 // usage/input error: exit status 2, nothing on stdout, one line on stderr that
 // says where (FILE:LINE:COL for a file's content, the flag's name for a flag),
@@ -307,7 +307,7 @@ std::vector<Malformed> Cases() {
                {},
                0,
                "second"});
-  // ---- trace files: run --trace-file FILE --ranks 2 ----
+  // ---- program files: run --program FILE --ranks 2 ----
   c.push_back({"TraceEndlessLoop",
                Via::kTrace,
                std::string(kTraceHeader) +
@@ -441,7 +441,7 @@ std::vector<Malformed> Cases() {
                6,
                "elements [32, 80) are outside 'x' (64 elements",
                15});
-  // tile arrays, 2-D signals and rooted goldens (docs/trace-format.md)
+  // tile arrays, 2-D signals and rooted goldens (docs/program-format.md)
   c.push_back({"TraceTileArrayIndexOutside",
                Via::kTrace,
                std::string(kTraceHeader) +
@@ -610,7 +610,7 @@ TEST_P(MalformedInput, IsRefusedWithExit2AndALocatedMessage) {
     break;
   case Via::kTrace:
     file = dir.Write("bad.a2t", content);
-    args = Args({"run", "--trace-file", file}, m.trace_flags);
+    args = Args({"run", "--program", file}, m.trace_flags);
     break;
   case Via::kFlags: args = Args({"run", "--algo", "allreduce_mesh"}, m.flags); break;
   }

@@ -1,7 +1,7 @@
 // Tile arrays (`tile NAME[COUNT] ...`, `NAME[INDEX]`) and 2-D signals
 // (`signal NAME[ROWS, COLS]`, `NAME[ROW, COL]`): what they declare, what
 // they expand to, and their errors at exact positions
-// (docs/trace-format.md, "Tile arrays", "2-D signals").
+// (docs/program-format.md, "Tile arrays", "2-D signals").
 #include <gtest/gtest.h>
 
 #include <string>
@@ -41,7 +41,7 @@ TEST(TileArrayTest, AnIndexExpressionPicksTheTileForEachRankAndIteration) {
           3);
   ASSERT_TRUE(t.ok()) << t.Message();
   for (uint32_t r = 0; r < 3; r++) {
-    const a2_program &p = t.prog(r);
+    const a2_instrs &p = t.prog(r);
     ASSERT_EQ(p.n, 5u);
     EXPECT_EQ(p.v[0].tile, 1 + r % 2);
     for (uint32_t i = 0; i < 4; i++) {
@@ -60,7 +60,7 @@ TEST(TileArrayTest, CubeTilesOfAnArrayInTextract) {
               kWork,
           1);
   ASSERT_TRUE(t.ok()) << t.Message();
-  const a2_program &p = t.prog(0, 1);
+  const a2_instrs &p = t.prog(0, 1);
   ASSERT_EQ(p.n, 1u);
   EXPECT_EQ(p.v[0].tile, 2u);
   EXPECT_EQ(p.v[0].tile_a, 1u);
@@ -110,7 +110,7 @@ TEST(TileArrayTest, ArrayTilesCountTowardsTheUnifiedBuffer) {
   Trace t("tile big[4] fp32[16384]\n" + std::string(kWork), 1);  // 4 x 64 KiB
   ASSERT_TRUE(t.ok()) << t.Message();
   a2_err e{};
-  EXPECT_EQ(a2_kernel_validate(&t.k(), 192 * 1024, 48, "t.a2t", &e), A2_E_INPUT);
+  EXPECT_EQ(a2_program_validate(&t.k(), 192 * 1024, 48, "t.a2t", &e), A2_E_INPUT);
   EXPECT_NE(std::string(e.msg).find("tiles need 262144 bytes of unified buffer"), std::string::npos)
       << e.msg;
 }
@@ -127,7 +127,7 @@ TEST(Signal2dTest, RowAndColumnAddressCellRowTimesColumnsPlusColumn) {
   EXPECT_EQ(t.k().bufs[0].bytes, 2u * 3 * 4);
   EXPECT_EQ(t.k().bufs[0].kind, A2_BUF_SIGNAL);
   for (uint32_t r = 0; r < 3; r++) {
-    const a2_program &p = t.prog(r);
+    const a2_instrs &p = t.prog(r);
     ASSERT_EQ(p.n, 3u);
     EXPECT_EQ(p.v[0].off, 4u * (1 * 3 + r));
     EXPECT_EQ(p.v[0].len, 4u);

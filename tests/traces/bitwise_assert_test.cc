@@ -1,5 +1,5 @@
-// Tests for the trace format's bitwise operators, min / max / log2, loops
-// with a step and assert (docs/trace-format.md, "Expressions", "Programs").
+// Tests for the program format's bitwise operators, min / max / log2, loops
+// with a step and assert (docs/program-format.md, "Expressions", "Programs").
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Tests for trace-format declarations (docs/trace-format.md,
+// Tests for trace-format declarations (docs/program-format.md,
 // "Declarations"): every kind, the kernel and card lines, golden kinds, the
 // `ranks` check, defaults, duplicates and limits.
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@ using a2test::Trace;
 TEST(TraceDeclTest, AFileWithoutDeclarationsIsAKernelWithDefaults) {
   Trace t(kWork, 3);
   ASSERT_TRUE(t.ok()) << t.Message();
-  const a2_kernel &k = t.k();
+  const a2_program &k = t.k();
   EXPECT_EQ(k.nranks, 3u);
   EXPECT_EQ(k.ncores, 1u);
   EXPECT_EQ(k.seed, 1u);
@@ -42,7 +42,7 @@ TEST(TraceDeclTest, EveryStorageKindWithItsTypeSizeAndInit) {
           std::string(kWork),
       2);
   ASSERT_TRUE(t.ok()) << t.Message();
-  const a2_kernel &k = t.k();
+  const a2_program &k = t.k();
   ASSERT_EQ(k.nbufs, 5u);
   struct {
     const char *name;

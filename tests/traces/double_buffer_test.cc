@@ -32,8 +32,8 @@ TEST(DoubleBufferTest, TwoReceiveTilesBeatOneAtEveryP) {
   for (uint32_t P : {2u, 4u, 8u}) {
     SCOPED_TRACE("P=" + std::to_string(P));
     JsonDoc two, uno;
-    ASSERT_TRUE(RunJson({"run", "--trace-file", file, "--ranks", std::to_string(P)}, &two));
-    ASSERT_TRUE(RunJson({"run", "--trace-file", single, "--ranks", std::to_string(P)}, &uno));
+    ASSERT_TRUE(RunJson({"run", "--program", file, "--ranks", std::to_string(P)}, &two));
+    ASSERT_TRUE(RunJson({"run", "--program", single, "--ranks", std::to_string(P)}, &uno));
     for (const JsonDoc *d : {&two, &uno}) {
       EXPECT_EQ((*d)["status"].Str(), "OK");
       EXPECT_EQ((*d)["race_check"]["races"].Int(), 0);

@@ -1,5 +1,5 @@
 // Tests for the trace reader's structural errors: each class names
-// file:line:col and what was expected (docs/trace-format.md).
+// file:line:col and what was expected (docs/program-format.md).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -141,23 +141,23 @@ TEST(TraceErrorsTest, KeywordsAreReservedOnlyAtTheStartOfAStatement) {
 }
 
 TEST(TraceErrorsTest, FileErrorsNameThePath) {
-  a2_kernel k;
+  a2_program k;
   a2_err e{};
-  EXPECT_EQ(a2_trace_load("/nonexistent/x.a2t", 2, &k, &e), A2_E_IO);
+  EXPECT_EQ(a2_program_load("/nonexistent/x.a2t", 2, &k, &e), A2_E_IO);
   EXPECT_STREQ(e.file, "/nonexistent/x.a2t");
   EXPECT_NE(std::string(e.msg).find("cannot open"), std::string::npos);
-  a2_kernel_free(&k);
+  a2_program_free(&k);
   char path[] = "/tmp/a2t_errXXXXXX";
   int fd = mkstemp(path);
   ASSERT_GE(fd, 0);
   FILE *f = fdopen(fd, "w");
   fputs("seed 1\nprogram\n  lod\nend\n", f);
   fclose(f);
-  EXPECT_EQ(a2_trace_load(path, 2, &k, &e), A2_E_INPUT);
+  EXPECT_EQ(a2_program_load(path, 2, &k, &e), A2_E_INPUT);
   EXPECT_STREQ(e.file, path);
   EXPECT_EQ(e.line, 3);
   EXPECT_EQ(e.col, 3);
-  a2_kernel_free(&k);
+  a2_program_free(&k);
   remove(path);
 }
 

@@ -1,4 +1,4 @@
-// Tests for expanding a trace for a given P (docs/trace-format.md,
+// Tests for expanding a trace for a given P (docs/program-format.md,
 // "Programs"): loops unroll, branches are taken per rank, `let` scoping,
 // which (rank, core) programs a block fills, and each instruction's line.
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@ using a2test::FailsAt;
 using a2test::Trace;
 
 // The compute cycles of one program, in order.
-std::vector<int> Cycles(const a2_program &p) {
+std::vector<int> Cycles(const a2_instrs &p) {
   std::vector<int> v;
   for (uint32_t i = 0; i < p.n; i++) v.push_back(p.v[i].value);
   return v;
@@ -177,7 +177,7 @@ TEST(TraceExpandTest, InstructionLineIsItsStatementLineInsideLoops) {
       "end\n";
   Trace t(text, 2);
   ASSERT_TRUE(t.ok()) << t.Message();
-  const a2_program &p = t.prog(1);
+  const a2_instrs &p = t.prog(1);
   std::vector<uint32_t> lines;
   for (uint32_t i = 0; i < p.n; i++) lines.push_back(p.v[i].line);
   EXPECT_EQ(lines, (std::vector<uint32_t>{5, 7, 5, 5, 7, 5, 12}));

@@ -1,4 +1,4 @@
-// Tests for trace-format expressions (docs/trace-format.md, "Expressions"):
+// Tests for trace-format expressions (docs/program-format.md, "Expressions"):
 // precedence, truncating division, mathematical modulo, 64-bit range,
 // conditions, and where evaluation errors point.
 #include <gtest/gtest.h>

@@ -21,8 +21,8 @@ std::string Kernel(const char *file) {
 // subtile it owns (66 or 64).
 TEST(FidelityKernelsTest, GemmArCommMovesWhatTheKernelMoves) {
   JsonDoc d;
-  ASSERT_TRUE(RunJson(
-      {"run", "--trace-file", Kernel("gemm_ar_comm.a2t"), "--ranks", "8", "--no-data"}, &d));
+  ASSERT_TRUE(
+      RunJson({"run", "--program", Kernel("gemm_ar_comm.a2t"), "--ranks", "8", "--no-data"}, &d));
   EXPECT_TRUE(d["ok"].Bool());
   EXPECT_EQ(d["race_check"]["races"].Int(), 0);
   for (int r = 0; r < 8; r++) {
@@ -41,7 +41,7 @@ TEST(FidelityKernelsTest, TgetKernelsReadTheirSizeFromThePeer) {
   for (const char *k : {"tget.a2t", "tget_copy.a2t"}) {
     JsonDoc d;
     ASSERT_TRUE(
-        RunJson({"run", "--trace-file", Kernel(k), "--ranks", "2", "--param", "size=64KiB"}, &d));
+        RunJson({"run", "--program", Kernel(k), "--ranks", "2", "--param", "size=64KiB"}, &d));
     EXPECT_TRUE(d["ok"].Bool()) << k;
     EXPECT_EQ(d["per_rank"][(size_t)0]["remote_read_bytes"].Int(), 65536) << k;
     EXPECT_EQ(d["per_rank"][(size_t)0]["remote_ops"].Int(), 16) << k;

@@ -101,13 +101,13 @@ TEST(TraceHostileTest, FileWithANulByteIsRefusedAtIt) {
   FILE *f = fdopen(fd, "wb");
   fwrite("seed 1\ncores\0 2\n", 1, 14, f);
   fclose(f);
-  a2_kernel k;
+  a2_program k;
   a2_err e{};
-  EXPECT_EQ(a2_trace_load(path, 2, &k, &e), A2_E_INPUT);
+  EXPECT_EQ(a2_program_load(path, 2, &k, &e), A2_E_INPUT);
   EXPECT_EQ(e.line, 2);
   EXPECT_EQ(e.col, 6);
   EXPECT_NE(std::string(e.msg).find("byte 0x00"), std::string::npos) << e.msg;
-  a2_kernel_free(&k);
+  a2_program_free(&k);
   remove(path);
 }
 
@@ -169,12 +169,12 @@ TEST(TraceHostileTest, AHugeLoopIsRefusedAtItsForWithoutRunning) {
 }
 
 TEST(TraceHostileTest, AbsurdRankAndCoreCountsAreRefused) {
-  a2_kernel k;
+  a2_program k;
   a2_err e{};
-  EXPECT_EQ(a2_trace_load_string("", "t", 0, &k, &e), A2_E_INPUT);
-  a2_kernel_free(&k);
-  EXPECT_EQ(a2_trace_load_string("", "t", 1u << 30, &k, &e), A2_E_INPUT);
-  a2_kernel_free(&k);
+  EXPECT_EQ(a2_program_load_string("", "t", 0, &k, &e), A2_E_INPUT);
+  a2_program_free(&k);
+  EXPECT_EQ(a2_program_load_string("", "t", 1u << 30, &k, &e), A2_E_INPUT);
+  a2_program_free(&k);
   EXPECT_TRUE(FailsAt("cores 1_000_000\n", 2, 1, 7, "outside 1..1024"));
   Trace t("cores 1024\n", 8192);
   EXPECT_FALSE(t.ok());

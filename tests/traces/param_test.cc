@@ -1,5 +1,5 @@
 // Tests for `param NAME = EXPR` and the values a caller gives for it
-// (a2_trace_load_params; `run --param`, docs/trace-format.md).
+// (a2_program_load_params; `run --param`, docs/program-format.md).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -15,7 +15,7 @@ namespace {
 using a2test::FailsAt;
 using a2test::Trace;
 
-// A trace file that removes itself.
+// A program file that removes itself.
 class TempTrace {
  public:
   explicit TempTrace(const std::string &text) {
@@ -46,14 +46,14 @@ const char kChunks[] =
     "end\n";
 
 struct Loaded {
-  a2_kernel k{};
+  a2_program k{};
   a2_err e{};
   a2_code rc;
-  Loaded(const char *path, std::initializer_list<a2_trace_param> ps) {
-    std::vector<a2_trace_param> v(ps);
-    rc = a2_trace_load_params(path, 2, v.data(), v.size(), &k, &e);
+  Loaded(const char *path, std::initializer_list<a2_program_param> ps) {
+    std::vector<a2_program_param> v(ps);
+    rc = a2_program_load_params(path, 2, v.data(), v.size(), &k, &e);
   }
-  ~Loaded() { a2_kernel_free(&k); }
+  ~Loaded() { a2_program_free(&k); }
 };
 
 TEST(TraceParamTest, DefaultsAreTheFilesValues) {

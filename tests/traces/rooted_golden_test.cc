@@ -1,7 +1,7 @@
 // The rooted goldens (reduce, gather, scatter): the example kernels of
 // traces/examples/ run OK and race-check clean at several P and roots, the
 // check looks only at what each collective defines, and a deliberately
-// wrong kernel fails it (docs/trace-format.md, golden kinds).
+// wrong kernel fails it (docs/program-format.md, golden kinds).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -26,10 +26,10 @@ std::string Read(const std::string &path) {
   return s.str();
 }
 
-// Runs a trace file with --json; a failed check exits 1 and still prints
+// Runs a program file with --json; a failed check exits 1 and still prints
 // the JSON document.
 JsonDoc RunTrace(const std::string &file, uint32_t P, uint32_t root, int want_exit) {
-  CliResult r = RunCli({"run", "--trace-file", file, "--ranks", std::to_string(P), "--param",
+  CliResult r = RunCli({"run", "--program", file, "--ranks", std::to_string(P), "--param",
                         "root=" + std::to_string(root), "--json"});
   EXPECT_EQ(r.exit_code, want_exit) << r;
   JsonDoc d = JsonDoc::Parse(r.out);
@@ -72,14 +72,14 @@ TEST(RootedGoldenTest, ExamplesRunOkAndRaceFreeAtEveryRoot) {
 
 TEST(RootedGoldenTest, ExamplesLoadWithTheirGoldenAndRoot) {
   for (const Rooted &c : kRooted) {
-    a2_kernel k;
+    a2_program k;
     a2_err e{};
-    a2_trace_param root = {"root", 2};
-    ASSERT_EQ(a2_trace_load_params(Example(c.file).c_str(), 4, &root, 1, &k, &e), A2_OK) << e.msg;
+    a2_program_param root = {"root", 2};
+    ASSERT_EQ(a2_program_load_params(Example(c.file).c_str(), 4, &root, 1, &k, &e), A2_OK) << e.msg;
     EXPECT_EQ(k.golden.kind, c.kind) << c.file;
     EXPECT_EQ(k.golden.root, 2u) << c.file;
     EXPECT_EQ(k.golden.bytes, 256u) << c.file;
-    a2_kernel_free(&k);
+    a2_program_free(&k);
   }
 }
 

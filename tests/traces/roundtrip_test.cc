@@ -1,4 +1,4 @@
-// Tests for a2_trace_write: loading what it writes gives the same kernel,
+// Tests for a2_program_write: loading what it writes gives the same kernel,
 // field by field (except instruction lines, which become lines of the
 // written file), for the built-in generators and for a kernel using every
 // instruction, golden kind and declaration; kernels the format cannot
@@ -22,12 +22,12 @@ namespace {
 using a2test::Trace;
 
 // The trace text of k, or "" (and a test failure) when writing fails.
-std::string Write(const a2_kernel &k, a2_code want = A2_OK) {
+std::string Write(const a2_program &k, a2_code want = A2_OK) {
   char *buf = nullptr;
   size_t size = 0;
   FILE *f = open_memstream(&buf, &size);
   a2_err e{};
-  a2_code rc = a2_trace_write(&k, f, &e);
+  a2_code rc = a2_program_write(&k, f, &e);
   fclose(f);
   std::string s(buf, size);
   free(buf);
@@ -53,7 +53,7 @@ void ExpectSameInstr(const a2_instr &a, const a2_instr &b, const std::string &wh
 }
 
 // Every field of two kernels, except the instructions' lines.
-void ExpectSameKernel(const a2_kernel &a, const a2_kernel &b) {
+void ExpectSameKernel(const a2_program &a, const a2_program &b) {
   ASSERT_EQ(a.nranks, b.nranks);
   ASSERT_EQ(a.ncores, b.ncores);
   ASSERT_EQ(a.nbufs, b.nbufs);
@@ -98,7 +98,7 @@ void ExpectSameKernel(const a2_kernel &a, const a2_kernel &b) {
   EXPECT_EQ(a.card_rounds, b.card_rounds);
   for (uint32_t r = 0; r < a.nranks; r++)
     for (uint32_t c = 0; c < a.ncores; c++) {
-      const a2_program &pa = a.progs[r * a.ncores + c], &pb = b.progs[r * b.ncores + c];
+      const a2_instrs &pa = a.progs[r * a.ncores + c], &pb = b.progs[r * b.ncores + c];
       ASSERT_EQ(pa.n, pb.n) << "rank " << r << " core " << c;
       for (uint32_t i = 0; i < pa.n; i++)
         ExpectSameInstr(pa.v[i], pb.v[i],
@@ -109,7 +109,7 @@ void ExpectSameKernel(const a2_kernel &a, const a2_kernel &b) {
 
 // Each loaded instruction's line is a line of `text` that starts with its
 // instruction name.
-void ExpectLinesPointAtInstructions(const a2_kernel &k, const std::string &text) {
+void ExpectLinesPointAtInstructions(const a2_program &k, const std::string &text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string l; std::getline(in, l);) lines.push_back(l);
@@ -125,7 +125,7 @@ void ExpectLinesPointAtInstructions(const a2_kernel &k, const std::string &text)
 }
 
 // write -> load -> compare, and the written file written again is the same text.
-void RoundTrip(const a2_kernel &k) {
+void RoundTrip(const a2_program &k) {
   std::string text = Write(k);
   ASSERT_FALSE(text.empty());
   Trace t(text, k.nranks, "written.a2t");
@@ -165,7 +165,7 @@ TEST_P(GeneratorRoundTrip, LoadOfWriteEqualsTheGeneratedKernel) {
   p.seed = 42;
   a2_err e{};
   ASSERT_EQ(coll->check ? coll->check(&p, &e) : A2_OK, A2_OK) << e.msg;
-  a2_kernel k{};
+  a2_program k{};
   ASSERT_EQ(coll->gen(&p, &k, &e), A2_OK) << e.msg;
   // what `gen` adds so that a run of the file reports like the built-in
   snprintf(k.algo, sizeof k.algo, "%s", c.algo);
@@ -173,7 +173,7 @@ TEST_P(GeneratorRoundTrip, LoadOfWriteEqualsTheGeneratedKernel) {
   k.op = c.op;
   k.dtype = c.dt;
   RoundTrip(k);
-  a2_kernel_free(&k);
+  a2_program_free(&k);
 }
 
 std::vector<GenCase> GenCases() {
@@ -193,7 +193,7 @@ INSTANTIATE_TEST_SUITE_P(Collectives, GeneratorRoundTrip, ::testing::ValuesIn(Ge
                          });
 
 // A kernel with two cores, every instruction, mode and storage kind.
-void BuildEverything(a2_kernel *k, a2_golden_kind g) {
+void BuildEverything(a2_program *k, a2_golden_kind g) {
   a2_err e{};
   a2_tb tb;
   ASSERT_EQ(a2_tb_begin(&tb, k, 3, 2, &e), A2_OK);
@@ -234,7 +234,7 @@ void BuildEverything(a2_kernel *k, a2_golden_kind g) {
       a2_tb_vop(&tb, A2_OP_VMUL, ti, ti, ti, 16);
       a2_tb_compute(&tb, 1000 + (int32_t)r);
       ASSERT_EQ(tb.rc, A2_OK);
-      a2_program *p = a2_kernel_prog(k, r, c);
+      a2_instrs *p = a2_program_instrs(k, r, c);
       a2_instr put{};
       put.op = A2_OP_PUT;
       put.buf = w;
@@ -246,7 +246,7 @@ void BuildEverything(a2_kernel *k, a2_golden_kind g) {
       put.chunk = 16;
       put.mode = A2_MODE_PIPELINE | A2_MODE_DMA_ATOMIC_ADD;
       put.queue = 3;
-      ASSERT_EQ(a2_program_push(p, &put, &e), A2_OK);
+      ASSERT_EQ(a2_instrs_push(p, &put, &e), A2_OK);
       a2_instr get{};
       get.op = A2_OP_GET;
       get.buf = y;
@@ -256,10 +256,10 @@ void BuildEverything(a2_kernel *k, a2_golden_kind g) {
       get.peer = 0;
       get.off2 = 0;
       get.queue = A2_QUEUE_ANY;
-      ASSERT_EQ(a2_program_push(p, &get, &e), A2_OK);
+      ASSERT_EQ(a2_instrs_push(p, &get, &e), A2_OK);
       get.chunk = 0;
       get.mode = A2_MODE_PIPELINE;  // pipeline without chunking: written as "chunk 0 pipeline"
-      ASSERT_EQ(a2_program_push(p, &get, &e), A2_OK);
+      ASSERT_EQ(a2_instrs_push(p, &get, &e), A2_OK);
     }
 }
 
@@ -267,10 +267,10 @@ TEST(TraceRoundTripTest, EveryInstructionGoldenKindAndDeclarationSurvives) {
   for (int g = A2_GOLDEN_NONE; g < A2_GOLDEN_KINDS; g++) {
     if (a2_golden_is_gemm(g)) continue;  // their own test below
     SCOPED_TRACE("golden kind " + std::to_string(g));
-    a2_kernel k{};
+    a2_program k{};
     BuildEverything(&k, (a2_golden_kind)g);
     RoundTrip(k);
-    a2_kernel_free(&k);
+    a2_program_free(&k);
   }
 }
 
@@ -279,9 +279,9 @@ TEST(TraceRoundTripTest, EveryInstructionGoldenKindAndDeclarationSurvives) {
 TEST(TraceRoundTripTest, CubeCoresTheirTilesInstructionsAndGoldenSurvive) {
   std::string path = std::string(A2_SOURCE_DIR) + "/traces/examples/gemm_allreduce_fused.a2t";
   for (uint32_t P : {1u, 2u}) {
-    a2_kernel k;
+    a2_program k;
     a2_err e{};
-    ASSERT_EQ(a2_trace_load(path.c_str(), P, &k, &e), A2_OK) << e.msg;
+    ASSERT_EQ(a2_program_load(path.c_str(), P, &k, &e), A2_OK) << e.msg;
     EXPECT_EQ(k.ncube, 2u);
     EXPECT_EQ(k.ncores, 4u);
     EXPECT_EQ(k.golden.kind, A2_GOLDEN_GEMM_ALLREDUCE);
@@ -293,21 +293,21 @@ TEST(TraceRoundTripTest, CubeCoresTheirTilesInstructionsAndGoldenSurvive) {
     Trace back(text, P);
     ASSERT_TRUE(back.ok()) << back.Message();
     ExpectSameKernel(k, back.k());
-    a2_kernel_free(&k);
+    a2_program_free(&k);
   }
-  a2_kernel k;
+  a2_program k;
   a2_err e{};
   std::string ag = std::string(A2_SOURCE_DIR) + "/traces/examples/allgather_gemm.a2t";
-  ASSERT_EQ(a2_trace_load(ag.c_str(), 4, &k, &e), A2_OK) << e.msg;
+  ASSERT_EQ(a2_program_load(ag.c_str(), 4, &k, &e), A2_OK) << e.msg;
   EXPECT_EQ(k.golden.kind, A2_GOLDEN_ALLGATHER_GEMM);
   Trace back(Write(k), 4);
   ASSERT_TRUE(back.ok()) << back.Message();
   ExpectSameKernel(k, back.k());
-  a2_kernel_free(&k);
+  a2_program_free(&k);
 }
 
 TEST(TraceRoundTripTest, WrittenFileHasTheDocumentedHeader) {
-  a2_kernel k{};
+  a2_program k{};
   BuildEverything(&k, A2_GOLDEN_ALLREDUCE);
   snprintf(k.algo, sizeof k.algo, "allreduce_mesh");
   k.size_bytes = 256;
@@ -330,18 +330,18 @@ TEST(TraceRoundTripTest, WrittenFileHasTheDocumentedHeader) {
   EXPECT_NE(text.find("  get y[0:48], win@0[0] chunk 0 pipeline\n"), std::string::npos);
   EXPECT_EQ(text.find("program rank 1 core 1"), std::string::npos);  // empty: not written
   RoundTrip(k);
-  a2_kernel_free(&k);
+  a2_program_free(&k);
 }
 
 TEST(TraceRoundTripTest, KernelsTheFormatCannotExpressAreRefusedWithoutOutput) {
-  a2_kernel k{};
+  a2_program k{};
   BuildEverything(&k, A2_GOLDEN_ALLREDUCE);
   k.progs[0].v[0].off = 3;  // inside an fp16 element
   char *buf = nullptr;
   size_t size = 0;
   FILE *f = open_memstream(&buf, &size);
   a2_err e{};
-  EXPECT_EQ(a2_trace_write(&k, f, &e), A2_E_INTERNAL);
+  EXPECT_EQ(a2_program_write(&k, f, &e), A2_E_INTERNAL);
   fclose(f);
   EXPECT_EQ(size, 0u);
   free(buf);
@@ -357,7 +357,7 @@ TEST(TraceRoundTripTest, KernelsTheFormatCannotExpressAreRefusedWithoutOutput) {
   Write(k, A2_E_INTERNAL);
   k.golden.bytes = 32;
   Write(k);
-  a2_kernel_free(&k);
+  a2_program_free(&k);
 }
 
 }  // namespace
@@ -389,7 +389,7 @@ TEST(TraceRoundTripTest, TileArraysAndTwoDimensionalSignalsSurvive) {
 TEST(TraceRoundTripTest, TileNamesThatAreNotAWholeArrayAreRefused) {
   Trace t(ReadExample("allreduce_two_phase_db.a2t"), 2, "ex.a2t");
   ASSERT_TRUE(t.ok()) << t.Message();
-  a2_kernel k = t.k();  // shallow: only the tile names change below
+  a2_program k = t.k();  // shallow: only the tile names change below
   snprintf(k.tiles[0].name, sizeof k.tiles[0].name, "recv");  // beside recv[0], recv[1]
   EXPECT_EQ(Write(k, A2_E_INTERNAL), "");
   snprintf(k.tiles[0].name, sizeof k.tiles[0].name, "acc");

@@ -20,27 +20,27 @@ inline const char kWork[] = "program\n  compute 1\nend\n";
 class Trace {
  public:
   Trace(const std::string &text, uint32_t nranks, const char *name = "t.a2t") {
-    rc_ = a2_trace_load_string(text.c_str(), name, nranks, &k_, &e_);
+    rc_ = a2_program_load_string(text.c_str(), name, nranks, &k_, &e_);
   }
-  ~Trace() { a2_kernel_free(&k_); }
+  ~Trace() { a2_program_free(&k_); }
   Trace(const Trace &) = delete;
   Trace &operator=(const Trace &) = delete;
 
   bool ok() const { return rc_ == A2_OK; }
   a2_code rc() const { return rc_; }
-  const a2_kernel &k() const { return k_; }
+  const a2_program &k() const { return k_; }
   const a2_err &err() const { return e_; }
   std::string Message() const {
     char buf[1024];
     a2_err_format(&e_, buf, sizeof buf);
     return buf;
   }
-  const a2_program &prog(uint32_t rank, uint32_t core = 0) const {
+  const a2_instrs &prog(uint32_t rank, uint32_t core = 0) const {
     return k_.progs[rank * k_.ncores + core];
   }
 
  private:
-  a2_kernel k_{};
+  a2_program k_{};
   a2_err e_{};
   a2_code rc_;
 };

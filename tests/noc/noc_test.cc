@@ -1,8 +1,8 @@
-// Tests for noc/net.h: the FIFO stages and multi-packet transfers every
+// Tests for noc/noc.h: the FIFO stages and multi-packet transfers every
 // timed access is made of. Times are checked exactly against the equations
 // in net.h / docs/timing-model.md. Every simulation runs in a forked child
 // (tests/support/fork_run.h): one SystemC elaboration per OS process.
-#include "noc/net.h"
+#include "noc/noc.h"
 
 #include <gtest/gtest.h>
 
@@ -85,18 +85,18 @@ NetResult Simulate(uint32_t pkt_bytes, const std::vector<StageSpec> &stages,
   g_res = &r;
   for (int i = 0; i < kMaxXfers; i++) r.apply_in_order[i] = true;
   a2_err e{};
-  a2_net *net = nullptr;
+  a2_noc *net = nullptr;
   auto fail = [&](a2_code rc) {
     r.rc = rc;
     snprintf(r.msg, sizeof r.msg, "%s", e.msg);
     return r;
   };
   if (a2_code rc = a2k_init(&e)) return fail(rc);
-  if (a2_code rc = a2_net_create(pkt_bytes, sizeof(int), &net, &e)) return fail(rc);
+  if (a2_code rc = a2_noc_create(pkt_bytes, sizeof(int), &net, &e)) return fail(rc);
   std::vector<uint32_t> ids;
   for (size_t s = 0; s < stages.size(); s++) {
     uint32_t id;
-    if (a2_code rc = a2_net_add_stage(net, A2_STAGE_LINK, stages[s].bw, stages[s].lat_ps,
+    if (a2_code rc = a2_noc_add_stage(net, A2_STAGE_LINK, stages[s].bw, stages[s].lat_ps,
                                       static_cast<int32_t>(s), -1, &id, &e))
       return fail(rc);
     ids.push_back(id);
@@ -115,9 +115,9 @@ NetResult Simulate(uint32_t pkt_bytes, const std::vector<StageSpec> &stages,
     a2_xfer_start(net, x, xfers[i].start_ps);
   }
   if (a2_code rc = a2k_run(UINT64_MAX, &r.why, &e)) return fail(rc);
-  r.nstages = a2_net_stage_count(net);
-  for (uint32_t s = 0; s < r.nstages && s < kMaxStages; s++) r.st[s] = *a2_net_stage_stats(net, s);
-  a2_net_free(net);
+  r.nstages = a2_noc_stage_count(net);
+  for (uint32_t s = 0; s < r.nstages && s < kMaxStages; s++) r.st[s] = *a2_noc_stage_stats(net, s);
+  a2_noc_free(net);
   return r;
 }
 
@@ -170,15 +170,15 @@ TEST(StageTest, ZeroBandwidthStageIsRefused) {
     Result r{};
     a2_err e{};
     r.init_rc = a2k_init(&e);  // so that only the bandwidth check can refuse
-    a2_net *net = nullptr;
-    if (r.init_rc || a2_net_create(4096, 0, &net, &e)) return r;
+    a2_noc *net = nullptr;
+    if (r.init_rc || a2_noc_create(4096, 0, &net, &e)) return r;
     uint32_t id = 999;
-    r.zero_rc = a2_net_add_stage(net, A2_STAGE_LINK, 0, 100, 0, 1, &id, &e);
+    r.zero_rc = a2_noc_add_stage(net, A2_STAGE_LINK, 0, 100, 0, 1, &id, &e);
     snprintf(r.msg, sizeof r.msg, "%s", e.msg);
-    r.count_after_zero = a2_net_stage_count(net);
-    r.ok_rc = a2_net_add_stage(net, A2_STAGE_LINK, 1, 100, 0, 1, &id, &e);
-    r.count_after_ok = a2_net_stage_count(net);
-    a2_net_free(net);
+    r.count_after_zero = a2_noc_stage_count(net);
+    r.ok_rc = a2_noc_add_stage(net, A2_STAGE_LINK, 1, 100, 0, 1, &id, &e);
+    r.count_after_ok = a2_noc_stage_count(net);
+    a2_noc_free(net);
     return r;
   }));
   ASSERT_EQ(res.init_rc, A2_OK);
@@ -193,10 +193,10 @@ TEST(StageTest, ZeroBandwidthStageIsRefused) {
 // each transfer's its own, apart from the caller's fields; more is refused.
 TEST(StageTest, EachTransferHasItsOwnContextOfTheAskedSize) {
   a2_err e{};
-  a2_net *net = nullptr;
-  EXPECT_EQ(a2_net_create(4096, 32769, &net, &e), A2_E_INTERNAL);
+  a2_noc *net = nullptr;
+  EXPECT_EQ(a2_noc_create(4096, 32769, &net, &e), A2_E_INTERNAL);
   EXPECT_NE(std::string(e.msg).find("at most 32768"), std::string::npos) << e.msg;
-  ASSERT_EQ(a2_net_create(4096, 32768, &net, &e), A2_OK) << e.msg;
+  ASSERT_EQ(a2_noc_create(4096, 32768, &net, &e), A2_OK) << e.msg;
   a2_xfer *x = a2_xfer_alloc(net), *y = a2_xfer_alloc(net);
   ASSERT_TRUE(x && y);
   EXPECT_EQ(x->apply_hop, A2_NO_HOP);
@@ -213,7 +213,7 @@ TEST(StageTest, EachTransferHasItsOwnContextOfTheAskedSize) {
   EXPECT_EQ(x->bytes, 7u);  // neither context reached the fields
   EXPECT_EQ(x->apply_hop, 3);
   EXPECT_EQ(y->bytes, 9u);
-  a2_net_free(net);
+  a2_noc_free(net);
 }
 
 // n <= packet size: one packet, done at start + ceil(n * 1e12 / B) + L.

@@ -1,5 +1,5 @@
 /* Where the kernel of a run comes from: a built-in generator (--algo) or a
- * trace file (--trace-file), and how reports describe it. A trace written by
+ * program file (--program), and how reports describe it. A trace written by
  * `gen` names its built-in (the `kernel` line), so it is described exactly as
  * the built-in is. */
 #include <string.h>
@@ -62,7 +62,7 @@ a2_coll_params a2_run_coll_params(const a2_run_opts *o, const a2_config *cfg) {
   return p;
 }
 
-static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
+static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_program *k, a2_run_desc *d) {
   const a2_collective *c = a2_collective_find(o->algo);
   if (!c) return a2_cmd_usage_error("--algo", "unknown algorithm '%s' (see a2a3sim list)", o->algo);
   a2_coll_params p = a2_run_coll_params(o, cfg);
@@ -77,9 +77,9 @@ static int from_algo(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a
   return 0;
 }
 
-static int from_trace(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
+static int from_trace(const a2_run_opts *o, const a2_config *cfg, a2_program *k, a2_run_desc *d) {
   a2_err e = {0};
-  if (a2_trace_load_params(o->trace_file, o->nranks, o->params, o->nparams, k, &e)) {
+  if (a2_program_load_params(o->program_file, o->nranks, o->params, o->nparams, k, &e)) {
     a2_cmd_error(&e);
     return a2_err_exit_code(e.code);
   }
@@ -105,7 +105,7 @@ static int from_trace(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, 
     describe_builtin(c, &p, cfg, d);
     return 0;
   }
-  snprintf(d->name, sizeof d->name, "%s", o->trace_file);
+  snprintf(d->name, sizeof d->name, "%s", o->program_file);
   d->params = o->params;
   d->nparams = o->nparams;
   d->size_bytes = k->golden.bytes;
@@ -117,7 +117,7 @@ static int from_trace(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, 
   return 0;
 }
 
-int a2_build_kernel(const a2_run_opts *o, const a2_config *cfg, a2_kernel *k, a2_run_desc *d) {
+int a2_build_program(const a2_run_opts *o, const a2_config *cfg, a2_program *k, a2_run_desc *d) {
   memset(d, 0, sizeof *d);
-  return o->trace_file ? from_trace(o, cfg, k, d) : from_algo(o, cfg, k, d);
+  return o->program_file ? from_trace(o, cfg, k, d) : from_algo(o, cfg, k, d);
 }

@@ -15,8 +15,8 @@
  * Under packet timing each stage is one kernel process (under reservation
  * timing, below, stages have none); packets and transfers come from pools
  * (no heap allocation per packet once warm). */
-#ifndef A2_NET_H
-#define A2_NET_H
+#ifndef A2_NOC_H
+#define A2_NOC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,7 +32,7 @@ extern "C" {
 #define A2_NO_HOP 0xffff
 #define A2_INLINE_HOPS 12 /* paths up to this long need no heap memory (a2_xfer_path) */
 
-typedef struct a2_net a2_net;
+typedef struct a2_noc a2_noc;
 typedef struct a2_xfer a2_xfer;
 
 /* Called when packet [off, off+len) of x starts service at hop x->apply_hop:
@@ -46,8 +46,8 @@ typedef void (*a2_xfer_done_fn)(a2_xfer *x, uint64_t t_done_ps);
 /* A transfer, from a2_xfer_alloc. These fields are all the caller owns of
  * it: it sets them, and its path (a2_xfer_path), before a2_xfer_start; the
  * network only reads them. The network's own state of a transfer (its path,
- * its progress, its place in the pool) is private to noc/net.c. The caller's
- * context is the a2_net_create(ctx_bytes) bytes at a2_xfer_context(x). A
+ * its progress, its place in the pool) is private to noc/noc.c. The caller's
+ * context is the a2_noc_create(ctx_bytes) bytes at a2_xfer_context(x). A
  * transfer belongs to the network again once it is recycled (below). */
 struct a2_xfer {
   uint64_t bytes;            /* total payload, > 0 */
@@ -63,7 +63,7 @@ struct a2_xfer {
   uint8_t writes;            /* on_apply writes (a notify): applied at its time even at hop 0 */
 };
 
-/* The caller's context of x: ctx_bytes (a2_net_create) bytes, aligned to
+/* The caller's context of x: ctx_bytes (a2_noc_create) bytes, aligned to
  * A2_XFER_CONTEXT_ALIGN, right after the fields above. The network never
  * reads or writes it; a2_xfer_alloc leaves it as the last user left it. */
 #define A2_XFER_CONTEXT_ALIGN 8
@@ -103,23 +103,23 @@ typedef struct {
  * ctx_bytes the size of the caller's context of each transfer
  * (a2_xfer_context), at most 32768 (A2_E_INTERNAL beyond). A2_E_NOMEM when
  * out of memory. */
-a2_code a2_net_create(uint32_t pkt_bytes, size_t ctx_bytes, a2_net **out, a2_err *err);
-void a2_net_free(a2_net *n);
+a2_code a2_noc_create(uint32_t pkt_bytes, size_t ctx_bytes, a2_noc **out, a2_err *err);
+void a2_noc_free(a2_noc *n);
 
 /* Add a stage; returns its id in *id. Only before the run starts. `a`/`b`
  * identify it for reports (link: from/to rank or -1 for a switch; HBM:
  * rank; MTE: rank, core; DMA engines: rank, queue). */
-a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw_bytes_per_s, uint64_t lat_ps,
+a2_code a2_noc_add_stage(a2_noc *n, a2_stage_kind kind, uint64_t bw_bytes_per_s, uint64_t lat_ps,
                          int32_t a, int32_t b, uint32_t *id, a2_err *err);
 
-uint32_t a2_net_stage_count(const a2_net *n);
-a2_stage_kind a2_net_stage_kind(const a2_net *n, uint32_t id, int32_t *a, int32_t *b);
-const a2_stage_stats *a2_net_stage_stats(const a2_net *n, uint32_t id);
+uint32_t a2_noc_stage_count(const a2_noc *n);
+a2_stage_kind a2_noc_stage_kind(const a2_noc *n, uint32_t id, int32_t *a, int32_t *b);
+const a2_stage_stats *a2_noc_stage_stats(const a2_noc *n, uint32_t id);
 
 /* A fresh transfer from the pool: its fields zero but apply_hop
  * (A2_NO_HOP), no path yet, its context not initialised. NULL when out of
  * memory. */
-a2_xfer *a2_xfer_alloc(a2_net *n);
+a2_xfer *a2_xfer_alloc(a2_noc *n);
 
 /* x's path: room for its nhops stage ids, which the caller writes (in path
  * order) before a2_xfer_start. NULL when out of memory (only for more than
@@ -135,10 +135,10 @@ uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops);
  * to do later (no on_done, nothing left to apply - e.g. a request whose
  * reply can then be started at once) is recycled before this returns, any
  * other in a2_xfer_finish. */
-uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
+uint64_t a2_xfer_start(a2_noc *n, a2_xfer *x, uint64_t t_ps);
 
 /* Reservation timing (config interconnect.timing: reservation). Call right
- * after a2_net_create, before any stage is added: stages then get no kernel
+ * after a2_noc_create, before any stage is added: stages then get no kernel
  * process. a2_xfer_start computes every packet's service at every stage of
  * the path at once: each packet takes the earliest slot of each stage, at or
  * after its arrival there, that is free in the stage's reserved future
@@ -164,24 +164,24 @@ uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps);
  * then take it in turns by steps, close to the packet-by-packet turns of
  * packet timing, instead of the first reserved taking it for its whole
  * length; alone, a transfer's times are the same either way. */
-typedef void (*a2_net_defer_fn)(void *ctx, a2_xfer *x, uint64_t t_ps);
+typedef void (*a2_noc_defer_fn)(void *ctx, a2_xfer *x, uint64_t t_ps);
 /* Whether a transfer of `bytes` that is neither known nor lands is
  * reserved whole (not in steps) under reservation timing, so that
  * a2_xfer_start returns its completion; a known one or one that lands is
  * reserved whole at any length. */
-bool a2_net_whole_at_start(const a2_net *n, uint64_t bytes);
-void a2_net_set_reservation(a2_net *n, a2_net_defer_fn defer, void *ctx);
-int a2_net_reservation(const a2_net *n);
-void a2_xfer_finish(a2_net *n, a2_xfer *x);
+bool a2_noc_whole_at_start(const a2_noc *n, uint64_t bytes);
+void a2_noc_set_reservation(a2_noc *n, a2_noc_defer_fn defer, void *ctx);
+int a2_noc_reservation(const a2_noc *n);
+void a2_xfer_finish(a2_noc *n, a2_xfer *x);
 
 /* Optional observer of every packet service (for timelines): stage id,
  * start and end of service in ps, payload bytes. */
-typedef void (*a2_net_observer)(void *ctx, uint32_t stage, uint64_t start_ps, uint64_t end_ps,
+typedef void (*a2_noc_observer)(void *ctx, uint32_t stage, uint64_t start_ps, uint64_t end_ps,
                                 uint32_t bytes);
-void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx);
+void a2_noc_set_observer(a2_noc *n, a2_noc_observer fn, void *ctx);
 /* Reservation timing shows packets to the observer in order of start as
  * time passes; this shows the rest (call before removing the observer). */
-void a2_net_flush_observer(a2_net *n);
+void a2_noc_flush_observer(a2_noc *n);
 
 /* Prefetch hints (reads only; docs/architecture.md, "Layout and prefetch
  * rules"). What reserving a packet at stages ids[0..count) reads first:
@@ -189,9 +189,9 @@ void a2_net_flush_observer(a2_net *n);
  * contention reads; level 1, once those are cached, the earlier intervals
  * of the stages that hold some. Ids A2_NO_STAGE are skipped. */
 #define A2_NO_STAGE UINT32_MAX
-void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count, int level);
+void a2_noc_prefetch_stages(const a2_noc *n, const uint32_t *ids, unsigned count, int level);
 /* What a2_xfer_finish(n, x) reads: all of x, its context included. */
-void a2_net_prefetch_xfer(const a2_net *n, const a2_xfer *x);
+void a2_noc_prefetch_xfer(const a2_noc *n, const a2_xfer *x);
 
 /* S(len): the service time of len bytes at bw bytes/s, in ps, rounded up. */
 uint64_t a2_ser_ps(uint64_t len, uint64_t bw_bytes_per_s);
@@ -200,7 +200,7 @@ uint64_t a2_ser_ps(uint64_t len, uint64_t bw_bytes_per_s);
  * stages ids[0..count): sum over them of S_x(len) + lat_x, in ps; 0 for no
  * stage. Reads the stages' parameters only (no queue, no reservation): the
  * model times acknowledgements with it (docs/timing-model.md). */
-uint64_t a2_net_msg_ps(const a2_net *n, const uint32_t *ids, unsigned count, uint32_t len);
+uint64_t a2_noc_msg_ps(const a2_noc *n, const uint32_t *ids, unsigned count, uint32_t len);
 
 #ifdef __cplusplus
 }

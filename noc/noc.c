@@ -1,5 +1,5 @@
 /* Stages, packets and transfers: see net.h for the queueing equations. */
-#include "noc/net.h"
+#include "noc/noc.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -80,7 +80,7 @@ typedef struct {
   a2_ival *heap; /* kept for reuse after the intervals went back to inl */
   uint32_t heap_cap;
   uint32_t packets_hi;
-  a2_stage_stats st; /* filled by a2_net_stage_stats */
+  a2_stage_stats st; /* filled by a2_noc_stage_stats */
   /* packet timing */
   uint64_t free_ps; /* end of current service */
   uint64_t wake_ps; /* pending wake-up, UINT64_MAX when none */
@@ -88,7 +88,7 @@ typedef struct {
   a2k_proc proc;
   a2_stage_kind kind;
   int32_t a, b;
-  a2_net *net;
+  a2_noc *net;
 } a2_stage;
 
 _Static_assert(offsetof(a2_stage, inl) == 64 && offsetof(a2_stage, ser_full) == 128,
@@ -120,7 +120,7 @@ static inline uint32_t narrow(uint64_t t) {
 #define CHUNK ((uint32_t)1 << CHUNK_BITS)
 _Static_assert(CHUNK * sizeof(a2_stage) <= A2_HUGE_PAGE, "a chunk fits in a huge page");
 
-struct a2_net {
+struct a2_noc {
   uint32_t pkt_bytes;
   a2_stage **chunks; /* stage id i is chunks[i / CHUNK][i % CHUNK] */
   uint32_t nstages, nchunks;
@@ -129,9 +129,9 @@ struct a2_net {
   xfer_rec *free_xfers;
   void **slabs;
   uint32_t nslabs, slab_cap;
-  a2_net_observer observer;
+  a2_noc_observer observer;
   void *observer_ctx;
-  a2_net_defer_fn defer; /* non-NULL: reservation timing */
+  a2_noc_defer_fn defer; /* non-NULL: reservation timing */
   void *defer_ctx;
   /* reservation timing with an observer: packet services are reserved out
    * of time order, so they are held here (a = end, b = stage << 32 | bytes)
@@ -139,13 +139,13 @@ struct a2_net {
   a2_tq held;
 };
 
-static inline a2_stage *stage_at(const a2_net *n, uint32_t id) {
+static inline a2_stage *stage_at(const a2_noc *n, uint32_t id) {
   return &n->chunks[id >> CHUNK_BITS][id & (CHUNK - 1)];
 }
 
 /* Service time of a len-byte packet at st: a full one's, the last shorter
  * length's (control messages: one size), or computed (and remembered). */
-static inline uint64_t st_ser(const a2_net *n, a2_stage *st, uint32_t len) {
+static inline uint64_t st_ser(const a2_noc *n, a2_stage *st, uint32_t len) {
   if (len == n->pkt_bytes) return st_ser_full(st);
   if (len == st->small_len && st->small_ser != WIDE) return st->small_ser;
   uint64_t t = a2_ser_ps(len, st->bw);
@@ -168,29 +168,29 @@ static inline void stage_prefetch(const a2_stage *st, int level) {
   }
 }
 
-void a2_net_prefetch_stages(const a2_net *n, const uint32_t *ids, unsigned count, int level) {
+void a2_noc_prefetch_stages(const a2_noc *n, const uint32_t *ids, unsigned count, int level) {
   for (unsigned i = 0; i < count; i++)
     if (ids[i] != A2_NO_STAGE) stage_prefetch(stage_at(n, ids[i]), level);
 }
 
-void a2_net_prefetch_xfer(const a2_net *n, const a2_xfer *x) {
+void a2_noc_prefetch_xfer(const a2_noc *n, const a2_xfer *x) {
   a2_prefetch_lines_w((const char *)x - offsetof(xfer_rec, x), n->xfer_bytes);
 }
 
 /* Show every held service that starts by `upto`: nothing reserved from now
  * on can start earlier than now. */
-static void held_flush(a2_net *n, uint64_t upto) {
+static void held_flush(a2_noc *n, uint64_t upto) {
   a2_tq_item it;
   while (a2_tq_pop_due(&n->held, upto, &it))
     if (n->observer)
       n->observer(n->observer_ctx, (uint32_t)(it.b >> 32), it.t_ps, it.a, (uint32_t)it.b);
 }
 
-void a2_net_flush_observer(a2_net *n) {
+void a2_noc_flush_observer(a2_noc *n) {
   held_flush(n, UINT64_MAX);
 }
 
-void a2_net_set_observer(a2_net *n, a2_net_observer fn, void *ctx) {
+void a2_noc_set_observer(a2_noc *n, a2_noc_observer fn, void *ctx) {
   n->observer = fn;
   n->observer_ctx = ctx;
 }
@@ -204,7 +204,7 @@ uint64_t a2_ser_ps(uint64_t len, uint64_t bw) {
   return (uint64_t)(t / bw);
 }
 
-uint64_t a2_net_msg_ps(const a2_net *n, const uint32_t *ids, unsigned count, uint32_t len) {
+uint64_t a2_noc_msg_ps(const a2_noc *n, const uint32_t *ids, unsigned count, uint32_t len) {
   uint64_t t = 0;
   for (unsigned i = 0; i < count; i++) {
     const a2_stage *st = stage_at(n, ids[i]);
@@ -215,7 +215,7 @@ uint64_t a2_net_msg_ps(const a2_net *n, const uint32_t *ids, unsigned count, uin
 
 /* A slab of SLAB_BYTES / each objects (one huge page: transfers pending
  * at scale, one per rank and more, are touched in no particular order). */
-static void *slab_alloc(a2_net *n) {
+static void *slab_alloc(a2_noc *n) {
   if (n->nslabs == n->slab_cap) {
     uint32_t cap = n->slab_cap ? n->slab_cap * 2 : 16;
     void **s = realloc(n->slabs, cap * sizeof *s);
@@ -228,7 +228,7 @@ static void *slab_alloc(a2_net *n) {
   return m;
 }
 
-static a2_pkt *pkt_get(a2_net *n) {
+static a2_pkt *pkt_get(a2_noc *n) {
   if (!n->free_pkts) {
     a2_pkt *m = slab_alloc(n);
     if (!m) a2_out_of_memory("packets in flight"); /* grows only with them: docs/architecture.md */
@@ -242,12 +242,12 @@ static a2_pkt *pkt_get(a2_net *n) {
   return p;
 }
 
-static void pkt_put(a2_net *n, a2_pkt *p) {
+static void pkt_put(a2_noc *n, a2_pkt *p) {
   p->next = n->free_pkts;
   n->free_pkts = p;
 }
 
-a2_xfer *a2_xfer_alloc(a2_net *n) {
+a2_xfer *a2_xfer_alloc(a2_noc *n) {
   if (!n->free_xfers) {
     char *m = slab_alloc(n);
     if (!m) return NULL;
@@ -280,7 +280,7 @@ uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops) {
   return r->path;
 }
 
-static void xfer_put(a2_net *n, xfer_rec *r) {
+static void xfer_put(a2_noc *n, xfer_rec *r) {
   if (r->path != r->path_inline) free(r->path);
   r->path = r->path_inline;
   r->path_cap = A2_INLINE_HOPS;
@@ -317,7 +317,7 @@ static void stage_enqueue(a2_stage *s, a2_pkt *p) {
 }
 
 /* Turn the next piece of x into a packet ready at the first stage at t. */
-static void inject(a2_net *n, xfer_rec *r, uint64_t t) {
+static void inject(a2_noc *n, xfer_rec *r, uint64_t t) {
   a2_pkt *p = pkt_get(n);
   uint64_t left = r->x.bytes - r->injected;
   p->x = r;
@@ -332,14 +332,14 @@ static void inject(a2_net *n, xfer_rec *r, uint64_t t) {
 /* ---- reservation timing ---- */
 
 #define BLOCK 64 /* packets reserved hop by hop together */
-#define STEP 16  /* packets of a stepped transfer reserved at a time (a2_net_whole_at_start) */
+#define STEP 16  /* packets of a stepped transfer reserved at a time (a2_noc_whole_at_start) */
 
-void a2_net_set_reservation(a2_net *n, a2_net_defer_fn defer, void *ctx) {
+void a2_noc_set_reservation(a2_noc *n, a2_noc_defer_fn defer, void *ctx) {
   n->defer = defer;
   n->defer_ctx = ctx;
 }
 
-int a2_net_reservation(const a2_net *n) {
+int a2_noc_reservation(const a2_noc *n) {
   return n->defer != NULL;
 }
 
@@ -586,7 +586,7 @@ static void apply_all(a2_xfer *x) {
  * sp[0..nhops): the general loop of reserve_all for a block of one,
  * without the block arithmetic. Returns when the packet leaves the last stage; *applied
  * is when it started service at the apply hop. */
-static uint64_t reserve_one(a2_net *n, const xfer_rec *r, a2_stage *const *sp, uint64_t now,
+static uint64_t reserve_one(a2_noc *n, const xfer_rec *r, a2_stage *const *sp, uint64_t now,
                             uint64_t t0, uint64_t *applied) {
   uint32_t len = (uint32_t)r->x.bytes;
   bool obs = n->observer != NULL;
@@ -612,13 +612,13 @@ static uint64_t reserve_one(a2_net *n, const xfer_rec *r, a2_stage *const *sp, u
   return arr;
 }
 
-bool a2_net_whole_at_start(const a2_net *n, uint64_t bytes) {
+bool a2_noc_whole_at_start(const a2_noc *n, uint64_t bytes) {
   return bytes <= (uint64_t)STEP * n->pkt_bytes;
 }
 
 /* Whether x is reserved in steps (net.h, "Steps"). */
-static inline bool stepped(const a2_net *n, const a2_xfer *x) {
-  return !x->known && !x->lands && !a2_net_whole_at_start(n, x->bytes);
+static inline bool stepped(const a2_noc *n, const a2_xfer *x) {
+  return !x->known && !x->lands && !a2_noc_whole_at_start(n, x->bytes);
 }
 
 /* Reservation timing: the packets of r through every hop, now, from
@@ -630,7 +630,7 @@ static inline bool stepped(const a2_net *n, const a2_xfer *x) {
  * r->t_done and r->t_apply gather the last departure and the last start at
  * the apply hop over the steps. Returns whether r was handed to the defer
  * hook (else the caller recycles it). */
-static bool reserve_all(a2_net *n, xfer_rec *r, uint64_t now) {
+static bool reserve_all(a2_noc *n, xfer_rec *r, uint64_t now) {
   a2_xfer *x = &r->x;
   uint64_t ready = r->ready, done = r->t_done, applied = r->t_apply;
   uint64_t a[BLOCK];
@@ -736,7 +736,7 @@ static bool reserve_all(a2_net *n, xfer_rec *r, uint64_t now) {
   return true;
 }
 
-void a2_xfer_finish(a2_net *n, a2_xfer *x) {
+void a2_xfer_finish(a2_noc *n, a2_xfer *x) {
   xfer_rec *r = rec_of(x);
   if (r->injected < x->bytes) { /* a stepped transfer's next step */
     if (!reserve_all(n, r, a2k_now_ps())) xfer_put(n, r);
@@ -747,7 +747,7 @@ void a2_xfer_finish(a2_net *n, a2_xfer *x) {
   xfer_put(n, r);
 }
 
-uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
+uint64_t a2_xfer_start(a2_noc *n, a2_xfer *x, uint64_t t_ps) {
   xfer_rec *r = rec_of(x);
   uint64_t now = a2k_now_ps(), t0 = t_ps > now ? t_ps : now;
   if (!n->defer) {
@@ -764,7 +764,7 @@ uint64_t a2_xfer_start(a2_net *n, a2_xfer *x, uint64_t t_ps) {
 
 static void stage_run(void *ctx) {
   a2_stage *s = ctx;
-  a2_net *n = s->net;
+  a2_noc *n = s->net;
   uint64_t now = a2k_now_ps();
   s->wake_ps = UINT64_MAX;
   while (s->head) {
@@ -803,11 +803,11 @@ static void stage_run(void *ctx) {
   }
 }
 
-a2_code a2_net_create(uint32_t pkt_bytes, size_t ctx_bytes, a2_net **out, a2_err *err) {
+a2_code a2_noc_create(uint32_t pkt_bytes, size_t ctx_bytes, a2_noc **out, a2_err *err) {
   if (ctx_bytes > 32768) /* net.h; many transfers to a slab */
     return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0,
                       "transfer context of %zu bytes (at most 32768)", ctx_bytes);
-  a2_net *n = calloc(1, sizeof *n);
+  a2_noc *n = calloc(1, sizeof *n);
   if (!n) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for the network");
   n->pkt_bytes = pkt_bytes;
   n->xfer_bytes = (sizeof(xfer_rec) + ctx_bytes + A2_XFER_CONTEXT_ALIGN - 1) /
@@ -816,7 +816,7 @@ a2_code a2_net_create(uint32_t pkt_bytes, size_t ctx_bytes, a2_net **out, a2_err
   return A2_OK;
 }
 
-void a2_net_free(a2_net *n) {
+void a2_noc_free(a2_noc *n) {
   if (!n) return;
   for (uint32_t i = 0; i < n->nstages; i++) free(stage_at(n, i)->heap);
   for (uint32_t i = 0; i < n->nchunks; i++) a2_huge_free(n->chunks[i], A2_HUGE_PAGE);
@@ -827,7 +827,7 @@ void a2_net_free(a2_net *n) {
   free(n);
 }
 
-a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t lat_ps, int32_t a,
+a2_code a2_noc_add_stage(a2_noc *n, a2_stage_kind kind, uint64_t bw, uint64_t lat_ps, int32_t a,
                          int32_t b, uint32_t *id, a2_err *err) {
   if (bw == 0) return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0, "stage with zero bandwidth");
   if (n->nstages == n->nchunks * CHUNK) { /* a new chunk (cache-line aligned) */
@@ -861,17 +861,17 @@ a2_code a2_net_add_stage(a2_net *n, a2_stage_kind kind, uint64_t bw, uint64_t la
   return A2_OK;
 }
 
-uint32_t a2_net_stage_count(const a2_net *n) {
+uint32_t a2_noc_stage_count(const a2_noc *n) {
   return n->nstages;
 }
 
-a2_stage_kind a2_net_stage_kind(const a2_net *n, uint32_t id, int32_t *a, int32_t *b) {
+a2_stage_kind a2_noc_stage_kind(const a2_noc *n, uint32_t id, int32_t *a, int32_t *b) {
   if (a) *a = stage_at(n, id)->a;
   if (b) *b = stage_at(n, id)->b;
   return stage_at(n, id)->kind;
 }
 
-const a2_stage_stats *a2_net_stage_stats(const a2_net *n, uint32_t id) {
+const a2_stage_stats *a2_noc_stage_stats(const a2_noc *n, uint32_t id) {
   a2_stage *s = stage_at(n, id); /* the counters, gathered where the report reads them */
   s->st = (a2_stage_stats){s->bytes, s->busy_ps, (uint64_t)s->packets_hi << 32 | s->packets};
   return &s->st;
