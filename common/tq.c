@@ -11,7 +11,20 @@ static bool before(const a2_tq_item *x, const a2_tq_item *y) {
   return x->t_ps < y->t_ps || (x->t_ps == y->t_ps && x->seq < y->seq);
 }
 
-void a2_tq_push(a2_tq *q, uint64_t t_ps, uint64_t a, uint64_t b) {
+static int cmp_items(const void *x, const void *y) {
+  return before(x, y) ? -1 : before(y, x) ? 1 : 0;
+}
+
+/* Before seq would wrap: number the queued items 0..n-1 in their order
+ * (a sorted array is a heap), so that ties still come out first in, first
+ * out. An empty queue simply starts again at 0. */
+static void renumber(a2_tq *q) {
+  qsort(q->v, q->n, sizeof *q->v, cmp_items);
+  for (uint32_t i = 0; i < q->n; i++) q->v[i].seq = i;
+  q->seq = q->n;
+}
+
+void a2_tq_push(a2_tq *q, uint64_t t_ps, const a2_tq_item *item) {
   if (!q->cap) { /* first use */
     q->v = q->inl;
     q->cap = A2_TQ_INLINE;
@@ -31,7 +44,13 @@ void a2_tq_push(a2_tq *q, uint64_t t_ps, uint64_t a, uint64_t b) {
       q->cap = q->heap_cap = cap;
     }
   }
-  a2_tq_item e = {t_ps, q->seq++, a, b};
+  if (!q->n)
+    q->seq = 0;
+  else if (q->seq == UINT32_MAX)
+    renumber(q);
+  a2_tq_item e = *item;
+  e.t_ps = t_ps;
+  e.seq = q->seq++;
   uint32_t i = q->n++;
   while (i && before(&e, &q->v[(i - 1) / 2])) {
     q->v[i] = q->v[(i - 1) / 2];
@@ -67,3 +86,6 @@ void a2_tq_free(a2_tq *q) {
   q->v = q->heap = NULL;
   q->n = q->cap = q->heap_cap = 0;
 }
+
+/* An item stays four words: a core's queue lives in its cache lines. */
+_Static_assert(sizeof(a2_tq_item) == 32, "a2_tq_item is 32 bytes");

@@ -1,14 +1,39 @@
 /* A time queue: a binary min-heap of items ordered by time, then by order
  * of insertion (so equal times come out first in, first out and runs stay
- * deterministic). Each item carries two words of the caller's data. */
+ * deterministic). Each item is one of a few kinds of event, a tagged union:
+ * its kind says which member of `u` it carries. */
 #ifndef A2_TQ_H
 #define A2_TQ_H
 
 #include <stdint.h>
 
+struct a2_xfer; /* noc/noc.h's transfer; only pointed to here */
+
+/* What an item is. */
+typedef enum {
+  A2_TQ_XFER = 1, /* a transfer whose events are due (reservation timing): u.xfer */
+  A2_TQ_NOTIFY,   /* a notify lands in a signal cell: u.notify */
+  A2_TQ_RETURN,   /* a core's window takes bytes back: u.bytes */
+  A2_TQ_SERVICE   /* a stage serves bytes, shown to a timeline observer: u.service */
+} a2_tq_kind;
+
 typedef struct {
-  uint64_t t_ps, seq;
-  uint64_t a, b; /* caller's data */
+  uint64_t t_ps;
+  uint32_t seq;  /* order of insertion among the queued items */
+  uint32_t kind; /* a2_tq_kind */
+  union {
+    struct a2_xfer *xfer;
+    struct {
+      uint8_t *cell; /* the int32 cell, in the peer's memory */
+      int32_t value;
+      uint8_t add; /* 1: cell += value; 0: cell = value */
+    } notify;
+    uint64_t bytes;
+    struct {
+      uint64_t end_ps;
+      uint32_t stage, bytes;
+    } service;
+  } u;
 } a2_tq_item;
 
 #define A2_TQ_INLINE 2 /* items held in place: most queues stay this short */
@@ -21,15 +46,15 @@ typedef struct {
 typedef struct {
   a2_tq_item *v; /* inl, or heap */
   uint32_t n, cap;
-  uint64_t seq;
+  uint32_t seq; /* the next item's; renumbered before it would wrap */
   a2_tq_item inl[A2_TQ_INLINE];
   a2_tq_item *heap; /* NULL until the queue first outgrows inl */
   uint32_t heap_cap;
 } a2_tq; /* zero-initialised = empty; not to be copied or moved once used */
 
-/* Add an item at t_ps. Aborts when out of memory: callers' queues only grow
- * with work in flight. */
-void a2_tq_push(a2_tq *q, uint64_t t_ps, uint64_t a, uint64_t b);
+/* Add *e (its kind and u; t_ps and seq are set here) at t_ps. Aborts when
+ * out of memory: callers' queues only grow with work in flight. */
+void a2_tq_push(a2_tq *q, uint64_t t_ps, const a2_tq_item *e);
 /* Remove the earliest item into *out if its time is <= t_max; 1 if one was
  * removed, 0 otherwise. */
 int a2_tq_pop_due(a2_tq *q, uint64_t t_max, a2_tq_item *out);

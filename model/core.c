@@ -422,7 +422,7 @@ static bool retire(a2_core *c, uint64_t now) {
 void a2_core_defer(void *ctx, a2_xfer *x, uint64_t t) {
   (void)ctx;
   a2_core *c = a2_ctx_of(x)->runner;
-  a2_tq_push(&c->pend, t, (uint64_t)(uintptr_t)x, 0);
+  a2_tq_push(&c->pend, t, &(a2_tq_item){.kind = A2_TQ_XFER, .u.xfer = x});
   a2_core_wake(c, t);
 }
 
@@ -431,10 +431,10 @@ static bool run_pending(a2_core *c, uint64_t now) {
   bool progress = false;
   a2_tq_item it;
   while (a2_tq_pop_due(&c->pend, now, &it)) {
-    if (it.b)
-      a2_notify_land(c, it.a, it.b);
+    if (it.kind == A2_TQ_NOTIFY)
+      a2_notify_land(c, it.u.notify.cell, it.u.notify.value, it.u.notify.add);
     else
-      a2_xfer_finish(c->sim->net, (a2_xfer *)(uintptr_t)it.a);
+      a2_xfer_finish(c->sim->net, it.u.xfer);
     progress = true;
   }
   return progress;

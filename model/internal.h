@@ -102,9 +102,9 @@ typedef struct a2_core {
   uint32_t pq_mask;            /* bit p: pipe p has instructions not yet started */
   uint64_t slot_free;          /* storage slots not in use (bit k: win[k], done[k], ...) */
   uint64_t pipe_start[NPIPES]; /* reservation timing: start of each pipe's last instruction */
-  a2_tq pend;                  /* reservation timing: transfer events this core carries out
-                                  (item.a = the a2_xfer, item.b = 0; or a notify's landing:
-                                  a2_notify_land) */
+  a2_tq pend;                  /* reservation timing: events this core carries out, a
+                                  transfer's (A2_TQ_XFER) or a notify's landing
+                                  (A2_TQ_NOTIFY, a2_notify_land) */
   /* stage ids: its own (ST_*), then, for the kernel's prefetch hint, the
    * other stages of its recent transfers (each id once, in any of the
    * A2_RECENT_STAGES slots; A2_NO_STAGE in a slot not used yet) */
@@ -304,7 +304,7 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps
 void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps); /* put, get */
 /* Reservation timing without race checking or a timeline: a notify's
  * landing event in r's `pend` is two words (b != 0), not a transfer. */
-void a2_notify_land(a2_core *r, uint64_t a, uint64_t b);
+void a2_notify_land(a2_core *r, uint8_t *cell, int32_t value, bool add);
 
 /* dma.c: every rank's DMA queues and their engines (docs/timing-model.md,
  * "DMA engines"). */

@@ -34,7 +34,7 @@ void a2_core_prefetch(const void *ctx, int level) {
   const a2_sim *s = c->sim;
   /* the event at the head of `pend`: a notify's landing (its cell), or a transfer */
   const a2_tq_item *ev = c->pend.n ? &c->pend.v[0] : NULL;
-  a2_xfer *x = ev && !ev->b ? (a2_xfer *)(uintptr_t)ev->a : NULL;
+  a2_xfer *x = ev && ev->kind == A2_TQ_XFER ? ev->u.xfer : NULL;
   uint32_t sn = c->slot_free ? (uint32_t)__builtin_ctzll(c->slot_free) : 0; /* the next one taken */
   if (level == 1) {
     a2_prefetch(c->prog);
@@ -49,8 +49,8 @@ void a2_core_prefetch(const void *ctx, int level) {
       a2_prefetch_w(&c->win[(sn + i) % A2_WIN]);
     if (x)
       a2_noc_prefetch_xfer(s->net, x);
-    else if (ev)
-      a2_prefetch_w((const void *)(uintptr_t)ev->a);
+    else if (ev && ev->kind == A2_TQ_NOTIFY)
+      a2_prefetch_w(ev->u.notify.cell);
     a2_noc_prefetch_stages(s->net, c->stages, ST_OWN + A2_RECENT_STAGES, 0);
     return;
   }

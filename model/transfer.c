@@ -409,11 +409,9 @@ static void apply_notify(a2_xfer *x, uint64_t off, uint32_t len) {
 }
 
 /* A landing event of a2_issue_notify's short form, carried out by r, the
- * peer's core: a = the cell, b = value << 32 | mode << 1 | 1 (a transfer's
- * event has b = 0). */
-void a2_notify_land(a2_core *r, uint64_t a, uint64_t b) {
-  notify_cell((uint8_t *)(uintptr_t)a, b >> 1 & 1 ? A2_MODE_ADD : A2_MODE_SET,
-              (int32_t)(uint32_t)(b >> 32));
+ * peer's core: the cell, the value, and whether it adds or sets. */
+void a2_notify_land(a2_core *r, uint8_t *cell, int32_t value, bool add) {
+  notify_cell(cell, add ? A2_MODE_ADD : A2_MODE_SET, value);
   a2_signal_changed(r->sim, r->rank);
 }
 
@@ -446,8 +444,9 @@ void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
     uint64_t t_land = start(c, x, t);
     a2_core *r = a2_notify_runner(c, peer);
     uint8_t *cell = a2_mem(c->sim, peer, in->buf) + in->off;
-    a2_tq_push(&r->pend, t_land, (uint64_t)(uintptr_t)cell,
-               (uint64_t)(uint32_t)in->value << 32 | (uint64_t)(in->mode == A2_MODE_ADD) << 1 | 1);
+    a2_tq_push(&r->pend, t_land,
+               &(a2_tq_item){.kind = A2_TQ_NOTIFY,
+                             .u.notify = {cell, in->value, in->mode == A2_MODE_ADD}});
     a2_core_wake(r, t_land);
     /* it leaves the HBM stage S_h(c) + lat_h after it landed (the last stage) */
     c->done[a2_slot_of(c, seq)] =

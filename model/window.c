@@ -4,7 +4,7 @@
 /* Take back every known return due by t. */
 static void take_back(a2_window *w, uint64_t t) {
   a2_tq_item it;
-  while (a2_tq_pop_due(&w->ret, t, &it)) w->held_bytes -= it.a;
+  while (a2_tq_pop_due(&w->ret, t, &it)) w->held_bytes -= it.u.bytes;
 }
 
 uint64_t a2_window_take(a2_window *w, uint64_t len, uint64_t t) {
@@ -22,7 +22,7 @@ uint64_t a2_window_take(a2_window *w, uint64_t len, uint64_t t) {
 }
 
 void a2_window_give(a2_window *w, uint64_t len, uint64_t t) {
-  a2_tq_push(&w->ret, t, len, 0);
+  a2_tq_push(&w->ret, t, &(a2_tq_item){.kind = A2_TQ_RETURN, .u.bytes = len});
 }
 
 void a2_window_free(a2_window *w) {

@@ -19,7 +19,7 @@ typedef struct {
   uint64_t cap_bytes;  /* capacity (config chip.mte.remote_*_window) */
   uint64_t held_bytes; /* bytes of pieces started and not yet returned */
   uint64_t last_ps;    /* start of the last piece */
-  a2_tq ret;           /* returns known and not yet taken back: t = when, a = bytes */
+  a2_tq ret;           /* returns known and not yet taken back (A2_TQ_RETURN) */
 } a2_window;
 
 /* The start of a piece of len bytes that is ready at t_ps: the earliest time

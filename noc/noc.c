@@ -134,8 +134,8 @@ struct a2_noc {
   a2_noc_defer_fn defer; /* non-NULL: reservation timing */
   void *defer_ctx;
   /* reservation timing with an observer: packet services are reserved out
-   * of time order, so they are held here (a = end, b = stage << 32 | bytes)
-   * and shown in order of start */
+   * of time order, so they are held here (A2_TQ_SERVICE) and shown in
+   * order of start */
   a2_tq held;
 };
 
@@ -177,13 +177,20 @@ void a2_noc_prefetch_xfer(const a2_noc *n, const a2_xfer *x) {
   a2_prefetch_lines_w((const char *)x - offsetof(xfer_rec, x), n->xfer_bytes);
 }
 
+/* Hold a service of stage st from s to e for the observer. */
+static void held_push(a2_noc *n, const a2_stage *st, uint64_t s, uint64_t e, uint64_t len) {
+  a2_tq_push(&n->held, s,
+             &(a2_tq_item){.kind = A2_TQ_SERVICE, .u.service = {e, st->id, (uint32_t)len}});
+}
+
 /* Show every held service that starts by `upto`: nothing reserved from now
  * on can start earlier than now. */
 static void held_flush(a2_noc *n, uint64_t upto) {
   a2_tq_item it;
   while (a2_tq_pop_due(&n->held, upto, &it))
     if (n->observer)
-      n->observer(n->observer_ctx, (uint32_t)(it.b >> 32), it.t_ps, it.a, (uint32_t)it.b);
+      n->observer(n->observer_ctx, it.u.service.stage, it.t_ps, it.u.service.end_ps,
+                  it.u.service.bytes);
 }
 
 void a2_noc_flush_observer(a2_noc *n) {
@@ -601,7 +608,7 @@ static uint64_t reserve_one(a2_noc *n, const xfer_rec *r, a2_stage *const *sp, u
       s = ival_append(st, now, arr, ser);
     } else {
       s = ival_reserve_one(st, now, arr, ser);
-      if (obs) a2_tq_push(&n->held, s, s + ser, (uint64_t)st->id << 32 | len);
+      if (obs) held_push(n, st, s, s + ser, len);
     }
     st->bytes += len;
     count_packets(st, 1);
@@ -693,8 +700,7 @@ static bool reserve_all(a2_noc *n, xfer_rec *r, uint64_t now) {
         uint64_t s = ival_reserve(st, arr, ser, &hint);
         if (h == 0) ready = s;
         busy += ser;
-        if (obs)
-          a2_tq_push(&n->held, s, s + ser, (uint64_t)st->id << 32 | (j + 1 == k ? last_len : pkt));
+        if (obs) held_push(n, st, s, s + ser, j + 1 == k ? last_len : pkt);
         if (h == x->apply_hop && s > applied) applied = s;
         a[j] = s + ser + lat;
       }

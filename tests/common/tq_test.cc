@@ -1,5 +1,7 @@
 // common/tq.h: items come out by time, equal times in order of insertion,
-// across the move from the in-place items to the heap and back in place.
+// across the move from the in-place items to the heap and back in place,
+// and across the renumbering before the insertion counter would wrap; each
+// keeps its kind and its member.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +16,14 @@ extern "C" {
 
 namespace {
 
+// Push a window return of `bytes` (the payload the tests follow) at t.
+void Push(a2_tq *q, uint64_t t, uint64_t bytes) {
+  a2_tq_item e = {};
+  e.kind = A2_TQ_RETURN;
+  e.u.bytes = bytes;
+  a2_tq_push(q, t, &e);
+}
+
 TEST(TimeQueue, EmptyHasNothingDue) {
   a2_tq q = {};
   a2_tq_item it;
@@ -24,16 +34,17 @@ TEST(TimeQueue, EmptyHasNothingDue) {
 
 TEST(TimeQueue, PopsOnlyWhatIsDue) {
   a2_tq q = {};
-  a2_tq_push(&q, 20, 2, 0);
-  a2_tq_push(&q, 10, 1, 0);
+  Push(&q, 20, 2);
+  Push(&q, 10, 1);
   a2_tq_item it;
   EXPECT_EQ(a2_tq_next(&q), 10u);
   EXPECT_EQ(a2_tq_pop_due(&q, 9, &it), 0);
   ASSERT_EQ(a2_tq_pop_due(&q, 15, &it), 1);
-  EXPECT_EQ(it.a, 1u);
+  EXPECT_EQ(it.u.bytes, 1u);
+  EXPECT_EQ(it.kind, (uint32_t)A2_TQ_RETURN);
   EXPECT_EQ(a2_tq_pop_due(&q, 15, &it), 0);
   ASSERT_EQ(a2_tq_pop_due(&q, 20, &it), 1);
-  EXPECT_EQ(it.a, 2u);
+  EXPECT_EQ(it.u.bytes, 2u);
   a2_tq_free(&q);
 }
 
@@ -47,7 +58,7 @@ TEST(TimeQueue, OrderIsTimeThenInsertionThroughGrowth) {
     const int n = round == 1 ? 2 : 500;               // round 1 stays within the in-place items
     for (int i = 0; i < n; i++) {
       uint64_t t = rng() % 17;
-      a2_tq_push(&q, t, (uint64_t)i, t);
+      Push(&q, t, (uint64_t)i);
       want.emplace_back(t, (uint64_t)i);
     }
     std::stable_sort(want.begin(), want.end(),
@@ -56,8 +67,7 @@ TEST(TimeQueue, OrderIsTimeThenInsertionThroughGrowth) {
     for (const auto &w : want) {
       ASSERT_EQ(a2_tq_pop_due(&q, UINT64_MAX, &it), 1);
       EXPECT_EQ(it.t_ps, w.first);
-      EXPECT_EQ(it.a, w.second);
-      EXPECT_EQ(it.b, w.first);
+      EXPECT_EQ(it.u.bytes, w.second);
     }
     EXPECT_EQ(a2_tq_next(&q), UINT64_MAX);
   }
@@ -75,14 +85,14 @@ TEST(TimeQueue, OrderHoldsAcrossTheInPlaceSizeBothWays) {
   for (int i = 0; i < 20000; i++) {
     if (ref.size() < 6 && rng() % 3 != 0) {
       uint64_t t = now + rng() % 5;
-      a2_tq_push(&q, t, next, 0);
+      Push(&q, t, next);
       ref.emplace_back(t, next++);
     } else if (!ref.empty()) {
       auto it = std::min_element(ref.begin(), ref.end());  // earliest, then first in
       a2_tq_item got;
       ASSERT_EQ(a2_tq_pop_due(&q, UINT64_MAX, &got), 1);
       EXPECT_EQ(got.t_ps, it->first);
-      EXPECT_EQ(got.a, it->second);
+      EXPECT_EQ(got.u.bytes, it->second);
       now = it->first;
       ref.erase(it);
     }
@@ -91,6 +101,56 @@ TEST(TimeQueue, OrderHoldsAcrossTheInPlaceSizeBothWays) {
       EXPECT_EQ(q.v, q.inl) << "a short queue is back in place";
     }
   }
+  a2_tq_free(&q);
+}
+
+// A queue that never empties while its insertion counter reaches its end:
+// the queued items are renumbered, and ties still come out first in.
+TEST(TimeQueue, InsertionOrderSurvivesTheCounterWrapping) {
+  a2_tq q = {};
+  for (uint64_t i = 0; i < 40; i++) Push(&q, 100 + i % 3, i);
+  q.seq = UINT32_MAX - 5;  // as after four billion pushes with items queued
+  for (uint64_t i = 40; i < 80; i++) Push(&q, 100 + i % 3, i);
+  std::vector<std::pair<uint64_t, uint64_t>> want;
+  for (uint64_t i = 0; i < 80; i++) want.emplace_back(100 + i % 3, i);
+  std::stable_sort(want.begin(), want.end(),
+                   [](const auto &x, const auto &y) { return x.first < y.first; });
+  a2_tq_item it;
+  for (const auto &w : want) {
+    ASSERT_EQ(a2_tq_pop_due(&q, UINT64_MAX, &it), 1);
+    EXPECT_EQ(it.t_ps, w.first);
+    EXPECT_EQ(it.u.bytes, w.second);
+  }
+  a2_tq_free(&q);
+}
+
+// Each kind keeps its own member through the queue.
+TEST(TimeQueue, KindsKeepTheirMembers) {
+  a2_tq q = {};
+  uint8_t cell[4] = {};
+  a2_tq_item n = {};
+  n.kind = A2_TQ_NOTIFY;
+  n.u.notify.cell = cell;
+  n.u.notify.value = -7;
+  n.u.notify.add = 1;
+  a2_tq_item s = {};
+  s.kind = A2_TQ_SERVICE;
+  s.u.service.end_ps = 99;
+  s.u.service.stage = 3;
+  s.u.service.bytes = 512;
+  a2_tq_push(&q, 5, &s);
+  a2_tq_push(&q, 4, &n);
+  a2_tq_item it;
+  ASSERT_EQ(a2_tq_pop_due(&q, UINT64_MAX, &it), 1);
+  EXPECT_EQ(it.kind, (uint32_t)A2_TQ_NOTIFY);
+  EXPECT_EQ(it.u.notify.cell, cell);
+  EXPECT_EQ(it.u.notify.value, -7);
+  EXPECT_EQ(it.u.notify.add, 1);
+  ASSERT_EQ(a2_tq_pop_due(&q, UINT64_MAX, &it), 1);
+  EXPECT_EQ(it.kind, (uint32_t)A2_TQ_SERVICE);
+  EXPECT_EQ(it.u.service.end_ps, 99u);
+  EXPECT_EQ(it.u.service.stage, 3u);
+  EXPECT_EQ(it.u.service.bytes, 512u);
   a2_tq_free(&q);
 }
 
