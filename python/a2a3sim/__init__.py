@@ -30,7 +30,7 @@ from .errors import (
 from .kernel import Kernel, NotifyOp, Program, WaitCmp, fp16, fp32, int32
 from .result import JobsResult, Result, SeedsResult
 from .run import run
-from .sweep import crossovers, fastest, plot, read_csv, sweep
+from .sweep import crossovers, fastest, plot, read_csv, size_label, sweep
 
 __all__ = [
     "run",
@@ -39,6 +39,7 @@ __all__ = [
     "fastest",
     "crossovers",
     "read_csv",
+    "size_label",
     "calibrate",
     "algorithms",
     "configs",

@@ -249,7 +249,22 @@ def crossovers(df, by=None):
     return pd.DataFrame(rows, columns=by + ["from_algo", "to_algo", "up_to", "from_size"])
 
 
-_UNITS = {"time_ns": ("time (us)", 1e-3), "time_us": ("time (us)", 1.0)}
+_LABELS = {
+    "time_us": "time (us)",
+    "time_ns": "time (ns)",
+    "busbw_gbps": "bus bandwidth (GB/s)",
+    "algbw_gbps": "algorithm bandwidth (GB/s)",
+    "size_bytes": "size per rank",
+}
+
+
+def size_label(n):
+    """4096 -> "4 KiB" (docs/config.md's binary units), as the sweep's tables write sizes."""
+    n = int(n)
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
 
 
 def plot(df, x="size_bytes", y="time_us", hue="algo", col=None, logx=True, logy=True, ax=None, title=None):
@@ -261,6 +276,7 @@ def plot(df, x="size_bytes", y="time_us", hue="algo", col=None, logx=True, logy=
     works under any backend, Agg included (fig.savefig("plot.png")).
     """
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullLocator
 
     axes_cols = [c for c in _axis_columns(df) if c not in (x, y, hue)]
     data = df[df["status"] == "OK"].copy() if "status" in df.columns else df.copy()
@@ -288,8 +304,12 @@ def plot(df, x="size_bytes", y="time_us", hue="algo", col=None, logx=True, logy=
             a.set_xscale("log", base=2 if x == "size_bytes" else 10)
         if logy and (part[y] > 0).all():
             a.set_yscale("log")
-        a.set_xlabel("size per rank (bytes)" if x == "size_bytes" else x)
-        a.set_ylabel(_UNITS.get(y, (y,))[0])
+        if x == "size_bytes":
+            ticks = sorted(part[x].unique())
+            a.set_xticks(ticks, [size_label(t) for t in ticks], fontsize=8)
+            a.xaxis.set_minor_locator(NullLocator())
+        a.set_xlabel(_LABELS.get(x, x))
+        a.set_ylabel(_LABELS.get(y, y))
         if panel is not None:
             a.set_title(panel if col == "_panel" else f"{col}={panel}", fontsize=9)
         a.grid(True, which="both", alpha=0.3)
