@@ -1,4 +1,4 @@
-"""a2a3sim from Python: run, sweep and calibrate the simulator, and write kernels.
+"""a2a3sim from Python: run, sweep and calibrate the simulator, and write programs.
 
     import a2a3sim
     r = a2a3sim.run(algo="allreduce_mesh", ranks=4)          # a Result
@@ -27,7 +27,7 @@ from .errors import (
     SimulationError,
     UnroutedError,
 )
-from .kernel import Kernel, NotifyOp, Program, WaitCmp, fp16, fp32, int32
+from .program import InstrList, NotifyOp, Program, WaitCmp, fp16, fp32, int32
 from .result import JobsResult, Result, SeedsResult
 from .run import run
 from .sweep import crossovers, fastest, plot, read_csv, size_label, sweep
@@ -44,8 +44,8 @@ __all__ = [
     "algorithms",
     "configs",
     "binary",
-    "Kernel",
     "Program",
+    "InstrList",
     "NotifyOp",
     "WaitCmp",
     "fp32",

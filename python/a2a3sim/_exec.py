@@ -15,7 +15,7 @@ import threading
 from .errors import BinaryNotFoundError, InputError, InternalError
 
 # The flag that names a program file (docs/cli.md).
-PROGRAM_FLAG = "--trace-file"
+PROGRAM_FLAG = "--program"
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(os.path.dirname(_PACKAGE_DIR))

@@ -51,7 +51,7 @@ class Result:
 
     @property
     def algo(self):
-        """The built-in's name, the kernel's name for a Kernel, else the program file."""
+        """The built-in's name, a Program's name, else the program file."""
         return self._name or self.raw.get("algo")
 
     @property
@@ -100,7 +100,7 @@ class Result:
         """The cost card: measured, analytic and their ratio, one row per figure.
 
         Rows: remote_read_bytes_per_rank, remote_write_bytes_per_rank,
-        barrier_rounds, time_ps. Analytic and ratio are NaN where the kernel
+        barrier_rounds, time_ps. Analytic and ratio are NaN where the program
         has no card (a program without `card` or `kernel` line) or no closed
         form applies, as the text report's `-`.
         """

@@ -73,8 +73,8 @@ def run(
     """Run one simulation and return its Result.
 
     algo      a built-in (a2a3sim.algorithms()), or "allreduce" (HCCL's choice)
-    program   a program file (.a2t, docs/trace-format.md) or an a2a3sim.Kernel
-    ranks     P: run on NPUs 0..P-1; or devices=[0, 1, 2, 3] (the seeds' -d)
+    program   a program file (.a2t, docs/program-format.md) or an a2a3sim.Program
+    ranks     P: run on NPUs 0..P-1; or devices=[0, 1, 2, 3] (the tutorial's -d)
     size      bytes of each rank's slice: 4096 or "4KiB"
     config    a YAML file, or a shipped config's name ("a2-cluster")
     set       config overrides: {"interconnect.link.bandwidth": "56GB/s"}
@@ -92,11 +92,11 @@ def run(
     Bad arguments and refused inputs raise InputError with the simulator's
     message (file:line:col for a file, the flag for a flag).
     """
-    from .kernel import Kernel
+    from .program import Program
 
-    kernel = program if isinstance(program, Kernel) else None
-    if kernel is not None and ranks is None and devices is None:
-        ranks = kernel.nranks
+    built = program if isinstance(program, Program) else None
+    if built is not None and ranks is None and devices is None:
+        ranks = built.nranks
     opts = dict(
         algo=algo,
         ranks=ranks,
@@ -112,15 +112,15 @@ def run(
     )
 
     def invoke(extra):
-        tmp = tempfile.mkdtemp(prefix="a2a3sim-") if kernel is not None else None
+        tmp = tempfile.mkdtemp(prefix="a2a3sim-") if built is not None else None
         try:
-            path = kernel.write(os.path.join(tmp, kernel.name + ".a2t")) if kernel is not None else program
+            path = built.write(os.path.join(tmp, built.name + ".a2t")) if built is not None else program
             args = command(program=path, **opts) + list(extra) + ["--json"]
             done = execute(args)
-            if done.returncode == 2 and kernel is not None:
-                raise kernel.locate(InputError.from_stderr(done.stderr, done.argv), path)
+            if done.returncode == 2 and built is not None:
+                raise built.locate(InputError.from_stderr(done.stderr, done.argv), path)
             raise_for_exit(done, allowed=(0, 1))
-            stderr = kernel.annotate(done.stderr, path) if kernel is not None else done.stderr
+            stderr = built.annotate(done.stderr, path) if built is not None else done.stderr
             return done, stderr
         finally:
             if tmp is not None:
@@ -138,7 +138,7 @@ def run(
         command=done.argv,
         stderr=stderr,
         rerun=invoke,
-        name=kernel.name if kernel is not None else None,
+        name=built.name if built is not None else None,
     )
     if check and (done.returncode == 1 or not result.ok):
         status = raw.get("status")

@@ -12,8 +12,8 @@ Cost card per rank: (P-1) x SIZE x 4 bytes read remotely, one barrier.
     python3 python/examples/allreduce_mesh.py -d 0,1,2,3 --no-barrier
                        # the tutorial's first pitfall: RACE, at the Python lines
 
-The kernel is written with a2a3sim's builder (docs/python.md) and runs on the
-simulator; -p a2a3sim is accepted for the tutorial's command line.
+The program is written with a2a3sim's builder (docs/python.md) and runs on
+the simulator; -p a2a3sim is accepted for the tutorial's command line.
 """
 
 import os
@@ -28,45 +28,45 @@ SIZE = 64  # fp32 elements of each rank's slice: [1, SIZE]
 
 
 def allreduce_mesh(nranks, barrier=True):
-    """The step-08 kernel for `nranks` ranks (barrier=False: without phase 2)."""
-    k = sim.Kernel("allreduce_mesh", nranks)
-    x = k.tensor("x", sim.fp32, [1, SIZE], init="pattern")  # each rank's input
-    y = k.tensor("y", sim.fp32, [1, SIZE])  # each rank's result
-    data = k.window("data", sim.fp32, [1, SIZE])  # the staged input, read by peers
-    signal = k.signal("signal", [nranks, 1])  # each rank owns one row in every peer's
-    acc = k.tile("acc", sim.fp32, [1, SIZE])
-    recv = k.tile("recv", sim.fp32, [1, SIZE])
-    k.golden("allreduce", x, y, SIZE, op="sum")
-    k.card(remote_read=(nranks - 1) * SIZE * 4, remote_write=0, rounds=1)
+    """The mesh all-reduce for `nranks` ranks (barrier=False: without phase 2)."""
+    prog = sim.Program("allreduce_mesh", nranks)
+    x = prog.tensor("x", sim.fp32, [1, SIZE], init="pattern")  # each rank's input
+    y = prog.tensor("y", sim.fp32, [1, SIZE])  # each rank's result
+    data = prog.window("data", sim.fp32, [1, SIZE])  # the staged input, read by peers
+    signal = prog.signal("signal", [nranks, 1])  # each rank owns one row in every peer's
+    acc = prog.tile("acc", sim.fp32, [1, SIZE])
+    recv = prog.tile("recv", sim.fp32, [1, SIZE])
+    prog.golden("allreduce", x, y, SIZE, op="sum")
+    prog.card(remote_read=(nranks - 1) * SIZE * 4, remote_write=0, rounds=1)
 
-    @k.program()  # every rank, core 0
-    def mesh(p):
-        my_rank, nranks = p.rank, p.nranks
+    @prog.instructions()  # every rank, core 0
+    def mesh(il):
+        my_rank, nranks = il.rank, il.nranks
 
         # Phase 1: put this rank's slice into its own window slot.
-        p.load(acc, x, offsets=[0, 0], shape=[1, SIZE])
-        p.store(acc, data, offsets=[0, 0])
+        il.load(acc, x, offsets=[0, 0], shape=[1, SIZE])
+        il.store(acc, data, offsets=[0, 0])
 
         # Phase 2: barrier: notify every peer, wait for every peer's slot.
         if barrier:
-            for peer in p.range(nranks):
+            for peer in il.range(nranks):
                 if peer != my_rank:
-                    p.notify(signal, peer=peer, offsets=[my_rank, 0], value=1, op=NotifyOp.AtomicAdd)
-            for src in p.range(nranks):
+                    il.notify(signal, peer=peer, offsets=[my_rank, 0], value=1, op=NotifyOp.AtomicAdd)
+            for src in il.range(nranks):
                 if src != my_rank:
-                    p.wait(signal, offsets=[src, 0], expected=1, cmp=WaitCmp.Ge)
+                    il.wait(signal, offsets=[src, 0], expected=1, cmp=WaitCmp.Ge)
 
         # Phase 3: accumulate: start from the own slice, add every peer's.
-        p.load(acc, data, offsets=[0, 0], shape=[1, SIZE])
-        for peer in p.range(nranks):
+        il.load(acc, data, offsets=[0, 0], shape=[1, SIZE])
+        for peer in il.range(nranks):
             if peer != my_rank:
-                p.remote_load(recv, data, peer=peer, offsets=[0, 0], shape=[1, SIZE])
-                p.add(acc, acc, recv)
+                il.remote_load(recv, data, peer=peer, offsets=[0, 0], shape=[1, SIZE])
+                il.add(acc, acc, recv)
 
         # Phase 4: stage-out: the sum is this rank's output.
-        p.store(acc, y, offsets=[0, 0])
+        il.store(acc, y, offsets=[0, 0])
 
-    return k
+    return prog
 
 
 if __name__ == "__main__":

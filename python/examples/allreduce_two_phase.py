@@ -26,7 +26,7 @@ SIZE = 64  # fp32 elements of each rank's slice: [1, SIZE]
 
 
 def allreduce_two_phase(nranks, barrier=True, separate_rows=True):
-    """The step-09 kernel for `nranks` ranks (a factory: the chunk is a tile shape).
+    """The two-phase all-reduce for `nranks` ranks (a factory: the chunk is a tile shape).
 
     barrier=False leaves out both barriers; separate_rows=False puts both on
     signal row 0, whose counters barrier A has already satisfied.
@@ -34,56 +34,56 @@ def allreduce_two_phase(nranks, barrier=True, separate_rows=True):
     if SIZE % nranks:
         raise ValueError(f"{SIZE} elements do not cut into {nranks} equal chunks: run on 1, 2, 4, 8, ... ranks")
     chunk = SIZE // nranks
-    k = sim.Kernel("allreduce_two_phase", nranks)
-    x = k.tensor("x", sim.fp32, [1, SIZE], init="pattern")
-    y = k.tensor("y", sim.fp32, [1, SIZE])
-    data = k.window("data", sim.fp32, [1, SIZE])  # the staged input
-    result = k.window("result", sim.fp32, [1, SIZE])  # chunk r, reduced, at rank r
-    signal = k.signal("signal", [2, nranks])  # one row per barrier
-    local = k.tile("local", sim.fp32, [1, SIZE])
-    acc = k.tile("acc", sim.fp32, [1, chunk])
-    recv = k.tile("recv", sim.fp32, [1, chunk])
-    k.golden("allreduce", x, y, SIZE, op="sum")
-    k.card(remote_read=2 * (nranks - 1) * chunk * 4, remote_write=0, rounds=2)
+    prog = sim.Program("allreduce_two_phase", nranks)
+    x = prog.tensor("x", sim.fp32, [1, SIZE], init="pattern")
+    y = prog.tensor("y", sim.fp32, [1, SIZE])
+    data = prog.window("data", sim.fp32, [1, SIZE])  # the staged input
+    result = prog.window("result", sim.fp32, [1, SIZE])  # chunk r, reduced, at rank r
+    signal = prog.signal("signal", [2, nranks])  # one row per barrier
+    local = prog.tile("local", sim.fp32, [1, SIZE])
+    acc = prog.tile("acc", sim.fp32, [1, chunk])
+    recv = prog.tile("recv", sim.fp32, [1, chunk])
+    prog.golden("allreduce", x, y, SIZE, op="sum")
+    prog.card(remote_read=2 * (nranks - 1) * chunk * 4, remote_write=0, rounds=2)
 
-    def barrier_on(p, row):
-        for peer in p.range(p.nranks):
-            if peer != p.rank:
-                p.notify(signal, peer=peer, offsets=[row, p.rank], value=1, op=NotifyOp.AtomicAdd)
-        for src in p.range(p.nranks):
-            if src != p.rank:
-                p.wait(signal, offsets=[row, src], expected=1, cmp=WaitCmp.Ge)
+    def barrier_on(il, row):
+        for peer in il.range(il.nranks):
+            if peer != il.rank:
+                il.notify(signal, peer=peer, offsets=[row, il.rank], value=1, op=NotifyOp.AtomicAdd)
+        for src in il.range(il.nranks):
+            if src != il.rank:
+                il.wait(signal, offsets=[row, src], expected=1, cmp=WaitCmp.Ge)
 
-    @k.program()
-    def two_phase(p):
-        my_rank, nranks = p.rank, p.nranks
+    @prog.instructions()
+    def two_phase(il):
+        my_rank, nranks = il.rank, il.nranks
 
         # Phase 1: put this rank's slice into its own window slot.
-        p.load(local, x, offsets=[0, 0], shape=[1, SIZE])
-        p.store(local, data, offsets=[0, 0])
+        il.load(local, x, offsets=[0, 0], shape=[1, SIZE])
+        il.store(local, data, offsets=[0, 0])
 
         # Barrier A (signal row 0): every input is staged before the RS reads.
         if barrier:
-            barrier_on(p, 0)
+            barrier_on(il, 0)
 
         # Phase 2: reduce-scatter: rank r owns chunk r of the result.
-        p.load(acc, data, offsets=[0, my_rank * chunk], shape=[1, chunk])
-        for peer in p.range(nranks):
+        il.load(acc, data, offsets=[0, my_rank * chunk], shape=[1, chunk])
+        for peer in il.range(nranks):
             if peer != my_rank:
-                p.remote_load(recv, data, peer=peer, offsets=[0, my_rank * chunk], shape=[1, chunk])
-                p.add(acc, acc, recv)
-        p.store(acc, result, offsets=[0, my_rank * chunk])
+                il.remote_load(recv, data, peer=peer, offsets=[0, my_rank * chunk], shape=[1, chunk])
+                il.add(acc, acc, recv)
+        il.store(acc, result, offsets=[0, my_rank * chunk])
 
         # Barrier B (signal row 1): every reduced chunk is stored before the AG reads.
         if barrier:
-            barrier_on(p, 1 if separate_rows else 0)
+            barrier_on(il, 1 if separate_rows else 0)
 
         # Phase 3: all-gather: chunk c from rank c (itself included: a local read).
-        for c in p.range(nranks):
-            p.remote_load(recv, result, peer=c, offsets=[0, c * chunk], shape=[1, chunk])
-            p.store(recv, y, offsets=[0, c * chunk])
+        for c in il.range(nranks):
+            il.remote_load(recv, result, peer=c, offsets=[0, c * chunk], shape=[1, chunk])
+            il.store(recv, y, offsets=[0, c * chunk])
 
-    return k
+    return prog
 
 
 if __name__ == "__main__":

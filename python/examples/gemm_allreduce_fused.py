@@ -15,7 +15,7 @@ all-reduce the tiles of C as they are finished:
                  ready[tile] >= P and stores the sum to every peer
 
 The queues are ordinary signals, so the race checker sees every store of a
-tile happen before its load. The same kernel as
+tile happen before its load. The same program as
 traces/examples/gemm_allreduce_fused.a2t, written in Python.
 
     python3 python/examples/gemm_allreduce_fused.py -d 0,1          # OK
@@ -38,54 +38,54 @@ def gemm_allreduce_fused(nranks, m=256, k=256, n=512, aic=2, ready_queue=True):
     mt, nt, kt = m // bm, n // bn, k // bk
     nts = mt * nt  # output tiles
     te = bm * bn  # elements of a tile
-    ker = sim.Kernel("gemm_allreduce_fused", nranks, cores=aic, cube_cores=aic)
-    a = ker.tensor("a", sim.fp16, m * k, init="pattern")
-    b = ker.tensor("b", sim.fp16, k * n, init="pattern")
-    g = ker.tensor("g", sim.fp16, m * n)  # this rank's GEMM output
-    red = ker.window("red", sim.fp16, m * n)  # the all-reduced output
-    tready = ker.signal("tready", aic)  # per cube core: tiles stored in g
-    ready = ker.signal("ready", nts)  # per tile, at its owner: ranks that have added it
-    a1 = ker.tile("a1", sim.fp16, bm * k, space="l1")  # a tile's whole K panels
-    b1 = ker.tile("b1", sim.fp16, k * bn, space="l1")
-    a0 = ker.tile("a0", sim.fp16, bm * bk, space="l0a", count=2)  # ping / pong
-    b0 = ker.tile("b0", sim.fp16, bk * bn, space="l0b", count=2)
-    acc = ker.tile("acc", sim.fp32, te, space="l0c")
-    t = ker.tile("t", sim.fp16, te)
-    ag = ker.tile("ag", sim.fp16, te)
-    ker.golden_gemm(a, b, red, m, k, n, block=(bm, bk, bn), kind="gemm_allreduce")
+    prog = sim.Program("gemm_allreduce_fused", nranks, cores=aic, cube_cores=aic)
+    a = prog.tensor("a", sim.fp16, m * k, init="pattern")
+    b = prog.tensor("b", sim.fp16, k * n, init="pattern")
+    g = prog.tensor("g", sim.fp16, m * n)  # this rank's GEMM output
+    red = prog.window("red", sim.fp16, m * n)  # the all-reduced output
+    tready = prog.signal("tready", aic)  # per cube core: tiles stored in g
+    ready = prog.signal("ready", nts)  # per tile, at its owner: ranks that have added it
+    a1 = prog.tile("a1", sim.fp16, bm * k, space="l1")  # a tile's whole K panels
+    b1 = prog.tile("b1", sim.fp16, k * bn, space="l1")
+    a0 = prog.tile("a0", sim.fp16, bm * bk, space="l0a", count=2)  # ping / pong
+    b0 = prog.tile("b0", sim.fp16, bk * bn, space="l0b", count=2)
+    acc = prog.tile("acc", sim.fp32, te, space="l0c")
+    t = prog.tile("t", sim.fp16, te)
+    ag = prog.tile("ag", sim.fp16, te)
+    prog.golden_gemm(a, b, red, m, k, n, block=(bm, bk, bn), kind="gemm_allreduce")
 
     def tiles_of(core):
         return range(core, nts, aic)
 
-    @ker.program(cube="all")
-    def cube(p):
-        for tl in tiles_of(p.core):
+    @prog.instructions(cube="all")
+    def cube(il):
+        for tl in tiles_of(il.core):
             row, col = tl // nt, tl % nt
-            p.tload(a1, a[row * kt * bm * bk : row * kt * bm * bk + bm * k])
-            p.tload(b1, b[col * kt * bk * bn : col * kt * bk * bn + k * bn])
+            il.tload(a1, a[row * kt * bm * bk : row * kt * bm * bk + bm * k])
+            il.tload(b1, b[col * kt * bk * bn : col * kt * bk * bn + k * bn])
             for s in range(kt):
-                p.textract(a0[s % 2], a1[s * bm * bk : (s + 1) * bm * bk])
-                p.textract(b0[s % 2], b1[s * bk * bn : (s + 1) * bk * bn])
-                p.tmatmul(acc, a0[s % 2], b0[s % 2], bm, bk, bn, acc=s > 0)
-            p.tstore_fixpipe(acc, g[tl * te : (tl + 1) * te])
-            p.notify(tready.at(p.rank)[p.core], value=1)
+                il.textract(a0[s % 2], a1[s * bm * bk : (s + 1) * bm * bk])
+                il.textract(b0[s % 2], b1[s * bk * bn : (s + 1) * bk * bn])
+                il.tmatmul(acc, a0[s % 2], b0[s % 2], bm, bk, bn, acc=s > 0)
+            il.tstore_fixpipe(acc, g[tl * te : (tl + 1) * te])
+            il.notify(tready.at(il.rank)[il.core], value=1)
 
-    @ker.program(core="all")
-    def vector(p):
-        for j, tl in enumerate(tiles_of(p.core)):  # reduce-scatter, tile by tile as ready
+    @prog.instructions(core="all")
+    def vector(il):
+        for j, tl in enumerate(tiles_of(il.core)):  # reduce-scatter, tile by tile as ready
             if ready_queue:
-                p.wait(tready[p.core], expected=j + 1)
-            p.load(t, g[tl * te : (tl + 1) * te])
-            p.remote_store(t, red.at(tl % p.nranks)[tl * te : (tl + 1) * te], atomic_add=True)
-            p.notify(ready.at(tl % p.nranks)[tl], value=1)
-        for tl in tiles_of(p.core):  # all-gather the tiles this rank owns
-            if tl % p.nranks == p.rank:
-                p.wait(ready[tl], expected=p.nranks)
-                p.load(ag, red[tl * te : (tl + 1) * te])
-                for q in range(1, p.nranks):
-                    p.remote_store(ag, red.at((p.rank + q) % p.nranks)[tl * te : (tl + 1) * te])
+                il.wait(tready[il.core], expected=j + 1)
+            il.load(t, g[tl * te : (tl + 1) * te])
+            il.remote_store(t, red.at(tl % il.nranks)[tl * te : (tl + 1) * te], atomic_add=True)
+            il.notify(ready.at(tl % il.nranks)[tl], value=1)
+        for tl in tiles_of(il.core):  # all-gather the tiles this rank owns
+            if tl % il.nranks == il.rank:
+                il.wait(ready[tl], expected=il.nranks)
+                il.load(ag, red[tl * te : (tl + 1) * te])
+                for q in range(1, il.nranks):
+                    il.remote_store(ag, red.at((il.rank + q) % il.nranks)[tl * te : (tl + 1) * te])
 
-    return ker
+    return prog
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The command line the tutorial's examples share: `-p a2a3sim -d 0,1,2,3`, prints OK.
 
-main(build, doc, pitfalls) runs the kernel build(nranks, **options) on the
+main(build, doc, pitfalls) runs the program build(nranks, **options) on the
 devices of -d and prints its status: OK (exit 0), or RACE / FAIL / DEADLOCK
 with the simulator's report on stderr, each program line beside the Python
 line that made it (exit 1). pitfalls: {"--flag": (option, help)}, each flag
@@ -23,19 +23,19 @@ def main(build, doc, pitfalls=None, default_devices="0,1,2,3", argv=None):
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a config override")
     ap.add_argument("--card", action="store_true", help="also print the time and the cost card")
     ap.add_argument("--timeline", metavar="FILE", help="write the run's Perfetto timeline")
-    ap.add_argument("--write", metavar="FILE", help="write the program text the kernel makes")
+    ap.add_argument("--write", metavar="FILE", help="write the program text")
     args = ap.parse_args(argv)
     devices = [int(d) for d in args.devices.split(",") if d.strip() != ""]
     options = {option: getattr(args, option) for option, _ in (pitfalls or {}).values()}
     try:
-        kernel = build(len(devices), **options)
+        prog = build(len(devices), **options)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.write:
-        kernel.write(args.write)
+        prog.write(args.write)
     try:
-        r = kernel.run(devices=devices, config=args.config, set=args.set)
+        r = prog.run(devices=devices, config=args.config, set=args.set)
     except sim.SimulationError as e:
         print(e.status)  # RACE, FAIL, DEADLOCK, ...
         print(e.report, file=sys.stderr)

@@ -14,7 +14,7 @@ def test_algorithms_are_the_list(cli):
     assert list(algos["name"]) == names
     mesh = algos.set_index("name").loc["allreduce_mesh"]
     assert mesh["card"].startswith("remote read (P-1)*N per rank")
-    assert "seed 08" in mesh["description"]
+    assert "one barrier, every rank reads every peer" in mesh["description"]
     for name in names[:3]:  # each named one runs
         assert a2a3sim.run(algo=name, ranks=2, size=1024, data=False).ok
 

@@ -1,22 +1,24 @@
-"""Kernels in Python: a builder that writes the program format.
+"""Programs in Python: a builder that writes the program format.
 
-A Kernel is written with the vocabulary of PyPTO's distributed tutorial
-(tensors, windows, signals, tiles; load, store, remote_load, remote_store,
-notify, wait, add; loops over peers; per-rank and per-core programs; the
-golden and the card) and becomes the text program format of
-docs/trace-format.md, which the simulator loads, checks and runs: the format
-stays the one definition of a kernel, and the simulator its one judge.
+A Program (what PyPTO calls a kernel) is written with the vocabulary of
+PyPTO's distributed tutorial (tensors, windows, signals, tiles; load, store,
+remote_load, remote_store, notify, wait, add; loops over peers; per-rank and
+per-core instruction lists; the golden and the card) and becomes the text of
+the program format (docs/program-format.md), which the simulator loads,
+checks and runs: the format stays the one definition of a program, and the
+simulator its one judge.
 
-A Kernel is built for one rank count, as a PyPTO program whose rank count
-comes from `-d`: the Python body of a program runs once per (rank, core),
-with p.rank, p.nranks, p.core as plain integers, so Python's own `for` and
-`if` are the loops over peers and the branches, and the text holds explicit
-per-rank programs with literal numbers (as `a2a3sim gen` writes them).
+A Program is built for one rank count, as a PyPTO program whose rank count
+comes from `-d`: the Python body of a block runs once per (rank, core), with
+il.rank, il.nranks, il.core as plain integers, so Python's own `for` and
+`if` are the loops over peers and the branches, and the text holds one
+explicit block per (rank, core) with literal numbers, as `a2a3sim gen`
+writes them.
 
 Every line of the text remembers the Python file:line that made it. When the
 simulator refuses the program at a line (a peer out of range, a region past
-a buffer, a tile that does not fit) the InputError names that Python line;
-race and deadlock reports get the Python line beside each program line.
+a buffer) the InputError names that Python line; race and deadlock reports
+get the Python line beside each line of the program text.
 """
 
 import linecache
@@ -27,7 +29,7 @@ from collections import namedtuple
 
 from .errors import InputError
 
-__all__ = ["Kernel", "Program", "NotifyOp", "WaitCmp", "fp32", "fp16", "int32"]
+__all__ = ["Program", "InstrList", "NotifyOp", "WaitCmp", "fp32", "fp16", "int32"]
 
 fp32 = "fp32"
 fp16 = "fp16"
@@ -277,22 +279,22 @@ def _tile_text(t):
 # --- per-rank programs -----------------------------------------------------------
 
 
-class Program:
-    """The instructions of one (rank, core): the `p` a program body receives.
+class InstrList:
+    """The instruction list of one (rank, core): the `il` a block's body receives.
 
-    p.rank, p.nranks, p.core, p.ncores (vector cores), p.cube (True on a
-    cube core) are integers; p.range is Python's range (PyPTO's pl.range).
+    il.rank, il.nranks, il.core, il.ncores (vector cores), il.cube (True on a
+    cube core) are integers; il.range is Python's range (PyPTO's pl.range).
     Instructions are appended in call order; each remembers its Python line.
     """
 
     range = staticmethod(range)
 
-    def __init__(self, kernel, rank, core, cube):
-        self.kernel = kernel
+    def __init__(self, program, rank, core, cube):
+        self.program = program
         self.rank = rank
-        self.nranks = kernel.nranks
+        self.nranks = program.nranks
         self.core = core
-        self.ncores = kernel.cores
+        self.ncores = program.cores
         self.cube = cube
         self.lines = []
 
@@ -378,7 +380,7 @@ class Program:
     def notify(self, signal, peer=None, offsets=None, value=1, op=NotifyOp.AtomicAdd):
         """Add to (op="add", NotifyOp.AtomicAdd) or set (op="set") a peer's signal cell.
 
-        signal.at(peer)[row, col], or the seeds' form:
+        signal.at(peer)[row, col], or the tutorial's form:
         notify(signal, peer=peer, offsets=[my_rank, 0], value=1, op=NotifyOp.AtomicAdd)
         """
         op = {"add": "add", "atomicadd": "add", "atomic_add": "add", "set": "set"}.get(str(op).lower())
@@ -447,33 +449,33 @@ class Program:
         self._emit(f"tstore_fixpipe {_tile_text(c)}, {r.text()}")
 
 
-# --- the kernel ----------------------------------------------------------------------
+# --- the program ---------------------------------------------------------------------
 
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-class Kernel:
-    """A kernel for `nranks` ranks, built in Python, run by the simulator.
+class Program:
+    """A program for `nranks` ranks, built in Python, run by the simulator.
 
-        k = a2a3sim.Kernel("allreduce_mesh", nranks=4)
-        x = k.tensor("x", a2a3sim.fp32, [1, 64], init="pattern")
+        prog = a2a3sim.Program("allreduce_mesh", nranks=4)
+        x = prog.tensor("x", a2a3sim.fp32, [1, 64], init="pattern")
         ...
-        @k.program()                 # every rank, core 0
-        def body(p):
-            p.load(acc, x[0:64])
+        @prog.instructions()         # every rank, core 0
+        def body(il):
+            il.load(acc, x[0:64])
             ...
-        result = k.run()             # a2a3sim.run(program=k)
+        result = prog.run()          # a2a3sim.run(program=prog)
 
     cores: vector cores per rank; cube_cores: cube cores per rank; seed: the
-    seed of the `pattern` data. k.text() is the program text, k.write(path)
-    writes it (runnable with `a2a3sim run --program PATH`).
+    seed of the `pattern` data. prog.text() is the program text,
+    prog.write(path) writes it (runnable with `a2a3sim run --program PATH`).
     """
 
-    def __init__(self, name="kernel", nranks=None, cores=1, cube_cores=0, seed=None):
+    def __init__(self, name="program", nranks=None, cores=1, cube_cores=0, seed=None):
         if nranks is None or int(nranks) < 1:
-            raise ValueError("Kernel: nranks (the rank count it is built for) must be 1 or more")
-        self.name = re.sub(r"[^A-Za-z0-9_.-]", "_", str(name)) or "kernel"
+            raise ValueError("Program: nranks (the rank count it is built for) must be 1 or more")
+        self.name = re.sub(r"[^A-Za-z0-9_.-]", "_", str(name)) or "program"
         self.nranks = int(nranks)
         self.cores = int(cores)
         self.cube_cores = int(cube_cores)
@@ -541,7 +543,7 @@ class Kernel:
 
     def golden(self, kind, src=None, dst=None, n=None, op="sum", root=0):
         """What the output must be: golden("allreduce", x, y, 64, op="sum"); kinds as
-        docs/trace-format.md (allreduce, broadcast, allgather, reduce_scatter,
+        docs/program-format.md (allreduce, broadcast, allgather, reduce_scatter,
         all_to_all, bcast_allreduce_allgather, reduce, gather, scatter, none);
         n is the block's elements."""
         if kind == "none":
@@ -580,16 +582,17 @@ class Kernel:
             return [sel]
         return [int(s) for s in sel]
 
-    def program(self, rank=None, core=None, cube=None):
-        """Decorator: run the body once per (rank, core) it selects, as that program.
+    def instructions(self, rank=None, core=None, cube=None):
+        """Decorator: run the body once per (rank, core) it selects, writing
+        that core's instruction list (a `program rank R core C` block).
 
         rank: None (every rank), an int or a list; core: 0 by default, an
         int, a list or "all"; cube: "all", an int or a list for the cube
-        cores' programs. The body gets a Program `p`. Bodies append: a
-        second program for rank 0 adds after the first's instructions.
+        cores' lists. The body gets an InstrList `il`. Bodies append: a
+        second body for rank 0 adds after the first's instructions.
         """
         if cube is not None and core is not None:
-            raise ValueError("program: core= or cube=, not both")
+            raise ValueError("instructions: core= or cube=, not both")
 
         def apply(fn):
             ranks = self._which(rank, self.nranks, "rank")
@@ -599,18 +602,18 @@ class Kernel:
                 cores, is_cube = self._which(0 if core is None else core, self.cores, "core"), False
             for r in ranks:
                 for c in cores:
-                    p = Program(self, r, c, is_cube)
-                    fn(p)
-                    if p.lines:
+                    il = InstrList(self, r, c, is_cube)
+                    fn(il)
+                    if il.lines:
                         head = f"program rank {r} {'cube' if is_cube else 'core'} {c}"
-                        self._blocks.append((head, _origin_of(fn), p.lines))
+                        self._blocks.append((head, _origin_of(fn), il.lines))
             return fn
 
         return apply
 
     # text -----------------------------------------------------------------------------
     def lines(self):
-        """The program as (text, Origin) pairs, one per line of k.text()."""
+        """The program as (text, Origin) pairs, one per line of prog.text()."""
         out = [(f"# {self.name}: written by the a2a3sim Python package (docs/python.md)", self._origin)]
         out.append((f"ranks {self.nranks}", self._origin))
         out.append((f"cores {self.cores}", self._origin))
@@ -627,7 +630,7 @@ class Kernel:
         return out
 
     def text(self):
-        """The program in the text format (docs/trace-format.md)."""
+        """The program in the text format (docs/program-format.md)."""
         return "".join(t + "\n" for t, _ in self.lines())
 
     def write(self, path):
@@ -645,7 +648,7 @@ class Kernel:
 
     # errors ---------------------------------------------------------------------------
     def origin(self, line):
-        """The Origin of line LINE (1-based) of k.text(), or None."""
+        """The Origin of line LINE (1-based) of prog.text(), or None."""
         lines = self.lines()
         if 1 <= line <= len(lines):
             return lines[line - 1][1]
@@ -665,7 +668,7 @@ class Kernel:
             msg += f"\n    {origin.source}"
         if text is not None:
             where = f"{err.line}:{err.col}" if err.col else f"{err.line}"
-            msg += f"\n  (line {where} of the program kernel {self.name} wrote: '{text.strip()}')"
+            msg += f"\n  (line {where} of the program text of {self.name}: '{text.strip()}')"
         new = InputError(
             msg,
             err.command,

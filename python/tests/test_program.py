@@ -1,4 +1,4 @@
-"""The kernel builder: the tutorial's kernels run OK, pitfalls are races, errors point at Python."""
+"""The program builder: the tutorial's all-reduces run OK, pitfalls are races, errors point at Python."""
 
 import inspect
 import os
@@ -40,8 +40,8 @@ def test_mesh_without_barrier_is_a_race_at_the_python_lines():
     done = example("allreduce_mesh.py", "-d", "0,1,2,3", "--no-barrier")
     assert (done.returncode, done.stdout) == (1, "RACE\n")
     src = os.path.join(EXAMPLES, "allreduce_mesh.py")
-    load = line_of(src, "p.remote_load(")
-    store = line_of(src, "p.store(acc, data")
+    load = line_of(src, "il.remote_load(")
+    store = line_of(src, "il.store(acc, data")
     assert f"(remote_load) at {os.path.relpath(src)}:{load}" in done.stderr or f"allreduce_mesh.py:{load}" in done.stderr
     assert f"allreduce_mesh.py:{store}" in done.stderr
 
@@ -71,7 +71,7 @@ def test_fused_gemm_example_prints_ok():
         (gemm_allreduce_fused, "traces/examples/gemm_allreduce_fused.a2t", 2),
     ],
 )
-def test_builder_kernel_runs_as_the_hand_written_program(in_repo, build, program, ranks):
+def test_builder_program_runs_as_the_hand_written_file(in_repo, build, program, ranks):
     mine = build(ranks).run()
     theirs = a2a3sim.run(program=program, ranks=ranks)
     assert mine.ok and theirs.ok
@@ -81,10 +81,10 @@ def test_builder_kernel_runs_as_the_hand_written_program(in_repo, build, program
 
 
 def test_written_text_runs_with_the_cli(tmp_path, cli_json):
-    k = allreduce_mesh(4)
-    path = k.write(tmp_path / "mesh.a2t")
+    prog = allreduce_mesh(4)
+    path = prog.write(tmp_path / "mesh.a2t")
     want = cli_json("run", a2a3sim._exec.PROGRAM_FLAG, path, "--ranks", 4)
-    got = k.run()
+    got = prog.run()
     assert got.time_ps == want["time_ps"] and got.status == want["status"] == "OK"
     assert got.algo == "allreduce_mesh"
 
@@ -94,84 +94,84 @@ def test_devices_pick_the_npus():
     assert r.ok and r.ranks == 2
 
 
-def _peer_out_of_range_kernel():
-    k = a2a3sim.Kernel("bad_peer", 2)
-    data = k.window("data", a2a3sim.fp32, 64)
-    t = k.tile("t", a2a3sim.fp32, 64)
+def _peer_out_of_range_program():
+    prog = a2a3sim.Program("bad_peer", 2)
+    data = prog.window("data", a2a3sim.fp32, 64)
+    t = prog.tile("t", a2a3sim.fp32, 64)
 
-    @k.program()
-    def body(p):
-        p.load(t, data[0:64])
-        p.remote_load(t, data.at(p.rank + 1)[0:64])  # rank 1 reads rank 2: there is none
+    @prog.instructions()
+    def body(il):
+        il.load(t, data[0:64])
+        il.remote_load(t, data.at(il.rank + 1)[0:64])  # rank 1 reads rank 2: there is none
 
-    return k, inspect.getsourcelines(body)[1] + 3
+    return prog, inspect.getsourcelines(body)[1] + 3
 
 
 def test_refused_instruction_names_the_python_line():
-    k, line = _peer_out_of_range_kernel()
+    prog, line = _peer_out_of_range_program()
     with pytest.raises(a2a3sim.InputError) as e:
-        k.run()
+        prog.run()
     err = e.value
     assert (err.file, err.line) == (__file__, line)
     assert str(err).startswith(f"{os.path.relpath(__file__)}:{line}: error: remote_load: peer 2 outside 0..1 (rank 1)")
-    assert k.text().splitlines()[err.program_line - 1].strip() == "remote_load t, data@2[0:64]"
+    assert prog.text().splitlines()[err.program_line - 1].strip() == "remote_load t, data@2[0:64]"
     assert err.program_col is not None
 
 
 def test_region_past_a_buffer_names_the_python_line():
-    k = a2a3sim.Kernel("bad_region", 2)
-    x = k.tensor("x", a2a3sim.fp32, 64)
-    t = k.tile("t", a2a3sim.fp32, 64)
+    prog = a2a3sim.Program("bad_region", 2)
+    x = prog.tensor("x", a2a3sim.fp32, 64)
+    t = prog.tile("t", a2a3sim.fp32, 64)
 
-    @k.program(rank=1)
-    def body(p):
-        p.load(t, x[32:96])
+    @prog.instructions(rank=1)
+    def body(il):
+        il.load(t, x[32:96])
 
     with pytest.raises(a2a3sim.InputError) as e:
-        k.run()
+        prog.run()
     assert e.value.line == inspect.getsourcelines(body)[1] + 2
     assert e.value.program_text.strip() == "load t, x[32:64]"
 
 
 def test_deadlock_report_names_the_python_line():
-    k = a2a3sim.Kernel("stuck", 2)
-    sig = k.signal("sig", 2)
+    prog = a2a3sim.Program("stuck", 2)
+    sig = prog.signal("sig", 2)
 
-    @k.program()
-    def body(p):
-        p.wait(sig[1 - p.rank], expected=1)
+    @prog.instructions()
+    def body(il):
+        il.wait(sig[1 - il.rank], expected=1)
 
     with pytest.raises(a2a3sim.DeadlockError) as e:
-        k.run()
+        prog.run()
     line = inspect.getsourcelines(body)[1] + 2
     assert f"{os.path.relpath(__file__)}:{line}" in e.value.report
 
 
 def test_per_rank_and_per_core_programs():
-    k = a2a3sim.Kernel("cores", 2, cores=4)
+    prog = a2a3sim.Program("cores", 2, cores=4)
 
-    @k.program(core="all")
-    def everyone(p):
-        p.compute(10 * (p.core + 1))
+    @prog.instructions(core="all")
+    def everyone(il):
+        il.compute(10 * (il.core + 1))
 
-    @k.program(rank=0, core=[1, 3])
-    def extra(p):
-        p.compute(1000)
+    @prog.instructions(rank=0, core=[1, 3])
+    def extra(il):
+        il.compute(1000)
 
-    text = k.text()
+    text = prog.text()
     assert text.count("program rank ") == 2 * 4 + 2
     assert "program rank 0 core 3\n  compute 1000\nend" in text
-    r = k.run()
+    r = prog.run()
     assert r.ok and r.time_ps > 0
     assert r.per_rank.loc[0, "time_ps"] > r.per_rank.loc[1, "time_ps"]
 
 
 def test_declarations_are_checked_in_python():
-    k = a2a3sim.Kernel("decl", 2)
-    k.tensor("x", a2a3sim.fp32, 64)
+    prog = a2a3sim.Program("decl", 2)
+    prog.tensor("x", a2a3sim.fp32, 64)
     with pytest.raises(ValueError):
-        k.window("x", a2a3sim.fp32, 64)  # a buffer name twice
+        prog.window("x", a2a3sim.fp32, 64)  # a buffer name twice
     with pytest.raises(ValueError):
-        k.tile("t", "bf16", 64)
+        prog.tile("t", "bf16", 64)
     with pytest.raises(ValueError):
-        a2a3sim.Kernel("none", 0)
+        a2a3sim.Program("none", 0)
