@@ -36,20 +36,27 @@ a2_install() {
   apt-get install -y -q $missing >/dev/null
 }
 
-# a2_python_path: `import a2a3sim` for Debian's python3 from any folder: a
-# .pth file in its /usr/local site folder naming this checkout's python/
-# (docs/python.md). Without root, say how to do without it.
+# a2_python_path: `import a2a3sim` from any folder, for Debian's python3 and
+# for the python3 first on PATH when that is another one: a .pth file in the
+# interpreter's site folder (Debian's: /usr/local/lib/python3.X/dist-packages)
+# naming this checkout's python/ (docs/python.md). Without root, say how to
+# do without it.
 a2_python_path() {
-  local site pth
-  site=$(/usr/bin/python3 -c 'import site; print(next(p for p in site.getsitepackages() if p.startswith("/usr/local/")))')
-  pth="$site/a2a3sim.pth"
-  [ -f "$pth" ] && [ "$(cat "$pth")" = "$PWD/python" ] && return 0
-  if [ "$(id -u)" != 0 ]; then
-    echo "a2a3sim: for 'import a2a3sim' from Python: export PYTHONPATH=$PWD/python (or run this as root)" >&2
-    return 0
-  fi
-  mkdir -p "$site"
-  echo "$PWD/python" >"$pth"
+  local py site pth seen=" "
+  for py in /usr/bin/python3 "$(command -v python3 || true)"; do
+    if [ -z "$py" ] || [ ! -x "$py" ]; then continue; fi
+    site=$("$py" -c 'import site; s = site.getsitepackages(); print(next((p for p in s if p.startswith("/usr/local/")), s[0]))' 2>/dev/null) || continue
+    case "$seen" in *" $site "*) continue ;; esac
+    seen="$seen$site "
+    pth="$site/a2a3sim.pth"
+    [ -f "$pth" ] && [ "$(cat "$pth")" = "$PWD/python" ] && continue
+    if [ "$(id -u)" != 0 ]; then
+      echo "a2a3sim: for 'import a2a3sim' from Python: export PYTHONPATH=$PWD/python (or run this as root)" >&2
+      return 0
+    fi
+    mkdir -p "$site"
+    echo "$PWD/python" >"$pth"
+  done
 }
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

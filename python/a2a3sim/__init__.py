@@ -29,11 +29,13 @@ from .errors import (
 )
 from .program import InstrList, NotifyOp, Program, WaitCmp, fp16, fp32, int32
 from .result import JobsResult, Result, SeedsResult
+from .run import command as run_command
 from .run import run
 from .sweep import crossovers, fastest, plot, read_csv, size_label, sweep
 
 __all__ = [
     "run",
+    "run_command",
     "sweep",
     "plot",
     "fastest",

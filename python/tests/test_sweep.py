@@ -1,6 +1,5 @@
 """a2a3sim.sweep against `a2a3sim sweep`: the same table, the crossovers, the plot."""
 
-import os
 import re
 
 import pandas as pd
