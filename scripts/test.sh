@@ -3,7 +3,8 @@
 # (scripts/check_layers.sh), install what is missing, check the formatting
 # (scripts/check_format.sh), build Release, run
 # every test (ctest over the GoogleTest suites, plus valgrind on the
-# binary), check that the profile-feedback build (scripts/build_pgo.sh)
+# binary), the Python package's tests (scripts/test_python.sh), check
+# that the profile-feedback build (scripts/build_pgo.sh)
 # gives the same outputs (scripts/same_outputs.sh), then build the same
 # suites with ASan + UBSan in build-asan/ and run them again, then the fuzz
 # smoke (scripts/fuzz_smoke.sh: libFuzzer harnesses, 60 s each).
@@ -17,6 +18,7 @@ jobs=$(nproc)
 # `mpirun -n K a2a3sim sweep` is tested too.
 a2_build build -DA2_MPI=ON
 (cd build && ctest --output-on-failure -j"$jobs")
+bash scripts/test_python.sh build # the Python package's tests and the notebook (docs/python.md)
 echo "== profile-feedback build (scripts/build_pgo.sh): the same outputs as Release"
 bash scripts/build_pgo.sh build-pgo
 bash scripts/same_outputs.sh build/a2a3sim build-pgo/a2a3sim
