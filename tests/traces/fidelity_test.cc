@@ -49,5 +49,36 @@ TEST(FidelityKernelsTest, TgetKernelsReadTheirSizeFromThePeer) {
   }
 }
 
+// TGET_ASYNC: rank 0 reads the whole size from rank 1 on the DMA engines, in
+// descriptors of at most 1 MiB (3 for 2.5 MiB), and its flag is a local
+// copy, no remote write; the run is race-free.
+TEST(FidelityKernelsTest, TgetAsyncReadsItsSizeInDescriptorsOfOneMiB) {
+  JsonDoc d;
+  ASSERT_TRUE(RunJson(
+      {"run", "--trace-file", Kernel("tget_async.a2t"), "--ranks", "2", "--param", "size=2560KiB"},
+      &d));
+  EXPECT_TRUE(d["ok"].Bool());
+  EXPECT_EQ(d["race_check"]["races"].Int(), 0);
+  EXPECT_EQ(d["per_rank"][(size_t)0]["remote_read_bytes"].Int(), 2560 * 1024);
+  EXPECT_EQ(d["per_rank"][(size_t)0]["remote_write_bytes"].Int(), 0);
+  EXPECT_EQ(d["per_rank"][(size_t)0]["remote_ops"].Int(), 3);
+  EXPECT_EQ(d["per_rank"][(size_t)1]["remote_ops"].Int(), 0);
+}
+
+// HCCL's one-server all-gather: every rank gathers every block (the golden)
+// by reading the P-1 peers' blocks, race-free.
+TEST(FidelityKernelsTest, HcclAllgatherMeshGathersByReadingEveryPeer) {
+  JsonDoc d;
+  ASSERT_TRUE(RunJson({"run", "--trace-file", Kernel("hccl_allgather_mesh.a2t"), "--ranks", "4",
+                       "--param", "n=1024"},
+                      &d));
+  EXPECT_TRUE(d["ok"].Bool());
+  EXPECT_EQ(d["race_check"]["races"].Int(), 0);
+  for (int r = 0; r < 4; r++) {
+    EXPECT_EQ(d["per_rank"][(size_t)r]["remote_read_bytes"].Int(), 3 * 1024 * 4) << r;
+    EXPECT_EQ(d["per_rank"][(size_t)r]["remote_write_bytes"].Int(), 0) << r;
+  }
+}
+
 }  // namespace
 }  // namespace a2test
