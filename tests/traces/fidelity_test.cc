@@ -55,7 +55,7 @@ TEST(FidelityKernelsTest, TgetKernelsReadTheirSizeFromThePeer) {
 TEST(FidelityKernelsTest, TgetAsyncReadsItsSizeInDescriptorsOfOneMiB) {
   JsonDoc d;
   ASSERT_TRUE(RunJson(
-      {"run", "--trace-file", Kernel("tget_async.a2t"), "--ranks", "2", "--param", "size=2560KiB"},
+      {"run", "--program", Kernel("tget_async.a2t"), "--ranks", "2", "--param", "size=2560KiB"},
       &d));
   EXPECT_TRUE(d["ok"].Bool());
   EXPECT_EQ(d["race_check"]["races"].Int(), 0);
@@ -69,9 +69,9 @@ TEST(FidelityKernelsTest, TgetAsyncReadsItsSizeInDescriptorsOfOneMiB) {
 // by reading the P-1 peers' blocks, race-free.
 TEST(FidelityKernelsTest, HcclAllgatherMeshGathersByReadingEveryPeer) {
   JsonDoc d;
-  ASSERT_TRUE(RunJson({"run", "--trace-file", Kernel("hccl_allgather_mesh.a2t"), "--ranks", "4",
-                       "--param", "n=1024"},
-                      &d));
+  ASSERT_TRUE(RunJson(
+      {"run", "--program", Kernel("hccl_allgather_mesh.a2t"), "--ranks", "4", "--param", "n=1024"},
+      &d));
   EXPECT_TRUE(d["ok"].Bool());
   EXPECT_EQ(d["race_check"]["races"].Int(), 0);
   for (int r = 0; r < 4; r++) {
