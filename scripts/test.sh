@@ -9,7 +9,24 @@
 # suites with ASan + UBSan in build-asan/ and run them again, then the fuzz
 # smoke (scripts/fuzz_smoke.sh: libFuzzer harnesses, 60 s each).
 # .ci/run calls this.
+#
+# --quick: the loop to use while working (at most 5 minutes on 2 cores):
+# the layer and format checks, the Release build, ctest without the slow
+# tests named in A2_SLOW_TESTS below (valgrind, the largest fidelity
+# tables, the MPI sweep, the full-study sweeps and fits) and the Python
+# tests; no PGO, sanitizer or fuzz stage. Run the full command before a
+# commit that touches the model, a timing or a fidelity row.
 set -euo pipefail
+quick=0
+case "${1:-}" in
+"") ;;
+--quick) quick=1 ;;
+*)
+  echo "usage: scripts/test.sh [--quick]" >&2
+  exit 2
+  ;;
+esac
+A2_SLOW_TESTS='^Valgrind\.|^Fidelity\.gemm-ar|^SweepMpi\.|^SweepGrid\.(FullStudy|CsvIsByteIdentical|GemmFlags)|^OutputFaults\.CalibrateFitted|^CalibrateFit\.(TheFittedYaml|TheTgetTable)|^Table/ContentionCase\..*Mesh24Cores|^Ladder/CollectiveCard\.all|^AllCollectives/LazyEqualsMaterialised'
 bash "$(dirname "${BASH_SOURCE[0]}")/check_layers.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 bash scripts/check_format.sh
@@ -17,6 +34,12 @@ jobs=$(nproc)
 # The test build includes the MPI sweep (OpenMPI, -DA2_MPI=ON) so that
 # `mpirun -n K a2a3sim sweep` is tested too.
 a2_build build -DA2_MPI=ON
+if [ "$quick" = 1 ]; then
+  (cd build && ctest --output-on-failure -j"$jobs" -E "$A2_SLOW_TESTS")
+  bash scripts/test_python.sh build
+  echo "== quick: done (not run: the tests matching A2_SLOW_TESTS, PGO, ASan + UBSan, fuzz)"
+  exit 0
+fi
 (cd build && ctest --output-on-failure -j"$jobs")
 bash scripts/test_python.sh build # the Python package's tests and the notebook (docs/python.md)
 echo "== profile-feedback build (scripts/build_pgo.sh): the same outputs as Release"
