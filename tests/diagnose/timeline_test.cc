@@ -6,7 +6,7 @@
 // per-packet slices that add up to the `links`/`hbm` figures of --json.
 // Then the timeline as a side effect: it leaves --json unchanged, is
 // deterministic, is written for a deadlocked run too, a path in a missing
-// directory is a usage error, and --trace is its alias. Everything is
+// directory is a usage error, and --trace, its deprecated name, warns. Everything is
 // checked for both timing modes (interconnect.timing: packet and
 // reservation).
 #include <gtest/gtest.h>
