@@ -80,5 +80,21 @@ TEST(FidelityKernelsTest, HcclAllgatherMeshGathersByReadingEveryPeer) {
   }
 }
 
+// HCCL's one-server all-reduce (AllReduceMeshDirect): every rank ends with
+// the sum (the golden), having added its P-1 foreign slices into their
+// owners and read the P-1 reduced slices back, race-free.
+TEST(FidelityKernelsTest, HcclAllreduceMeshReducesByWritingAndReadingEveryPeer) {
+  JsonDoc d;
+  ASSERT_TRUE(RunJson(
+      {"run", "--program", Kernel("hccl_allreduce_mesh.a2t"), "--ranks", "4", "--param", "n=1024"},
+      &d));
+  EXPECT_TRUE(d["ok"].Bool());
+  EXPECT_EQ(d["race_check"]["races"].Int(), 0);
+  for (int r = 0; r < 4; r++) {
+    EXPECT_EQ(d["per_rank"][(size_t)r]["remote_read_bytes"].Int(), 3 * 1024 * 4) << r;
+    EXPECT_EQ(d["per_rank"][(size_t)r]["remote_write_bytes"].Int(), 3 * 1024 * 4) << r;
+  }
+}
+
 }  // namespace
 }  // namespace a2test
