@@ -27,10 +27,11 @@
 int a2_calibrate_main(int argc, char **argv);
 
 #define A2_CAL_MAX_KEYS 16         /* --fit keys */
-#define A2_CAL_MAX_ROWS 10000      /* rows of one CSV (each is a process per evaluation) */
+#define A2_CAL_MAX_ROWS 10000      /* rows of all CSVs (each is a process per evaluation) */
 #define A2_CAL_MAX_BYTES (1 << 22) /* CSV file size */
 #define A2_CAL_MAX_FIELD 4096      /* characters of one field (args become argv) */
-#define A2_CAL_NCOLS 9
+#define A2_CAL_NCOLS 10 /* with role; a file whose header has the first 9 is read too */
+#define A2_CAL_MAX_HOLDOUT 64 /* --holdout flags */
 
 /* What a row compares: the run's simulated time or its reported bandwidth,
  * or a time of a fused built-in's overlap card (the compute-only side, the
@@ -57,12 +58,23 @@ enum {
   A2_CAL_COL_METRIC,
   A2_CAL_COL_MEASURED,
   A2_CAL_COL_TOLERANCE,
-  A2_CAL_COL_SOURCE
+  A2_CAL_COL_SOURCE,
+  A2_CAL_COL_ROLE
 };
+
+/* What a row is for (the role column): a fit uses the rows marked fit; a
+ * predict row is compared, never fitted to. */
+typedef enum { A2_CAL_ROLE_FIT, A2_CAL_ROLE_PREDICT } a2_cal_role;
+
+/* The rows' groups in a report: the rows a fit uses (role fit, not held
+ * out), the rows --holdout leaves out (any role), the predict rows that are
+ * not held out. Without a fit, fit and predict. */
+typedef enum { A2_CAL_GROUP_FIT, A2_CAL_GROUP_HELD, A2_CAL_GROUP_PREDICT } a2_cal_group;
 
 /* One measurement (one CSV line). Strings are owned by the table. */
 typedef struct {
   char *id;
+  const char *file;      /* the CSV it is a line of (a2_cal_table's paths) */
   int line;              /* 1-based line in the CSV */
   int col[A2_CAL_NCOLS]; /* 1-based column (byte) where each field starts */
   char *kernel;          /* as written */
@@ -80,19 +92,28 @@ typedef struct {
   double tolerance;    /* a fraction: 0.15 for 15% */
   char *tolerance_text;
   char *source;
+  a2_cal_role role; /* fit when the file has no role column */
+  bool held_out;    /* its source is one of --holdout's */
 } a2_cal_row;
 
 typedef struct {
-  char *path; /* the CSV as named on the command line */
-  a2_cal_row *rows;
+  char **paths; /* the CSVs as named on the command line, in order */
+  size_t npaths;
+  a2_cal_row *rows; /* every file's rows, in file order */
   size_t nrows;
 } a2_cal_table;
 
-/* csv.c: read and check the CSV (every row; the first problem is the
- * error, with file:line:col). On error *t is empty. */
-a2_code a2_cal_read(const char *path, a2_cal_table *t, a2_err *err);
+/* csv.c: read and check the CSVs (every row; the first problem is the
+ * error, with file:line:col). Ids are unique in a file; a row is known by
+ * its file and id. On error *t is empty. */
+a2_code a2_cal_read(const char *const *paths, size_t npaths, a2_cal_table *t, a2_err *err);
 void a2_cal_table_free(a2_cal_table *t);
 const char *a2_cal_metric_name(a2_cal_metric m);
+/* The row's group (see a2_cal_group). */
+a2_cal_group a2_cal_row_group(const a2_cal_row *row);
+/* The row's name in a table: its id, or FILE:id when another file given
+ * has the same id. */
+void a2_cal_row_name(const a2_cal_table *t, size_t i, char *out, size_t n);
 
 /* A fitted key and its search range (base units: ps, B/s, bytes, Hz, counts). */
 typedef struct {
@@ -105,7 +126,10 @@ typedef struct {
 
 /* The flags. */
 typedef struct {
-  const char *csv_path;
+  const char *const *csv_paths; /* one or more (argv) */
+  size_t ncsv;
+  const char *holdouts[A2_CAL_MAX_HOLDOUT]; /* --holdout values as given (comma lists) */
+  size_t nholdouts;
   const char *config_path; /* NULL: built-in default */
   const char *sets[A2_MAX_SETS];
   size_t nsets;
@@ -126,6 +150,7 @@ void a2_cal_opts_free(a2_cal_opts *o);
 
 /* One row's simulated figure at one point. */
 typedef struct {
+  bool ran; /* a fit's search runs the rows it uses only; the others run at its start and end */
   bool ok;
   double value;  /* ps or B/s; valid when ok */
   char text[48]; /* the figure as the JSON printed it (time_ps or the GB/s number): equal
@@ -138,7 +163,8 @@ typedef struct {
 typedef struct {
   uint64_t values[A2_CAL_MAX_KEYS];
   a2_cal_sim *sims; /* nrows */
-  double residual;  /* sum over rows of ln(simulated / measured)^2; INFINITY when a row failed */
+  double residual; /* sum over the rows a fit uses of ln(simulated / measured)^2; INFINITY when
+                      one of them failed */
 } a2_cal_point;
 
 /* runs.c: points in the order they were first asked for; each is run once. */
@@ -146,17 +172,23 @@ typedef struct {
   const a2_cal_table *t;
   const a2_cal_opts *o;
   char self[4096]; /* this binary */
+  size_t *same;    /* per row: the first row with the same command (they share its run) */
   a2_cal_point *points;
   size_t npoints, cap;
 } a2_cal_runner;
 
-void a2_cal_runner_init(a2_cal_runner *r, const a2_cal_table *t, const a2_cal_opts *o);
+/* 0, or an exit code after printing an error. */
+int a2_cal_runner_init(a2_cal_runner *r, const a2_cal_table *t, const a2_cal_opts *o);
 void a2_cal_runner_free(a2_cal_runner *r);
 /* Make sure each of the n points (values[i * A2_CAL_MAX_KEYS ...]) is run,
- * the new ones in one pool of --jobs processes; idx[i] = its index in
- * r->points. *fresh (may be NULL) = how many were new. Returns 0, an exit
- * code after printing an error, or (negated) an interrupting signal. */
-int a2_cal_run(a2_cal_runner *r, size_t n, const uint64_t *values, size_t *idx, size_t *fresh);
+ * in one pool of --jobs processes: the rows a fit uses, or every row when
+ * all; idx[i] = its index in r->points. *fresh (may be NULL) = how many
+ * points were new. Returns 0, an exit code after printing an error, or
+ * (negated) an interrupting signal. */
+int a2_cal_run(a2_cal_runner *r, size_t n, const uint64_t *values, bool all, size_t *idx,
+               size_t *fresh);
+/* Does a fit use row i (role fit, not held out)? */
+bool a2_cal_row_used(const a2_cal_runner *r, size_t i);
 /* The index of the point with these values, SIZE_MAX when it has not run. */
 size_t a2_cal_find(const a2_cal_runner *r, const uint64_t *values);
 /* The row's `run` command line at the given key values: argv (NULL-terminated,
@@ -191,10 +223,19 @@ int a2_cal_fit_search(a2_cal_runner *r, a2_cal_fit *f);
 void a2_cal_fit_free(a2_cal_fit *f);
 
 /* report.c */
-/* The rows at one point: "row kernel measured simulated ratio ..." */
-void a2_cal_print_rows(const a2_cal_runner *r, size_t point, bool with_residual, FILE *out);
-/* The same as a Markdown table with each row's command (docs/fidelity.md). */
-void a2_cal_print_markdown(const a2_cal_runner *r, size_t point, FILE *out);
+/* How many rows are in the group. */
+size_t a2_cal_group_size(const a2_cal_table *t, a2_cal_group g);
+/* The group's rows at one point: "row kernel measured simulated ratio ..." */
+void a2_cal_print_rows(const a2_cal_runner *r, size_t point, a2_cal_group g, bool with_residual,
+                       FILE *out);
+/* The group's summary line at one point: "LABEL: N rows, median |error| X %,
+ * worst |error| Y % (ROW)", |error| = |simulated / measured - 1|; file
+ * NULL: every file's rows. */
+void a2_cal_print_summary(const a2_cal_runner *r, size_t point, a2_cal_group g, const char *file,
+                          bool markdown, FILE *out);
+/* One file's rows (NULL: every file's) as Markdown tables with each row's
+ * command (docs/fidelity.md), one per group with its summary line. */
+void a2_cal_print_markdown(const a2_cal_runner *r, size_t point, const char *file, FILE *out);
 /* Rows within their tolerance at a point. */
 size_t a2_cal_rows_within(const a2_cal_runner *r, size_t point);
 bool a2_cal_row_within(const a2_cal_row *row, const a2_cal_sim *s);

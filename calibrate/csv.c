@@ -1,7 +1,9 @@
-/* a2a3sim calibrate: the measurements CSV (docs/calibrate.md, "The CSV").
- * RFC 4180 fields on one line each, `#` comment lines, the exact header,
- * then one measurement a line. Every field is checked here, before anything
- * runs, and the first problem is the error, with file:line:col. */
+/* a2a3sim calibrate: the measurements CSVs (docs/calibrate.md, "The CSV").
+ * RFC 4180 fields on one line each, `#` comment lines, the exact header
+ * (10 columns, or the first 9: every row then has role fit), then one
+ * measurement a line. Several files make one table, each row knowing its
+ * file. Every field is checked here, before anything runs, and the first
+ * problem is the error, with file:line:col. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +14,11 @@
 #include "common/units.h"
 
 static const char *const col_names[A2_CAL_NCOLS] = {
-    "row", "kernel", "ranks", "size", "args", "metric", "measured", "tolerance", "source"};
-static const char header[] = "row,kernel,ranks,size,args,metric,measured,tolerance,source";
+    "row",    "kernel",   "ranks",     "size",   "args",
+    "metric", "measured", "tolerance", "source", "role"};
+static const char header[] = "row,kernel,ranks,size,args,metric,measured,tolerance,source,role";
+/* The header without the role column (every row fit). */
+static const char header9[] = "row,kernel,ranks,size,args,metric,measured,tolerance,source";
 
 /* Flags a row may not give in `args`: the columns and calibrate set them. */
 static const char *const reserved[] = {
@@ -25,6 +30,22 @@ char *a2_cal_strdup(const char *s) {
   char *p = malloc(n);
   if (p) memcpy(p, s, n);
   return p;
+}
+
+a2_cal_group a2_cal_row_group(const a2_cal_row *row) {
+  return row->held_out                      ? A2_CAL_GROUP_HELD
+         : row->role == A2_CAL_ROLE_PREDICT ? A2_CAL_GROUP_PREDICT
+                                            : A2_CAL_GROUP_FIT;
+}
+
+void a2_cal_row_name(const a2_cal_table *t, size_t i, char *out, size_t n) {
+  const a2_cal_row *row = &t->rows[i];
+  for (size_t j = 0; j < t->nrows; j++)
+    if (j != i && !strcmp(t->rows[j].id, row->id)) {
+      snprintf(out, n, "%s:%s", row->file, row->id);
+      return;
+    }
+  snprintf(out, n, "%s", row->id);
 }
 
 const char *a2_cal_metric_name(a2_cal_metric m) {
@@ -50,15 +71,18 @@ void a2_cal_table_free(a2_cal_table *t) {
     free(r->source);
   }
   free(t->rows);
-  free(t->path);
+  for (size_t i = 0; i < t->npaths; i++) free(t->paths[i]);
+  free(t->paths);
   memset(t, 0, sizeof *t);
 }
 
-/* The reader's state: the file, the line being read, the error. */
+/* The reader's state: the file, the line being read, the error, the
+ * columns its header has (A2_CAL_NCOLS before the header). */
 typedef struct {
   const char *path;
   a2_err *err;
   int line;
+  size_t ncols;
 } reader;
 
 #define FAIL(rd, col, ...) \
@@ -80,8 +104,13 @@ static bool blank(char c) {
   return c == ' ' || c == '\t';
 }
 
-/* Split line (len bytes, no newline) into fields. More than A2_CAL_NCOLS
- * fields is an error here (at the first extra one). */
+/* The header the file has (or, before it, the full one). */
+static const char *header_of(const reader *rd) {
+  return rd->ncols == A2_CAL_NCOLS ? header : header9;
+}
+
+/* Split line (len bytes, no newline) into fields. More than the header's
+ * columns is an error here (at the first extra one). */
 static a2_code split(reader *rd, const char *line, size_t len, fields *f) {
   f->n = 0;
   size_t i = 0;
@@ -133,9 +162,10 @@ static a2_code split(reader *rd, const char *line, size_t len, fields *f) {
                         "a field of %zu characters, over the %d a field may have", n,
                         A2_CAL_MAX_FIELD);
     }
-    if (f->n == A2_CAL_NCOLS) {
+    if (f->n == rd->ncols) {
       free(buf);
-      return FAIL(rd, col, "more than %d fields; expected %s", A2_CAL_NCOLS, header);
+      return FAIL(rd, col, "more than %zu fields; expected the %zu columns %s", rd->ncols,
+                  rd->ncols, header_of(rd));
     }
     f->text[f->n] = buf;
     f->col[f->n] = col;
@@ -145,15 +175,20 @@ static a2_code split(reader *rd, const char *line, size_t len, fields *f) {
   }
 }
 
+/* The header: the 10 columns, or the first 9 (a file without roles). */
 static a2_code check_header(reader *rd, const fields *f, size_t len) {
   for (size_t c = 0; c < A2_CAL_NCOLS; c++) {
+    if (c == f->n && c == A2_CAL_NCOLS - 1) break; /* no role column */
     if (c >= f->n)
-      return FAIL(rd, (int)len + 1, "the header has %zu columns; expected the 9 columns %s", f->n,
-                  header);
+      return FAIL(rd, (int)len + 1,
+                  "the header has %zu columns; expected the %d columns %s (or the first %d: "
+                  "every row then has role fit)",
+                  f->n, A2_CAL_NCOLS, header, A2_CAL_NCOLS - 1);
     if (strcmp(f->text[c], col_names[c]))
       return FAIL(rd, f->col[c], "header column %zu is '%.60s'; expected '%s' (the header is %s)",
                   c + 1, f->text[c], col_names[c], header);
   }
+  rd->ncols = f->n;
   return A2_OK;
 }
 
@@ -345,11 +380,11 @@ static a2_code check_tolerance(reader *rd, a2_cal_row *r) {
 
 /* Fill and check row r from the fields of one line. */
 static a2_code make_row(reader *rd, fields *f, a2_cal_row *r, const a2_cal_table *t, size_t len) {
-  if (f->n != A2_CAL_NCOLS)
-    return FAIL(rd, (int)len + 1, "%zu field%s; expected the 9 columns %s", f->n,
-                f->n == 1 ? "" : "s", header);
+  if (f->n != rd->ncols)
+    return FAIL(rd, (int)len + 1, "%zu field%s; expected the %zu columns %s", f->n,
+                f->n == 1 ? "" : "s", rd->ncols, header_of(rd));
   r->line = rd->line;
-  memcpy(r->col, f->col, sizeof r->col);
+  memcpy(r->col, f->col, f->n * sizeof r->col[0]);
   char **x = f->text;
   r->id = x[A2_CAL_COL_ROW];
   r->kernel = x[A2_CAL_COL_KERNEL];
@@ -369,11 +404,11 @@ static a2_code make_row(reader *rd, fields *f, a2_cal_row *r, const a2_cal_table
   if (!id_ok(r->id))
     return FAIL(rd, r->col[A2_CAL_COL_ROW], "row: '%.60s' is not an id of letters, digits and _.-",
                 r->id);
-  for (size_t i = 0; i + 1 < t->nrows; i++) /* the rows before this one */
-    if (!strcmp(t->rows[i].id, r->id))
+  for (size_t i = 0; i + 1 < t->nrows; i++) /* the rows of this file before this one */
+    if (t->rows[i].file == r->file && !strcmp(t->rows[i].id, r->id))
       return FAIL(rd, r->col[A2_CAL_COL_ROW], "row: duplicate id '%.60s' (first on line %d)", r->id,
                   t->rows[i].line);
-  if ((rc = check_kernel(rd, r, t->path))) return rc;
+  if ((rc = check_kernel(rd, r, rd->path))) return rc;
   if ((rc = check_args(rd, r, args))) return rc;
   bool devices = has_flag(r, "-d", "--devices");
   if (r->ranks) {
@@ -420,6 +455,17 @@ static a2_code make_row(reader *rd, fields *f, a2_cal_row *r, const a2_cal_table
   if ((rc = check_measured(rd, r))) return rc;
   if ((rc = check_tolerance(rd, r))) return rc;
   if (!r->source[0]) return FAIL(rd, r->col[A2_CAL_COL_SOURCE], "source: empty; name the source");
+  r->role = A2_CAL_ROLE_FIT;
+  if (rd->ncols == A2_CAL_NCOLS) {
+    const char *role = x[A2_CAL_COL_ROLE];
+    if (!strcmp(role, "predict"))
+      r->role = A2_CAL_ROLE_PREDICT;
+    else if (strcmp(role, "fit"))
+      return FAIL(rd, r->col[A2_CAL_COL_ROLE],
+                  "role: '%.40s' is not a role; expected fit (a fit may use the row) or predict "
+                  "(compared only, never fitted to)",
+                  role);
+  }
   return A2_OK;
 }
 
@@ -455,19 +501,15 @@ static a2_code read_file(const char *path, char **data, size_t *len, a2_err *err
   return A2_OK;
 }
 
-a2_code a2_cal_read(const char *path, a2_cal_table *t, a2_err *err) {
-  memset(t, 0, sizeof *t);
+/* Read one file's rows into t (after the rows of the files before it). */
+static a2_code read_one(const char *path, a2_cal_table *t, size_t *cap, a2_err *err) {
   char *data = NULL;
   size_t len = 0;
   a2_code rc = read_file(path, &data, &len, err);
   if (rc) return rc;
-  if (!(t->path = a2_cal_strdup(path))) {
-    free(data);
-    return a2_err_set(err, A2_E_NOMEM, path, 0, 0, "out of memory");
-  }
-  reader rd = {path, err, 0};
+  reader rd = {path, err, 0, A2_CAL_NCOLS};
   bool have_header = false;
-  size_t cap = 0;
+  size_t first = t->nrows;
   for (size_t at = 0; at < len && !rc;) {
     const char *line = data + at;
     const char *nl = memchr(line, '\n', len - at);
@@ -498,8 +540,8 @@ a2_code a2_cal_read(const char *path, a2_cal_table *t, a2_err *err) {
       rc = FAIL(&rd, 0, "more than %d rows", A2_CAL_MAX_ROWS);
       break;
     }
-    if (t->nrows == cap) {
-      size_t nc = cap ? 2 * cap : 16;
+    if (t->nrows == *cap) {
+      size_t nc = *cap ? 2 * *cap : 16;
       a2_cal_row *p = realloc(t->rows, nc * sizeof *p);
       if (!p) {
         fields_free(&f);
@@ -507,10 +549,11 @@ a2_code a2_cal_read(const char *path, a2_cal_table *t, a2_err *err) {
         break;
       }
       t->rows = p;
-      cap = nc;
+      *cap = nc;
     }
     a2_cal_row *r = &t->rows[t->nrows];
     memset(r, 0, sizeof *r);
+    r->file = path;
     t->nrows++; /* kept even when it fails, so that a2_cal_table_free frees it */
     rc = make_row(&rd, &f, r, t, n);
     fields_free(&f);
@@ -521,8 +564,32 @@ a2_code a2_cal_read(const char *path, a2_cal_table *t, a2_err *err) {
                     "no header: expected the first line that is not "
                     "a comment to be %s",
                     header);
-  else if (!rc && !t->nrows)
+  else if (!rc && t->nrows == first)
     rc = a2_err_set(err, A2_E_INPUT, path, rd.line, 0, "no rows after the header");
+  return rc;
+}
+
+a2_code a2_cal_read(const char *const *paths, size_t npaths, a2_cal_table *t, a2_err *err) {
+  memset(t, 0, sizeof *t);
+  if (!(t->paths = calloc(npaths ? npaths : 1, sizeof *t->paths)))
+    return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory");
+  size_t cap = 0;
+  a2_code rc = A2_OK;
+  for (size_t i = 0; i < npaths && !rc; i++) {
+    for (size_t j = 0; j < i; j++)
+      if (!strcmp(paths[i], paths[j])) {
+        rc = a2_err_set(err, A2_E_INPUT, paths[i], 0, 0,
+                        "given twice (a row is known by its file and id)");
+        break;
+      }
+    if (rc) break;
+    if (!(t->paths[i] = a2_cal_strdup(paths[i]))) {
+      rc = a2_err_set(err, A2_E_NOMEM, paths[i], 0, 0, "out of memory");
+      break;
+    }
+    t->npaths = i + 1;
+    rc = read_one(t->paths[i], t, &cap, err);
+  }
   if (rc) a2_cal_table_free(t);
   return rc;
 }

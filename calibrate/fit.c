@@ -1,6 +1,7 @@
-/* a2a3sim calibrate: the fit. The objective is the sum over rows of
- * e_i^2, e_i = ln(simulated_i / measured_i), each value of it a point of
- * child runs (runs.c). The search works on x = ln(value) of each key,
+/* a2a3sim calibrate: the fit. The objective is the sum over the rows the
+ * fit uses (role fit, not held out by --holdout) of e_i^2, e_i =
+ * ln(simulated_i / measured_i), each value of it a point of child runs of
+ * those rows (runs.c); the other rows run at the start and at the fit only. The search works on x = ln(value) of each key,
  * inside the key's range, in two phases:
  *   1. one coordinate sweep: for each key in turn, golden-section steps over
  *      its whole range (the others held) to 1 % - a global start that does
@@ -93,7 +94,7 @@ static void eval(search *s, size_t n, const uint64_t *vals, double *f, size_t *i
   }
   if (!m || s->rc) return;
   size_t got[2 * A2_CAL_MAX_KEYS], before = s->r->npoints, fresh = 0;
-  if ((s->rc = a2_cal_run(s->r, m, todo, got, &fresh))) return;
+  if ((s->rc = a2_cal_run(s->r, m, todo, false, got, &fresh))) return;
   if (counted) s->evals += fresh;
   for (size_t j = 0; j < m; j++) {
     idx[map[j]] = got[j];
@@ -102,15 +103,24 @@ static void eval(search *s, size_t n, const uint64_t *vals, double *f, size_t *i
   for (size_t p = before; p < s->r->npoints; p++) progress(s, p);
 }
 
-/* v rounded to 5 significant digits (counts: to an integer), inside lo..hi. */
+/* v rounded to 5 significant digits (counts: to an integer) and to the
+ * key's step (32 B windows), inside lo..hi. */
 static uint64_t round5(const a2_cal_key *k, double v, uint64_t lo, uint64_t hi) {
   if (k->info.kind != A2_UNIT_COUNT && v >= 1e5) {
     double unit = pow(10, floor(log10(v)) - 4);
     v = round(v / unit) * unit;
   }
+  uint64_t step = k->info.step > 1 ? k->info.step : 1, u;
+  if (step > 1) { /* whole steps inside lo..hi (a range too narrow for one: lo) */
+    uint64_t l = (lo + step - 1) / step * step, h = hi / step * step;
+    if (l > h) return lo;
+    lo = l;
+    hi = h;
+    v = round(v / (double)step) * (double)step;
+  }
   if (!(v >= (double)lo)) return lo;
   if (v >= (double)hi) return hi;
-  uint64_t u = (uint64_t)llround(v);
+  u = (uint64_t)llround(v);
   return u < lo ? lo : u > hi ? hi : u;
 }
 
@@ -253,10 +263,13 @@ static bool solve(double *m, double *b, double *x, size_t n) {
   return true;
 }
 
-/* e_i = ln(simulated / measured) at point p (false: a row failed). */
+/* e_i = ln(simulated / measured) at point p, 0 for a row the fit does not
+ * use (false: a row failed). */
 static bool errors(const search *s, size_t p, double *e) {
   const a2_cal_point *pt = &s->r->points[p];
   for (size_t i = 0; i < s->r->t->nrows; i++) {
+    e[i] = 0;
+    if (!a2_cal_row_used(s->r, i)) continue;
     if (!pt->sims[i].ok) return false;
     e[i] = log(pt->sims[i].value / s->r->t->rows[i].measured);
   }
@@ -293,8 +306,9 @@ static void lm(search *s, a2_cal_fit *f) {
       double x = log((double)s->cur[k]);
       p[k] = quantize(key, x + FD);
       if (p[k] == s->cur[k]) p[k] = quantize(key, x - FD);
-      if (p[k] == s->cur[k] && s->cur[k] < key->hi) p[k] = s->cur[k] + 1;
-      if (p[k] == s->cur[k] && s->cur[k] > key->lo) p[k] = s->cur[k] - 1;
+      uint64_t step = key->info.step > 1 ? key->info.step : 1;
+      if (p[k] == s->cur[k] && s->cur[k] + step <= key->hi) p[k] = s->cur[k] + step;
+      if (p[k] == s->cur[k] && s->cur[k] >= key->lo + step) p[k] = s->cur[k] - step;
       dx[k] = log((double)p[k]) - x;
     }
     snprintf(phase, sizeof phase, "Jacobian");
@@ -381,7 +395,8 @@ static uint64_t clampk(const a2_cal_key *k, double v) {
 }
 
 /* Perturb every key at point `base` (x1.1 and /1.1, at least one unit):
- * sens and moves (nkeys x nrows). */
+ * sens and moves (nkeys x nrows; 0 and false for a row the fit does not
+ * use: it is not run there). */
 static void sensitivities(search *s, size_t base, double *sens, bool *moves) {
   size_t nk = s->nk, nrows = s->r->t->nrows;
   uint64_t v[2 * A2_CAL_MAX_KEYS * A2_CAL_MAX_KEYS] = {0};
@@ -392,8 +407,9 @@ static void sensitivities(search *s, size_t base, double *sens, bool *moves) {
   for (size_t k = 0; k < nk; k++) {
     const a2_cal_key *key = &s->o->keys[k];
     uint64_t up = clampk(key, (double)b[k] * PERTURB), down = clampk(key, (double)b[k] / PERTURB);
-    if (up == b[k] && b[k] < key->info.max) up = b[k] + 1;
-    if (down == b[k] && b[k] > key->info.min && b[k] > 1) down = b[k] - 1;
+    uint64_t step = key->info.step > 1 ? key->info.step : 1;
+    if (up == b[k] && b[k] + step <= key->info.max) up = b[k] + step;
+    if (down == b[k] && b[k] >= key->info.min + step && b[k] > step) down = b[k] - step;
     memcpy(v + (2 * k) * A2_CAL_MAX_KEYS, b, sizeof b);
     memcpy(v + (2 * k + 1) * A2_CAL_MAX_KEYS, b, sizeof b);
     v[(2 * k) * A2_CAL_MAX_KEYS + k] = up;
@@ -410,7 +426,7 @@ static void sensitivities(search *s, size_t base, double *sens, bool *moves) {
       const a2_cal_sim *s0 = &p0->sims[i], *su = &pu->sims[i], *sd = &pd->sims[i];
       bool m = false;
       double d = 0;
-      if (s0->ok) {
+      if (s0->ok && a2_cal_row_used(s->r, i)) {
         m = (su->ok ? strcmp(su->text, s0->text) != 0 : idx[2 * k] != base) ||
             (sd->ok ? strcmp(sd->text, s0->text) != 0 : idx[2 * k + 1] != base);
         if (su->ok && sd->ok && lu != ld)
@@ -479,7 +495,8 @@ int a2_cal_fit_start(a2_cal_runner *r, a2_cal_fit *f) {
     a2_cal_format_value(key, clampk(key, (double)s.cur[k] * PERTURB), c, sizeof c);
     return a2_cmd_usage_error("--fit",
                               "%s: no row depends on it: changing it from %s to %s or %s changes "
-                              "no row's simulated figure; fit keys that the rows exercise",
+                              "the simulated figure of no row the fit uses; fit keys that the "
+                              "rows exercise",
                               key->path, a, b, c);
   }
   return 0;
@@ -494,5 +511,10 @@ int a2_cal_fit_search(a2_cal_runner *r, a2_cal_fit *f) {
   f->evals = s.evals;
   s.step = 0;
   sensitivities(&s, f->best, f->sens_best, f->moves_best);
-  return s.rc;
+  if (s.rc) return s.rc;
+  /* The rows the search did not run (held out, predict) at the fit. */
+  uint64_t best[A2_CAL_MAX_KEYS];
+  memcpy(best, r->points[f->best].values, sizeof best);
+  size_t at;
+  return a2_cal_run(r, 1, best, true, &at, NULL);
 }

@@ -35,21 +35,38 @@ static int key_of_line(const a2_cal_opts *o, const char *line, char seg[8][64]) 
   return -1;
 }
 
-static void header(const a2_cal_runner *r, const a2_cal_fit *f, FILE *out) {
-  const a2_cal_opts *o = r->o;
-  const a2_cal_point *start = &r->points[f->start], *best = &r->points[f->best];
-  fprintf(out, "# Fitted by `a2a3sim calibrate` to %s, %zu row%s:\n", r->t->path, r->t->nrows,
-          r->t->nrows == 1 ? "" : "s");
-  size_t col = 2;
+/* "#   id, id, ..." wrapped at 90 columns: the rows of group g. */
+static void id_list(const a2_cal_runner *r, a2_cal_group g, FILE *out) {
+  size_t col = 2, left = a2_cal_group_size(r->t, g);
   fprintf(out, "#  ");
   for (size_t i = 0; i < r->t->nrows; i++) {
-    const char *id = r->t->rows[i].id;
+    if (a2_cal_row_group(&r->t->rows[i]) != g) continue;
+    char id[200];
+    a2_cal_row_name(r->t, i, id, sizeof id);
     if (col + strlen(id) + 2 > 90) {
       fprintf(out, "\n#  ");
       col = 2;
     }
-    fprintf(out, " %s%s", id, i + 1 < r->t->nrows ? "," : "\n");
+    fprintf(out, " %s%s", id, --left ? "," : "\n");
     col += strlen(id) + 2;
+  }
+}
+
+static void header(const a2_cal_runner *r, const a2_cal_fit *f, FILE *out) {
+  const a2_cal_opts *o = r->o;
+  const a2_cal_point *start = &r->points[f->start], *best = &r->points[f->best];
+  size_t used = a2_cal_group_size(r->t, A2_CAL_GROUP_FIT);
+  fprintf(out, "# Fitted by `a2a3sim calibrate` to ");
+  for (size_t i = 0; i < r->t->npaths; i++) fprintf(out, "%s%s", i ? ", " : "", r->t->paths[i]);
+  fprintf(out, ", %zu row%s:\n", used, used == 1 ? "" : "s");
+  id_list(r, A2_CAL_GROUP_FIT, out);
+  if (a2_cal_group_size(r->t, A2_CAL_GROUP_HELD)) {
+    fprintf(out, "# Held out (--holdout), not used by the fit:\n");
+    id_list(r, A2_CAL_GROUP_HELD, out);
+  }
+  if (a2_cal_group_size(r->t, A2_CAL_GROUP_PREDICT)) {
+    fprintf(out, "# Predicted (role predict), not used by the fit:\n");
+    id_list(r, A2_CAL_GROUP_PREDICT, out);
   }
   fprintf(out, "# Base config: %s",
           o->config_path ? o->config_path : "built-in " A2_DEFAULT_CONFIG);
@@ -65,8 +82,9 @@ static void header(const a2_cal_runner *r, const a2_cal_fit *f, FILE *out) {
     fprintf(out, "#   %s: %s -> %s (%s..%s)\n", key->path, a, b, lo, hi);
   }
   fprintf(out,
-          "# Residual, the sum over rows of ln(simulated / measured)^2: %.6g at the start, %.6g "
-          "fitted;\n# %zu of %zu rows within their tolerance (%zu at the start); %zu points in %u "
+          "# Residual, the sum over the fit's rows of ln(simulated / measured)^2: %.6g at the "
+          "start, %.6g fitted;\n# %zu of %zu rows within their tolerance (%zu at the start); %zu "
+          "points in %u "
           "step%s%s.\n",
           start->residual, best->residual, a2_cal_rows_within(r, f->best), r->t->nrows,
           a2_cal_rows_within(r, f->start), f->evals, f->steps, f->steps == 1 ? "" : "s",

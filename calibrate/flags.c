@@ -11,14 +11,16 @@
 #include "common/units.h"
 
 static const char usage[] =
-    "usage: a2a3sim calibrate FILE.csv [--config FILE] [--set KEY=VALUE]...\n"
-    "                         [--fit KEY[=LO..HI],... [-o OUT.yaml] [--max-evals N]]\n"
+    "usage: a2a3sim calibrate FILE.csv... [--config FILE] [--set KEY=VALUE]...\n"
+    "                         [--fit KEY[=LO..HI],... [--holdout SOURCE,...]... [-o OUT.yaml]\n"
+    "                                                 [--max-evals N]]\n"
     "                         [--check] [--markdown] [--jobs N]\n"
     "\n"
-    "Runs every row of a CSV of measurements (docs/calibrate.md: row, kernel, ranks, size,\n"
-    "args, metric, measured, tolerance, source) with `a2a3sim run --json`, one process a\n"
-    "row, and prints each row's measured and simulated figure, their ratio and whether it\n"
-    "is within the row's tolerance.\n"
+    "Runs every row of one or more CSVs of measurements (docs/calibrate.md: row, kernel,\n"
+    "ranks, size, args, metric, measured, tolerance, source, role) with `a2a3sim run\n"
+    "--json`, one process a row, and prints each row's measured and simulated figure, their\n"
+    "ratio and whether it is within the row's tolerance: the fit rows and the predict rows\n"
+    "in two tables, each with a summary line (rows, median and worst |error|).\n"
     "\n"
     "  --config FILE      YAML config (default: the built-in " A2_DEFAULT_CONFIG
     ")\n"
@@ -28,7 +30,11 @@ static const char usage[] =
     "                     Levenberg-Marquardt steps) of the sum over rows of\n"
     "                     ln(simulated / measured)^2, the simulator run at every point. Each\n"
     "                     key searches 1/16x..16x of its start value, or KEY=LO..HI\n"
-    "                     (interconnect.link.latency=50ns..2us)\n"
+    "                     (interconnect.link.latency=50ns..2us). A fit uses the rows of\n"
+    "                     role fit only\n"
+    "  --holdout SOURCES  with --fit: leave every row of these sources (the source column,\n"
+    "                     comma-separated, repeatable) out of the fit and report their error\n"
+    "                     at the start and after the fit\n"
     "  -o FILE            with --fit: write the fitted config (the base config with the\n"
     "                     fitted values) as YAML, with a comment naming the data\n"
     "  --max-evals N      with --fit: at most N points in the search (default 200); each\n"
@@ -169,7 +175,7 @@ static int count(const char *flag, const char *text, uint64_t lo, uint64_t hi, u
 }
 
 int a2_cal_parse(int argc, char **argv, a2_cal_opts *o) {
-  enum { O_CONFIG = 256, O_SET, O_FIT, O_CHECK, O_MARKDOWN, O_JOBS, O_EVALS, O_HELP };
+  enum { O_CONFIG = 256, O_SET, O_FIT, O_CHECK, O_MARKDOWN, O_JOBS, O_EVALS, O_HELP, O_HOLDOUT };
   static const struct option longs[] = {{"config", required_argument, 0, O_CONFIG},
                                         {"set", required_argument, 0, O_SET},
                                         {"fit", required_argument, 0, O_FIT},
@@ -179,6 +185,7 @@ int a2_cal_parse(int argc, char **argv, a2_cal_opts *o) {
                                         {"max-evals", required_argument, 0, O_EVALS},
                                         {"output", required_argument, 0, 'o'},
                                         {"help", no_argument, 0, O_HELP},
+                                        {"holdout", required_argument, 0, O_HOLDOUT},
                                         {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -202,6 +209,11 @@ int a2_cal_parse(int argc, char **argv, a2_cal_opts *o) {
     case O_FIT:
       if (fit) return a2_cmd_usage_error("--fit", "given twice (use one comma-separated list)");
       fit = optarg;
+      break;
+    case O_HOLDOUT: /* the sources are checked against the rows (command.c) */
+      if (o->nholdouts == A2_CAL_MAX_HOLDOUT)
+        return a2_cmd_usage_error("--holdout", "more than %d", A2_CAL_MAX_HOLDOUT);
+      o->holdouts[o->nholdouts++] = optarg;
       break;
     case O_CHECK: o->check = true; break;
     case O_MARKDOWN: o->markdown = true; break;
@@ -227,8 +239,11 @@ int a2_cal_parse(int argc, char **argv, a2_cal_opts *o) {
     }
   }
   if (optind >= argc) return a2_cmd_usage_error(NULL, "calibrate: missing FILE.csv");
-  o->csv_path = argv[optind];
-  if (optind + 1 < argc) return a2_cmd_usage_error(argv[optind + 1], "unexpected argument");
+  o->csv_paths = (const char *const *)argv + optind;
+  o->ncsv = (size_t)(argc - optind);
+  if (o->nholdouts && !fit)
+    return a2_cmd_usage_error("--holdout", "only with --fit (without a fit every row is compared "
+                                           "and none is fitted to)");
   if (o->out_path && !fit) return a2_cmd_usage_error("-o", "only with --fit");
   if (have_evals && !fit) return a2_cmd_usage_error("--max-evals", "only with --fit");
   if (o->markdown && fit) return a2_cmd_usage_error("--markdown", "not with --fit");

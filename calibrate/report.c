@@ -1,7 +1,8 @@
 /* a2a3sim calibrate: what it prints. The row tables (text for a terminal,
- * Markdown for docs/fidelity.md) and, after a fit, the notes: each key's
- * start and fitted value, keys at an edge of their range, keys the rows
- * cannot tell apart, rows the fit cannot explain. */
+ * Markdown for docs/fidelity.md), one per group of rows (fit, held out,
+ * predict), each with a summary line (rows, median and worst |error|),
+ * and, after a fit, the notes: keys at an edge of their range, keys the
+ * rows cannot tell apart, rows the fit cannot explain. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,12 @@
 
 bool a2_cal_row_within(const a2_cal_row *row, const a2_cal_sim *s) {
   return s->ok && fabs(s->value / row->measured - 1) <= row->tolerance + 1e-12;
+}
+
+size_t a2_cal_group_size(const a2_cal_table *t, a2_cal_group g) {
+  size_t n = 0;
+  for (size_t i = 0; i < t->nrows; i++) n += a2_cal_row_group(&t->rows[i]) == g;
+  return n;
 }
 
 size_t a2_cal_rows_within(const a2_cal_runner *r, size_t point) {
@@ -26,9 +33,10 @@ static const char *kernel_of(const a2_cal_row *row) {
 enum { NCELLS = 9 };
 
 /* The cells of one row of the text table. */
-static void cells(const a2_cal_row *row, const a2_cal_sim *s, bool with_residual,
+static void cells(const a2_cal_table *t, size_t i, const a2_cal_sim *s, bool with_residual,
                   char c[NCELLS][160]) {
-  snprintf(c[0], 160, "%s", row->id);
+  const a2_cal_row *row = &t->rows[i];
+  a2_cal_row_name(t, i, c[0], 160);
   snprintf(c[1], 160, "%s", kernel_of(row));
   snprintf(c[2], 160, "%s", a2_cal_metric_name(row->metric));
   a2_cal_format_figure(row, row->measured, c[3], 160);
@@ -50,7 +58,8 @@ static void cells(const a2_cal_row *row, const a2_cal_sim *s, bool with_residual
   }
 }
 
-void a2_cal_print_rows(const a2_cal_runner *r, size_t point, bool with_residual, FILE *out) {
+void a2_cal_print_rows(const a2_cal_runner *r, size_t point, a2_cal_group g, bool with_residual,
+                       FILE *out) {
   const char *head[NCELLS] = {"row",   "kernel",    "metric", "measured", "simulated",
                               "ratio", "log ratio", "tol",    "within"};
   if (!with_residual) {
@@ -61,7 +70,8 @@ void a2_cal_print_rows(const a2_cal_runner *r, size_t point, bool with_residual,
   for (size_t c = 0; c < ncols; c++) w[c] = strlen(head[c]);
   char c[NCELLS][160];
   for (size_t i = 0; i < r->t->nrows; i++) {
-    cells(&r->t->rows[i], &r->points[point].sims[i], with_residual, c);
+    if (a2_cal_row_group(&r->t->rows[i]) != g) continue;
+    cells(r->t, i, &r->points[point].sims[i], with_residual, c);
     for (size_t k = 0; k < ncols; k++)
       if (strlen(c[k]) > w[k]) w[k] = strlen(c[k]);
   }
@@ -75,8 +85,9 @@ void a2_cal_print_rows(const a2_cal_runner *r, size_t point, bool with_residual,
             head[k]);
   fputc('\n', out);
   for (size_t i = 0; i < r->t->nrows; i++) {
+    if (a2_cal_row_group(&r->t->rows[i]) != g) continue;
     const a2_cal_sim *s = &r->points[point].sims[i];
-    cells(&r->t->rows[i], s, with_residual, c);
+    cells(r->t, i, s, with_residual, c);
     for (size_t k = 0; k < ncols; k++)
       fprintf(out, "%s%*s", k ? "  " : "",
               k + 1 == ncols ? 0
@@ -98,7 +109,64 @@ static void md_cell(FILE *out, const char *s, bool code) {
   fputs(code ? "` |" : " |", out);
 }
 
-void a2_cal_print_markdown(const a2_cal_runner *r, size_t point, FILE *out) {
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static bool in(const a2_cal_row *row, a2_cal_group g, const char *file) {
+  return a2_cal_row_group(row) == g && (!file || !strcmp(row->file, file));
+}
+
+void a2_cal_print_summary(const a2_cal_runner *r, size_t point, a2_cal_group g, const char *file,
+                          bool markdown, FILE *out) {
+  static const char *const text[] = {"fit rows", "held-out rows", "predicted rows"};
+  static const char *const md[] = {"**Fitted rows** (role `fit`)",
+                                   "**Held-out rows** (`--holdout`)",
+                                   "**Predicted rows** (role `predict`, used by no fit)"};
+  size_t n = 0, failed = 0, within = 0, worst = SIZE_MAX;
+  double worst_e = 0;
+  double *err = calloc(r->t->nrows + 1, sizeof *err);
+  if (!err) return;
+  for (size_t i = 0; i < r->t->nrows; i++) {
+    const a2_cal_row *row = &r->t->rows[i];
+    const a2_cal_sim *s = &r->points[point].sims[i];
+    if (!in(row, g, file)) continue;
+    if (!s->ok) {
+      failed++;
+      continue;
+    }
+    double e = fabs(s->value / row->measured - 1);
+    within += a2_cal_row_within(row, s);
+    if (worst == SIZE_MAX || e > worst_e) { /* ties: the earlier row */
+      worst = i;
+      worst_e = e;
+    }
+    err[n++] = e;
+  }
+  fputs(markdown ? md[g] : text[g], out);
+  if (!n && !failed) {
+    fputs(markdown ? ": none.\n" : ": none\n", out);
+    free(err);
+    return;
+  }
+  fprintf(out, ": %zu", n + failed);
+  if (n) {
+    qsort(err, n, sizeof *err, by_value);
+    double median = n % 2 ? err[n / 2] : (err[n / 2 - 1] + err[n / 2]) / 2;
+    char name[200];
+    a2_cal_row_name(r->t, worst, name, sizeof name);
+    fprintf(out, ", median |error| %.2f %%, worst |error| %.2f %% (%s), %zu within their tolerance",
+            100 * median, 100 * err[n - 1], name, within);
+  }
+  if (failed) fprintf(out, ", %zu failed (not counted)", failed);
+  fputs(markdown ? ".\n" : "\n", out);
+  free(err);
+}
+
+/* One group's rows of one file (NULL: all) as a Markdown table. */
+static void markdown_table(const a2_cal_runner *r, size_t point, a2_cal_group g, const char *file,
+                           FILE *out) {
   fputs(
       "| row | source | kernel | measured | command | simulated | ratio | tolerance | pass |\n"
       "|---|---|---|---:|---|---:|---:|---:|---|\n",
@@ -106,9 +174,11 @@ void a2_cal_print_markdown(const a2_cal_runner *r, size_t point, FILE *out) {
   for (size_t i = 0; i < r->t->nrows; i++) {
     const a2_cal_row *row = &r->t->rows[i];
     const a2_cal_sim *s = &r->points[point].sims[i];
+    if (!in(row, g, file)) continue;
     char buf[160];
     fputc('|', out);
-    md_cell(out, row->id, false);
+    a2_cal_row_name(r->t, i, buf, sizeof buf);
+    md_cell(out, buf, false);
     md_cell(out, row->source, false);
     md_cell(out, kernel_of(row), true);
     if (row->metric == A2_CAL_TIME)
@@ -133,6 +203,20 @@ void a2_cal_print_markdown(const a2_cal_runner *r, size_t point, FILE *out) {
     md_cell(out, row->tolerance_text, false);
     md_cell(out, !s->ok ? "**failed**" : a2_cal_row_within(row, s) ? "yes" : "**no**", false);
     fputc('\n', out);
+  }
+}
+
+void a2_cal_print_markdown(const a2_cal_runner *r, size_t point, const char *file, FILE *out) {
+  bool first = true;
+  for (a2_cal_group g = A2_CAL_GROUP_FIT; g <= A2_CAL_GROUP_PREDICT; g++) {
+    bool any = false;
+    for (size_t i = 0; i < r->t->nrows && !any; i++) any = in(&r->t->rows[i], g, file);
+    if (!any) continue;
+    if (!first) fputc('\n', out);
+    first = false;
+    markdown_table(r, point, g, file, out);
+    fputc('\n', out);
+    a2_cal_print_summary(r, point, g, file, true, out);
   }
 }
 
@@ -221,6 +305,7 @@ void a2_cal_print_fit_notes(const a2_cal_runner *r, const a2_cal_fit *f, FILE *o
   }
   identifiability(r, f, out, prefix);
   for (size_t i = 0; i < nrows; i++) {
+    if (!a2_cal_row_used(r, i)) continue; /* held out or predict: not the fit's */
     const a2_cal_row *row = &r->t->rows[i];
     const a2_cal_sim *s = &best->sims[i];
     bool moves = false;

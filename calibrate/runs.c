@@ -1,8 +1,11 @@
 /* a2a3sim calibrate: running rows. A point (one value per fitted key) runs
- * every row as a child `a2a3sim run ... --json` (procs/, --jobs at once);
- * each point is run once and kept, in the order it was first asked for, so
- * a search that comes back to a value costs nothing and the results do
- * not depend on which child finished first. */
+ * its rows as children `a2a3sim run ... --json` (procs/, --jobs at once):
+ * in a fit's search the rows the fit uses, at its start and end every row;
+ * each row is run once at a point and kept, the points in the order they
+ * were first asked for, so a search that comes back to a value costs
+ * nothing and the results do not depend on which child finished first.
+ * Rows with the same command (metrics of one run: a fused built-in's
+ * time, compute_time and sequential_time) share one child. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,11 +193,40 @@ char *a2_cal_row_command(const a2_cal_opts *o, const a2_cal_row *row, const uint
   return out;
 }
 
-void a2_cal_runner_init(a2_cal_runner *r, const a2_cal_table *t, const a2_cal_opts *o) {
+static bool same_text(const char *a, const char *b) {
+  return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Do rows a and b run the same command at every point? */
+static bool same_run(const a2_cal_row *a, const a2_cal_row *b) {
+  if (!same_text(a->trace_path ? a->trace_path : a->kernel,
+                 b->trace_path ? b->trace_path : b->kernel) ||
+      (a->trace_path == NULL) != (b->trace_path == NULL) || !same_text(a->ranks, b->ranks) ||
+      !same_text(a->size, b->size) || a->nargs != b->nargs)
+    return false;
+  for (size_t i = 0; i < a->nargs; i++)
+    if (strcmp(a->args[i], b->args[i])) return false;
+  return true;
+}
+
+int a2_cal_runner_init(a2_cal_runner *r, const a2_cal_table *t, const a2_cal_opts *o) {
   memset(r, 0, sizeof *r);
   r->t = t;
   r->o = o;
   a2_procs_self_path(r->self, sizeof r->self);
+  if (!(r->same = calloc(t->nrows + 1, sizeof *r->same))) {
+    fprintf(stderr, "a2a3sim: error: calibrate: out of memory\n");
+    return A2_EXIT_INTERNAL;
+  }
+  for (size_t i = 0; i < t->nrows; i++) {
+    r->same[i] = i;
+    for (size_t j = 0; j < i; j++)
+      if (r->same[j] == j && same_run(&t->rows[i], &t->rows[j])) {
+        r->same[i] = j;
+        break;
+      }
+  }
+  return 0;
 }
 
 void a2_cal_runner_free(a2_cal_runner *r) {
@@ -203,7 +235,9 @@ void a2_cal_runner_free(a2_cal_runner *r) {
     free(r->points[p].sims);
   }
   free(r->points);
+  free(r->same);
   r->points = NULL;
+  r->same = NULL;
   r->npoints = r->cap = 0;
 }
 
@@ -226,6 +260,7 @@ static yajl_val get(yajl_val root, const char *name) {
 static void fill(a2_cal_sim *s, const a2_cal_row *row, int status, const a2_procs_buf *out,
                  const a2_procs_buf *err) {
   memset(s, 0, sizeof *s);
+  s->ran = true;
   s->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   char *first = a2_procs_buf_first_line(err);
   /* The child's error line without its "a2a3sim: ": it is quoted in ours. */
@@ -283,31 +318,38 @@ static void fill(a2_cal_sim *s, const a2_cal_row *row, int status, const a2_proc
 
 /* ---- running points ---- */
 
+/* The runs of one call: (point, row) pairs. */
 typedef struct {
   a2_cal_runner *r;
-  const size_t *fresh; /* point indices to run */
+  const size_t *point, *row;
 } batch;
 
 static char **argv_of(size_t job, void *ctx) {
   batch *b = ctx;
-  size_t nrows = b->r->t->nrows;
-  const a2_cal_point *p = &b->r->points[b->fresh[job / nrows]];
-  return a2_cal_row_argv(b->r->o, &b->r->t->rows[job % nrows], p->values, true, "a2a3sim");
+  const a2_cal_point *p = &b->r->points[b->point[job]];
+  return a2_cal_row_argv(b->r->o, &b->r->t->rows[b->row[job]], p->values, true, "a2a3sim");
 }
 
+/* The child's result for every row that runs its command. */
 static void done(size_t job, int status, const a2_procs_buf *out, const a2_procs_buf *err,
                  void *ctx) {
   batch *b = ctx;
-  size_t nrows = b->r->t->nrows;
-  a2_cal_point *p = &b->r->points[b->fresh[job / nrows]];
-  fill(&p->sims[job % nrows], &b->r->t->rows[job % nrows], status, out, err);
+  a2_cal_point *p = &b->r->points[b->point[job]];
+  size_t row = b->row[job];
+  for (size_t i = row; i < b->r->t->nrows; i++)
+    if (b->r->same[i] == row) fill(&p->sims[i], &b->r->t->rows[i], status, out, err);
 }
 
-static double residual(const a2_cal_table *t, const a2_cal_point *p) {
+bool a2_cal_row_used(const a2_cal_runner *r, size_t i) {
+  return a2_cal_row_group(&r->t->rows[i]) == A2_CAL_GROUP_FIT;
+}
+
+static double residual(const a2_cal_runner *r, const a2_cal_point *p) {
   double sum = 0;
-  for (size_t i = 0; i < t->nrows; i++) {
+  for (size_t i = 0; i < r->t->nrows; i++) {
+    if (!a2_cal_row_used(r, i)) continue;
     if (!p->sims[i].ok) return INFINITY;
-    double l = log(p->sims[i].value / t->rows[i].measured);
+    double l = log(p->sims[i].value / r->t->rows[i].measured);
     sum += l * l;
   }
   return sum;
@@ -319,14 +361,20 @@ size_t a2_cal_find(const a2_cal_runner *r, const uint64_t *values) {
   return SIZE_MAX;
 }
 
-int a2_cal_run(a2_cal_runner *r, size_t n, const uint64_t *values, size_t *idx, size_t *fresh) {
-  size_t nrows = r->t->nrows, nk = r->o->nkeys, nfresh = 0;
+int a2_cal_run(a2_cal_runner *r, size_t n, const uint64_t *values, bool all, size_t *idx,
+               size_t *fresh) {
+  size_t nrows = r->t->nrows, nk = r->o->nkeys, nfresh = 0, njobs = 0;
   size_t *list = calloc(n ? n : 1, sizeof *list);
-  if (!list) {
+  size_t *jpoint = calloc(n * nrows + 1, sizeof *jpoint), *jrow = calloc(n * nrows + 1, sizeof *jrow);
+  if (!list || !jpoint || !jrow) {
+    free(list);
+    free(jpoint);
+    free(jrow);
     fprintf(stderr, "a2a3sim: error: calibrate: out of memory\n");
     return A2_EXIT_INTERNAL;
   }
-  for (size_t i = 0; i < n; i++) {
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
     const uint64_t *v = values + i * A2_CAL_MAX_KEYS;
     size_t at = a2_cal_find(r, v);
     if (at == SIZE_MAX) {
@@ -334,9 +382,8 @@ int a2_cal_run(a2_cal_runner *r, size_t n, const uint64_t *values, size_t *idx, 
         size_t nc = r->cap ? 2 * r->cap : 64;
         a2_cal_point *p = realloc(r->points, nc * sizeof *p);
         if (!p) {
-          free(list);
-          fprintf(stderr, "a2a3sim: error: calibrate: out of memory\n");
-          return A2_EXIT_INTERNAL;
+          rc = A2_EXIT_INTERNAL;
+          break;
         }
         r->points = p;
         r->cap = nc;
@@ -345,22 +392,36 @@ int a2_cal_run(a2_cal_runner *r, size_t n, const uint64_t *values, size_t *idx, 
       memset(p, 0, sizeof *p);
       memcpy(p->values, v, nk * sizeof *v);
       if (!(p->sims = calloc(nrows, sizeof *p->sims))) {
-        free(list);
-        fprintf(stderr, "a2a3sim: error: calibrate: out of memory\n");
-        return A2_EXIT_INTERNAL;
+        rc = A2_EXIT_INTERNAL;
+        break;
       }
       at = r->npoints++;
       list[nfresh++] = at;
     }
     idx[i] = at;
+    bool twice = false; /* a point asked for twice in one call runs once */
+    for (size_t q = 0; q < i && !twice; q++) twice = idx[q] == at;
+    if (twice) continue;
+    const a2_cal_point *p = &r->points[at];
+    for (size_t j = 0; j < nrows; j++) { /* its rows not run yet, each command once */
+      size_t c = r->same[j];
+      if (p->sims[j].ran || !(all || a2_cal_row_used(r, j))) continue;
+      bool queued = false;
+      for (size_t q = njobs; q-- > 0 && jpoint[q] == at && !queued;) queued = jrow[q] == c;
+      if (queued) continue;
+      jpoint[njobs] = at;
+      jrow[njobs++] = c;
+    }
   }
-  if (fresh) *fresh = nfresh;
-  batch b = {r, list};
-  a2_procs_pool pool = {r->self, nfresh * nrows, r->o->jobs, argv_of, done, NULL,
-                        &b,      "calibrate",    "run"};
-  int rc = a2_procs_pool_run(&pool);
-  for (size_t i = 0; i < nfresh; i++)
-    r->points[list[i]].residual = residual(r->t, &r->points[list[i]]);
+  if (rc) {
+    fprintf(stderr, "a2a3sim: error: calibrate: out of memory\n");
+  } else {
+    if (fresh) *fresh = nfresh;
+    batch b = {r, jpoint, jrow};
+    a2_procs_pool pool = {r->self, njobs, r->o->jobs, argv_of, done, NULL, &b, "calibrate",
+                          "run"};
+    rc = a2_procs_pool_run(&pool);
+  }
   if (rc) { /* unfinished: forget the fresh points, their rows are incomplete */
     for (size_t i = nfresh; i-- > 0;) {
       a2_cal_point *p = &r->points[list[i]];
@@ -368,7 +429,11 @@ int a2_cal_run(a2_cal_runner *r, size_t n, const uint64_t *values, size_t *idx, 
       free(p->sims);
       r->npoints--;
     }
+  } else {
+    for (size_t i = 0; i < n; i++) r->points[idx[i]].residual = residual(r, &r->points[idx[i]]);
   }
   free(list);
+  free(jpoint);
+  free(jrow);
   return rc;
 }

@@ -211,6 +211,12 @@ a2_code a2_config_key_about(const char *path, const char *flag, a2_config_key_in
   info->kind = info->quantity ? (a2_unit_kind)k->kind : A2_UNIT_COUNT;
   info->min = k->min;
   info->max = k->max;
+  /* The keys a2_config_validate wants in whole 32-byte blocks. */
+  info->step = !strcmp(path, "interconnect.packet_size") ||
+                       !strcmp(path, "chip.mte.remote_read_window") ||
+                       !strcmp(path, "chip.mte.remote_write_window")
+                   ? 32
+                   : 1;
   a2_config_key_names(k, info->names, sizeof info->names);
   return A2_OK;
 }

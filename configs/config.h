@@ -155,6 +155,7 @@ typedef struct {
   int quantity;      /* 1: a quantity of `kind`; 0: one of a few names (topology, timing) */
   a2_unit_kind kind; /* quantity only */
   uint64_t min, max; /* inclusive bounds: base units (bytes, ps, Hz, B/s), or name indices */
+  uint64_t step;     /* values are multiples of it (32 B for packets and windows); 1: any */
   char names[192];   /* names only: "packet, reservation"; "" for a quantity */
 } a2_config_key_info;
 
