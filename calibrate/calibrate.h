@@ -30,8 +30,8 @@ int a2_calibrate_main(int argc, char **argv);
 #define A2_CAL_MAX_ROWS 10000      /* rows of all CSVs (each is a process per evaluation) */
 #define A2_CAL_MAX_BYTES (1 << 22) /* CSV file size */
 #define A2_CAL_MAX_FIELD 4096      /* characters of one field (args become argv) */
-#define A2_CAL_NCOLS 10 /* with role; a file whose header has the first 9 is read too */
-#define A2_CAL_MAX_HOLDOUT 64 /* --holdout flags */
+#define A2_CAL_NCOLS 10            /* with role; a file whose header has the first 9 is read too */
+#define A2_CAL_MAX_HOLDOUT 64      /* --holdout flags */
 
 /* What a row compares: the run's simulated time or its reported bandwidth,
  * or a time of a fused built-in's overlap card (the compute-only side, the
@@ -163,8 +163,8 @@ typedef struct {
 typedef struct {
   uint64_t values[A2_CAL_MAX_KEYS];
   a2_cal_sim *sims; /* nrows */
-  double residual; /* sum over the rows a fit uses of ln(simulated / measured)^2; INFINITY when
-                      one of them failed */
+  double residual;  /* sum over the rows a fit uses of ln(simulated / measured)^2; INFINITY when
+                       one of them failed */
 } a2_cal_point;
 
 /* runs.c: points in the order they were first asked for; each is run once. */

@@ -141,9 +141,10 @@ static int fit(a2_cal_runner *r) {
     return rc;
   }
   const a2_cal_point *start = &r->points[f.start], *best = &r->points[f.best];
-  printf("\nbefore the fit: residual %.6g (sum over the rows the fit uses of ln(simulated / "
-         "measured)^2)\n",
-         start->residual);
+  printf(
+      "\nbefore the fit: residual %.6g (sum over the rows the fit uses of ln(simulated / "
+      "measured)^2)\n",
+      start->residual);
   a2_cal_print_rows(r, f.start, A2_CAL_GROUP_FIT, true, stdout);
   a2_cal_print_summary(r, f.start, A2_CAL_GROUP_FIT, NULL, false, stdout);
   printf("\nafter the fit: residual %.6g; %zu points, %u step%s, %s\n", best->residual, f.evals,
@@ -198,7 +199,8 @@ static int holdout(a2_cal_table *t, const a2_cal_opts *o) {
         size_t at = 0;
         for (size_t i = 0; i < t->nrows && at + 1 < sizeof known; i++) {
           bool seen = false;
-          for (size_t j = 0; j < i && !seen; j++) seen = !strcmp(t->rows[j].source, t->rows[i].source);
+          for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(t->rows[j].source, t->rows[i].source);
           if (!seen)
             at += (size_t)snprintf(known + at, sizeof known - at, "%s%s", at ? ", " : "",
                                    t->rows[i].source);

@@ -14,8 +14,7 @@
 #include "common/units.h"
 
 static const char *const col_names[A2_CAL_NCOLS] = {
-    "row",    "kernel",   "ranks",     "size",   "args",
-    "metric", "measured", "tolerance", "source", "role"};
+    "row", "kernel", "ranks", "size", "args", "metric", "measured", "tolerance", "source", "role"};
 static const char header[] = "row,kernel,ranks,size,args,metric,measured,tolerance,source,role";
 /* The header without the role column (every row fit). */
 static const char header9[] = "row,kernel,ranks,size,args,metric,measured,tolerance,source";

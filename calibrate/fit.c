@@ -1,8 +1,8 @@
 /* a2a3sim calibrate: the fit. The objective is the sum over the rows the
  * fit uses (role fit, not held out by --holdout) of e_i^2, e_i =
  * ln(simulated_i / measured_i), each value of it a point of child runs of
- * those rows (runs.c); the other rows run at the start and at the fit only. The search works on x = ln(value) of each key,
- * inside the key's range, in two phases:
+ * those rows (runs.c); the other rows run at the start and at the fit only. The search works on x =
+ * ln(value) of each key, inside the key's range, in two phases:
  *   1. one coordinate sweep: for each key in turn, golden-section steps over
  *      its whole range (the others held) to 1 % - a global start that does
  *      not depend on the start value being close;

@@ -242,8 +242,9 @@ int a2_cal_parse(int argc, char **argv, a2_cal_opts *o) {
   o->csv_paths = (const char *const *)argv + optind;
   o->ncsv = (size_t)(argc - optind);
   if (o->nholdouts && !fit)
-    return a2_cmd_usage_error("--holdout", "only with --fit (without a fit every row is compared "
-                                           "and none is fitted to)");
+    return a2_cmd_usage_error("--holdout",
+                              "only with --fit (without a fit every row is compared "
+                              "and none is fitted to)");
   if (o->out_path && !fit) return a2_cmd_usage_error("-o", "only with --fit");
   if (have_evals && !fit) return a2_cmd_usage_error("--max-evals", "only with --fit");
   if (o->markdown && fit) return a2_cmd_usage_error("--markdown", "not with --fit");

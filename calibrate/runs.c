@@ -365,7 +365,8 @@ int a2_cal_run(a2_cal_runner *r, size_t n, const uint64_t *values, bool all, siz
                size_t *fresh) {
   size_t nrows = r->t->nrows, nk = r->o->nkeys, nfresh = 0, njobs = 0;
   size_t *list = calloc(n ? n : 1, sizeof *list);
-  size_t *jpoint = calloc(n * nrows + 1, sizeof *jpoint), *jrow = calloc(n * nrows + 1, sizeof *jrow);
+  size_t *jpoint = calloc(n * nrows + 1, sizeof *jpoint),
+         *jrow = calloc(n * nrows + 1, sizeof *jrow);
   if (!list || !jpoint || !jrow) {
     free(list);
     free(jpoint);
@@ -418,8 +419,7 @@ int a2_cal_run(a2_cal_runner *r, size_t n, const uint64_t *values, bool all, siz
   } else {
     if (fresh) *fresh = nfresh;
     batch b = {r, jpoint, jrow};
-    a2_procs_pool pool = {r->self, njobs, r->o->jobs, argv_of, done, NULL, &b, "calibrate",
-                          "run"};
+    a2_procs_pool pool = {r->self, njobs, r->o->jobs, argv_of, done, NULL, &b, "calibrate", "run"};
     rc = a2_procs_pool_run(&pool);
   }
   if (rc) { /* unfinished: forget the fresh points, their rows are incomplete */

@@ -4,6 +4,8 @@
 #ifndef A2_TESTS_CALIBRATE_CALIBRATE_UTIL_H
 #define A2_TESTS_CALIBRATE_CALIBRATE_UTIL_H
 
+#include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -12,8 +14,14 @@
 
 namespace a2test {
 
+// The header without the role column: every row is a fit row.
 inline const char *CsvHeader() {
   return "row,kernel,ranks,size,args,metric,measured,tolerance,source\n";
+}
+
+// The header with it (each row ends with ,fit or ,predict).
+inline const char *CsvHeaderWithRole() {
+  return "row,kernel,ranks,size,args,metric,measured,tolerance,source,role\n";
 }
 
 // The TGET kernel (traces/fidelity/tget.a2t), by absolute path.
@@ -36,6 +44,28 @@ inline std::string LineStarting(const std::string &out, const std::string &prefi
   for (const std::string &l : Lines(out))
     if (l.rfind(prefix, 0) == 0) return l;
   return "";
+}
+
+// "300ns" or "20.5GB/s" -> base units (ps, B/s, bytes); NaN when not readable.
+inline double Quantity(const std::string &s) {
+  char *end;
+  double v = strtod(s.c_str(), &end);
+  std::string unit = end;
+  if (unit == "ps" || unit == "B") return v;
+  if (unit == "ns") return v * 1e3;
+  if (unit == "us") return v * 1e6;
+  if (unit == "MB/s") return v * 1e6;
+  if (unit == "GB/s") return v * 1e9;
+  if (unit == "KB") return v * 1e3;
+  if (unit == "KiB") return v * 1024;
+  return NAN;
+}
+
+// The fitted value of `key` in calibrate's "fitted:" lines ("  KEY: A -> B").
+inline double Fitted(const std::string &out, const std::string &key) {
+  std::string line = LineStarting(out, "  " + key + ": ");
+  size_t arrow = line.find(" -> ");
+  return arrow == std::string::npos ? NAN : Quantity(line.substr(arrow + 4));
 }
 
 }  // namespace a2test

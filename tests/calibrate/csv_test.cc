@@ -80,6 +80,27 @@ std::vector<Bad> Cases() {
       {"text after a quote",
        "r1,\"allreduce_mesh\"x,2,4KiB,,time,1us,15%,src\n",
        {"t.csv:2:20:", "text after the closing quote"}},
+      // The role column (a 10-column header).
+      {"header with a misnamed 10th column",
+       "!row,kernel,ranks,size,args,metric,measured,tolerance,source,rol\n",
+       {"t.csv:1:61:", "header column 10 is 'rol'; expected 'role'"}},
+      {"bad role",
+       std::string("!") + CsvHeaderWithRole() + kRow + ",predicted\n",
+       {"t.csv:2:" + std::to_string(strlen(kRow) + 2) + ":",
+        "role: 'predicted' is not a role; expected fit", "or predict"}},
+      {"empty role",
+       std::string("!") + CsvHeaderWithRole() + kRow + ",\n",
+       {"t.csv:2:" + std::to_string(strlen(kRow) + 2) + ":", "role: '' is not a role"}},
+      {"no role under a role header",
+       std::string("!") + CsvHeaderWithRole() + kRow + "\n",
+       {"t.csv:2:", "9 fields; expected the 10 columns row,kernel,", ",source,role"}},
+      {"a field after the role",
+       std::string("!") + CsvHeaderWithRole() + kRow + ",fit,x\n",
+       {"t.csv:2:" + std::to_string(strlen(kRow) + 6) + ":", "more than 10 fields"}},
+      {"a role under a 9-column header",
+       std::string(kRow) + ",fit\n",
+       {"t.csv:2:" + std::to_string(strlen(kRow) + 2) + ":", "more than 9 fields",
+        "expected the 9 columns"}},
   };
 }
 
@@ -110,6 +131,48 @@ TEST(CalibrateCsv, QuotedFieldsCommentsAndBlankLinesAreRead) {
   EXPECT_EQ(r.exit_code, 0) << r;
   EXPECT_NE(LineStarting(r.out, "r1 ").find("allreduce_mesh"), std::string::npos) << r;
   EXPECT_NE(LineStarting(r.out, "r2 ").find("allreduce_mesh"), std::string::npos) << r;
+}
+
+TEST(CalibrateCsv, TheRoleColumnIsReadAndANineColumnFileIsEveryRowFit) {
+  TempDir tmp;
+  std::string with =
+      tmp.Write("with.csv", std::string(CsvHeaderWithRole()) + kRow +
+                                ",fit\n"
+                                "r2,allreduce_mesh,4,4KiB,,time,1us,15%,src,predict\n");
+  CliResult r = RunCli({"calibrate", with});
+  EXPECT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(r.out.find(with + ": 2 rows: 1 fit, 1 predict; "), std::string::npos) << r;
+  // The predict row is in its own table, after the fit rows' summary line.
+  size_t fit_summary = r.out.find("\nfit rows: 1,"), predicted = r.out.find("\npredicted rows (");
+  ASSERT_NE(fit_summary, std::string::npos) << r;
+  ASSERT_NE(predicted, std::string::npos) << r;
+  EXPECT_LT(r.out.find("\nr1 "), fit_summary) << r;
+  EXPECT_GT(r.out.find("\nr2 "), predicted) << r;
+  std::string without = tmp.Write("without.csv", std::string(CsvHeader()) + kRow + "\n");
+  CliResult n = RunCli({"calibrate", without});
+  EXPECT_EQ(n.exit_code, 0) << n;
+  EXPECT_NE(n.out.find(without + ": 1 row: 1 fit, 0 predict; "), std::string::npos) << n;
+  EXPECT_EQ(n.out.find("predicted rows"), std::string::npos) << n;
+}
+
+TEST(CalibrateCsv, SeveralFilesAreOneTableKeyedByFileAndId) {
+  TempDir tmp;
+  std::string a = tmp.Write("a.csv", std::string(CsvHeaderWithRole()) + kRow +
+                                         ",fit\n"
+                                         "only-a,allreduce_mesh,4,4KiB,,time,1us,15%,src,fit\n");
+  // The same id in another file (a 9-column one) is another row.
+  std::string b = tmp.Write("b.csv", std::string(CsvHeader()) + kRow + "\n");
+  CliResult r = RunCli({"calibrate", a, b});
+  EXPECT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(r.out.find(a + ", " + b + ": 3 rows: 3 fit, 0 predict; "), std::string::npos) << r;
+  EXPECT_FALSE(LineStarting(r.out, a + ":r1 ").empty()) << r;
+  EXPECT_FALSE(LineStarting(r.out, b + ":r1 ").empty()) << r;
+  EXPECT_FALSE(LineStarting(r.out, "only-a ").empty()) << r;
+  EXPECT_NE(r.out.find("\nfit rows: 3, "), std::string::npos) << r;
+  // A problem in the second file names it; a file given twice is refused.
+  std::string bad = tmp.Write("bad.csv", std::string(CsvHeader()) + Row("latency", 5));
+  EXPECT_TRUE(RunFailsWithUsage({"calibrate", a, bad}, {bad + ":2:", "unknown metric"}));
+  EXPECT_TRUE(RunFailsWithUsage({"calibrate", a, b, a}, {a + ": error: given twice"}));
 }
 
 TEST(CalibrateCsv, ATracePathIsRelativeToTheCsvsFolder) {

@@ -16,26 +16,6 @@
 namespace a2test {
 namespace {
 
-// "300ns" or "20.5GB/s" -> base units (ps, B/s); NaN when not readable.
-double Quantity(const std::string &s) {
-  char *end;
-  double v = strtod(s.c_str(), &end);
-  std::string unit = end;
-  if (unit == "ps") return v;
-  if (unit == "ns") return v * 1e3;
-  if (unit == "us") return v * 1e6;
-  if (unit == "MB/s") return v * 1e6;
-  if (unit == "GB/s") return v * 1e9;
-  return NAN;
-}
-
-// The fitted value of `key` in calibrate's "fitted:" lines ("  KEY: A -> B").
-double Fitted(const std::string &out, const std::string &key) {
-  std::string line = LineStarting(out, "  " + key + ": ");
-  size_t arrow = line.find(" -> ");
-  return arrow == std::string::npos ? NAN : Quantity(line.substr(arrow + 4));
-}
-
 // The ratio column of row `id` in the table after "after the fit".
 double RatioAfter(const std::string &out, const std::string &id) {
   size_t at = out.find("after the fit");
@@ -219,6 +199,41 @@ TEST(CalibrateFit, TheBudgetStopsTheSearchAndSaysSo) {
   EXPECT_NE(r.out.find("the search stopped at its budget of 4 points"), std::string::npos) << r.out;
 }
 
+TEST(CalibrateFit, AKeyOfWholeBlocksIsSearchedInWholeBlocks) {
+  // chip.mte.remote_read_window must be a multiple of 32 B; below 4 KiB it
+  // splits each TGET chunk into ceil(4 KiB / window) pieces.
+  TempDir tmp;
+  std::string csv = CsvHeader();
+  for (const char *size : {"16KiB", "64KiB"}) {
+    long long ps =
+        SimulatedPs({"--program", TgetKernel(), "--ranks", "2", "--param",
+                     std::string("size=") + size, "--set", "chip.mte.remote_read_window=1024B"});
+    csv += std::string("w-") + size + "," + TgetKernel() + ",2," + size + ",,time," +
+           std::to_string(ps) + "ps,1%,test\n";
+  }
+  std::string path = tmp.Write("t.csv", csv);
+  CliResult r = RunCli({"calibrate", path, "--set", "chip.mte.remote_read_window=2048B", "--fit",
+                        "chip.mte.remote_read_window=200B..3000B"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NE(r.out.find("2 of 2 rows within their tolerance after the fit"), std::string::npos)
+      << r.out;
+  double w = Fitted(r.out, "chip.mte.remote_read_window");
+  EXPECT_EQ(fmod(w, 32), 0) << r.out;
+  // Every point it ran: a whole number of 32 B blocks inside the range.
+  size_t points = 0;
+  for (const std::string &l : Lines(r.err)) {
+    size_t at = l.find("chip.mte.remote_read_window=");
+    if (l.rfind("calibrate: point ", 0) != 0 || at == std::string::npos) continue;
+    std::string v = l.substr(at + 28, l.find(' ', at) - at - 28);
+    double b = Quantity(v);
+    EXPECT_EQ(fmod(b, 32), 0) << l;
+    EXPECT_GE(b, 200) << l;
+    EXPECT_LE(b, 3000) << l;
+    points++;
+  }
+  EXPECT_GT(points, 5u) << r.err;
+}
+
 TEST(CalibrateFit, BadFitFlagsAreRefusedBeforeAnythingRuns) {
   TempDir tmp;
   std::string csv = tmp.Write(
@@ -249,6 +264,8 @@ TEST(CalibrateFit, BadFitFlagsAreRefusedBeforeAnythingRuns) {
   EXPECT_TRUE(RunFailsWithUsage({"calibrate", csv, "--set", "interconnect.link.speed=1GB/s"},
                                 {"error: --set: unknown key 'interconnect.link.speed'"}));
   EXPECT_TRUE(RunFailsWithUsage({"calibrate"}, {"missing FILE.csv"}));
+  EXPECT_TRUE(RunFailsWithUsage({"calibrate", csv, "--holdout", "test"},
+                                {"error: --holdout: only with --fit"}));
   EXPECT_FALSE(Exists(tmp.path() + "/x.yaml"));
 }
 
