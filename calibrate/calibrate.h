@@ -94,6 +94,7 @@ typedef struct {
   char *source;
   a2_cal_role role; /* fit when the file has no role column */
   bool held_out;    /* its source is one of --holdout's */
+  bool id_shared;   /* a row of another file given has the same id */
 } a2_cal_row;
 
 typedef struct {

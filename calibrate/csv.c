@@ -39,12 +39,10 @@ a2_cal_group a2_cal_row_group(const a2_cal_row *row) {
 
 void a2_cal_row_name(const a2_cal_table *t, size_t i, char *out, size_t n) {
   const a2_cal_row *row = &t->rows[i];
-  for (size_t j = 0; j < t->nrows; j++)
-    if (j != i && !strcmp(t->rows[j].id, row->id)) {
-      snprintf(out, n, "%s:%s", row->file, row->id);
-      return;
-    }
-  snprintf(out, n, "%s", row->id);
+  if (row->id_shared)
+    snprintf(out, n, "%s:%s", row->file, row->id);
+  else
+    snprintf(out, n, "%s", row->id);
 }
 
 const char *a2_cal_metric_name(a2_cal_metric m) {
@@ -589,6 +587,12 @@ a2_code a2_cal_read(const char *const *paths, size_t npaths, a2_cal_table *t, a2
     t->npaths = i + 1;
     rc = read_one(t->paths[i], t, &cap, err);
   }
-  if (rc) a2_cal_table_free(t);
-  return rc;
+  if (rc) {
+    a2_cal_table_free(t);
+    return rc;
+  }
+  for (size_t i = 0; i < t->nrows; i++) /* ids are unique within a file: any match is another's */
+    for (size_t j = i + 1; j < t->nrows; j++)
+      if (!strcmp(t->rows[i].id, t->rows[j].id)) t->rows[i].id_shared = t->rows[j].id_shared = true;
+  return A2_OK;
 }
