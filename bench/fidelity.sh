@@ -242,6 +242,7 @@ while IFS=$'\t' read -r src files; do
   fi
   shipped=$(grep '^held-out rows: ' "$tmp/fit" | sed -n 1p | figures)
   refit=$(grep '^held-out rows: ' "$tmp/fit" | sed -n 2p | figures)
+  # shellcheck disable=SC2016 # backticks are markdown
   values=$(sed -n '/^fitted:$/,/^[a-z]/s/^  \([a-z0-9_.]*\): \([^ ]* -> [^ ]*\)$/`\1` \2/p' \
     "$tmp/fit" | paste -sd';' | sed 's/;/; /g')
   grep -q 'stopped by --max-evals' "$tmp/fit" && values="$values (search stopped at $loso_evals points)"
