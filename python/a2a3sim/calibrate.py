@@ -21,26 +21,35 @@ def _number(text):
         return float("nan")
 
 
-def calibrate(csv, config=None, set=None, fit=None, max_evals=None, output=None, jobs=None, progress=None):
-    """Run a CSV of measurements (docs/calibrate.md) and return its rows as a DataFrame.
+def calibrate(csv, config=None, set=None, fit=None, max_evals=None, output=None, jobs=None, progress=None,
+              holdout=None):
+    """Run CSVs of measurements (docs/calibrate.md) and return their rows as a DataFrame.
 
-    csv       the measurements: row,kernel,ranks,size,args,metric,measured,tolerance,source
+    csv       the measurements (a path, or a list of paths):
+              row,kernel,ranks,size,args,metric,measured,tolerance,source,role
     config, set   the config every row runs with (as run())
     fit       config keys to fit: "interconnect.link.latency", a list, or a dict
               KEY -> "LO..HI" (a range) or None
     max_evals the fit's budget of points; output: where to write the fitted YAML
+    holdout   with fit: a source (or a list) whose rows the fit leaves out
     progress  the fit's progress lines on stderr (default: when stderr is a terminal)
 
     Columns: row, kernel, metric, measured, measured_unit, simulated,
-    simulated_unit, ratio, tolerance_pct, within (bool); with fit also phase
-    ("before" / "after") and log_ratio. df.attrs: "fitted" (KEY -> (start,
-    fitted), as printed), "notes" (a list), "residual_before",
-    "residual_after", "text" (the whole report). A malformed CSV raises
-    InputError with FILE:LINE:COL; a row whose run FAILs, SimulationError.
+    simulated_unit, ratio, tolerance_pct, within (bool), group ("fit", or
+    "predict" for rows of role predict, "held_out" for rows of a holdout
+    source); with fit also phase ("before" / "after") and log_ratio.
+    df.attrs: "fitted" (KEY -> (start, fitted), as printed), "notes" (a
+    list), "residual_before", "residual_after", "summary" (the summary lines:
+    rows, median and worst |error|), "text" (the whole report). A malformed
+    CSV raises InputError with FILE:LINE:COL; a row whose run FAILs,
+    SimulationError.
     """
     import pandas as pd
 
-    args = ["calibrate", os.fspath(csv)]
+    paths = [csv] if isinstance(csv, (str, os.PathLike)) else list(csv)
+    args = ["calibrate"] + [os.fspath(p) for p in paths]
+    if holdout is not None:
+        args += ["--holdout", holdout if isinstance(holdout, str) else ",".join(holdout)]
     if config is not None:
         args += ["--config", config_path(config)]
     args += set_args(set)
@@ -65,17 +74,24 @@ def calibrate(csv, config=None, set=None, fit=None, max_evals=None, output=None,
     if done.returncode == 1:
         raise SimulationError(done.stderr.strip() or "a row's run failed", None, done.argv, done.stderr, done.stderr)
 
-    rows, fitted, notes = [], {}, []
+    rows, fitted, notes, summary = [], {}, [], []
     attrs = {"text": done.stdout}
     phase = None if fit is None else "before"
+    group = "fit"
     section = None
     for line in done.stdout.splitlines():
         if line.startswith("before the fit:"):
-            phase = "before"
+            phase, group = "before", "fit"
             attrs["residual_before"] = _number(re.search(r"residual (\S+)", line).group(1).rstrip(";"))
         elif line.startswith("after the fit:"):
-            phase = "after"
+            phase, group = "after", "fit"
             attrs["residual_after"] = _number(re.search(r"residual (\S+)", line).group(1).rstrip(";"))
+        elif line.startswith(("predicted rows (", "held-out rows (")):  # a table of rows no fit uses
+            group = "predict" if line.startswith("predicted") else "held_out"
+            if fit is not None:
+                phase = "before" if line.endswith(", at the start:") else "after"
+        elif re.match(r"^(fit|predicted|held-out) rows: ", line):
+            summary.append(line)
         elif line in ("fitted:", "notes:"):
             section = line[:-1]
             continue
@@ -93,6 +109,7 @@ def calibrate(csv, config=None, set=None, fit=None, max_evals=None, output=None,
                 "ratio": _number(d["ratio"]),
                 "tolerance_pct": _number(d["tol"]),
                 "within": d["within"] == "yes",
+                "group": group,
             }
             if phase is not None:
                 row["phase"] = phase
@@ -112,5 +129,6 @@ def calibrate(csv, config=None, set=None, fit=None, max_evals=None, output=None,
     df = pd.DataFrame(rows)
     attrs["fitted"] = fitted
     attrs["notes"] = notes
+    attrs["summary"] = summary
     df.attrs.update(attrs)
     return df

@@ -66,6 +66,17 @@ def test_calibrate_fit(in_repo, tmp_path):
     assert any("--max-evals" in n for n in df.attrs["notes"])
 
 
+def test_calibrate_several_files_holdout_and_groups(in_repo):
+    files = ["configs/measured/tget.csv", "configs/measured/tget-copy.csv"]
+    df = a2a3sim.calibrate(files, fit="interconnect.link.latency", holdout="pto-isa-tget", max_evals=6)
+    held = df[df["group"] == "held_out"]
+    assert set(held["row"]) == {r["row"] for r in _measured_rows(files[0])}
+    assert set(held["phase"]) == {"before", "after"}
+    used = df[df["group"] == "fit"]
+    assert set(used["row"]) == {r["row"] for r in _measured_rows(files[1])}
+    assert any(l.startswith("held-out rows: 6, median |error| ") for l in df.attrs["summary"])
+
+
 def test_calibrate_malformed_csv_raises_with_file_line_col(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("row,kernel,ranks\n")
