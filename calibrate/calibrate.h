@@ -3,12 +3,14 @@
  * from a child `a2a3sim run ... --json` (procs/), so the fit runs the
  * model itself, not a formula. One file per job:
  *   command.c  the command: flags in, tables and the fitted YAML out, exit status
- *   flags.c    flag parsing: --set, --fit KEY[=LO..HI], the search's ranges
- *   csv.c      the measurements CSV (configs/measured/, docs/calibrate.md)
+ *   flags.c    flag parsing: --set, --fit KEY[=LO..HI], the search's ranges, --holdout
+ *   csv.c      the measurements CSVs (configs/measured/, docs/calibrate.md): one
+ *              table of every file's rows, each with its role (fit, predict)
  *   runs.c     a row's `run` command line, running rows at points, the cache
  *   fit.c      the search on a log scale: a coordinate sweep, then Levenberg-
  *              Marquardt steps; the sensitivities before and after
- *   report.c   the row tables (text, Markdown), the notes after a fit
+ *   report.c   the row tables (text, Markdown) by group, their summary lines,
+ *              the notes after a fit
  *   fitted.c   the fitted YAML, written through a temporary file and a rename
  * Determinism: results are kept by row and point, never by finishing
  * order, so the output is the same for every --jobs. */
