@@ -6,7 +6,7 @@
 #                      --markdown of every CSV at once, with a hardware column
 #                      from docs/sources.md's table of measurements): a table
 #                      of its fit rows and one of its predict rows, each row's
-#                      source, hardware, kernel, measured figure, the command
+#                      source, hardware, program, measured figure, the command
 #                      that reproduces it, the simulated figure, the ratio and
 #                      the verdict, each table with its summary line (rows,
 #                      median and worst |error|). A CSV without a block gets

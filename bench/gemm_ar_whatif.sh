@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The what-if study of docs/what-if.md ("Fused GEMM + all-reduce"): pto-isa's
-# gemm_ar as one fused kernel (traces/fidelity/gemm_ar_fused.a2t, 8 ranks,
+# gemm_ar as one fused program (traces/fidelity/gemm_ar_fused.a2t, 8 ranks,
 # 24 cube + 24 vector cores each, timing-only) under changed config keys. For
-# each variant it runs the kernel four times - the GEMM alone (comm=0), the
+# each variant it runs the program four times - the GEMM alone (comm=0), the
 # communication alone (compute=0), sequential (overlap=0) and pipelined - and
 # prints one markdown row: the four simulated times, the exposed
 # communication (pipelined - GEMM alone), the overlap efficiency as gemm_ar

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fixed workloads for docs/benchmarks.md: builds Release with profile
 # feedback into build-bench-pgo/ (BENCH_PGO=0: plain Release, build-bench/) and
-# prints one markdown row per run: simulated time, wall time, kernel
+# prints one markdown row per run: simulated time, wall time, event-kernel
 # activations (= events), events/s and peak RSS, all measured by the simulator
 # itself (--profile; simulated time from its report).
 #
@@ -75,7 +75,7 @@ row "with --timeline" --algo allreduce_mesh --ranks 8 --size 16MiB \
 echo
 echo "timeline written: $(stat -c %s "$tmp/t.json") bytes, $(grep -o '"ph":"' "$tmp/t.json" | wc -l) events"
 echo
-echo "Kernel alone (bench/kernel_bench.c: every process re-wakes itself 1-7 ps later):"
+echo "Event kernel alone (bench/kernel_bench.c: every process re-wakes itself 1-7 ps later):"
 echo
 "./$bdir/kernel_bench" 1000 10000000
 "./$bdir/kernel_bench" 16000 10000000

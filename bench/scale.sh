@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale (docs/benchmarks.md, "At scale"): an all-reduce of 16 MiB per rank,
+# Scale (docs/benchmarks.md, the "at scale" tables): an all-reduce of 16 MiB per rank,
 # timing-only, reservation timing, at each rank count given; one markdown
 # row each: simulated time, wall time, events, peak RSS and the wall time
 # per unit of work, the figure that stays flat when wall time grows

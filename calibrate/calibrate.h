@@ -53,7 +53,7 @@ static inline int a2_cal_metric_is_time(a2_cal_metric m) {
 /* Column numbers of the CSV (the header's order). */
 enum {
   A2_CAL_COL_ROW,
-  A2_CAL_COL_KERNEL,
+  A2_CAL_COL_PROGRAM,
   A2_CAL_COL_RANKS,
   A2_CAL_COL_SIZE,
   A2_CAL_COL_ARGS,
@@ -79,8 +79,8 @@ typedef struct {
   const char *file;      /* the CSV it is a line of (a2_cal_table's paths) */
   int line;              /* 1-based line in the CSV */
   int col[A2_CAL_NCOLS]; /* 1-based column (byte) where each field starts */
-  char *kernel;          /* as written */
-  char *trace_path;      /* the program file to run: the CSV's folder + kernel, normalised;
+  char *program;         /* the `program` field as written */
+  char *program_path;    /* the program file to run: the CSV's folder + program, normalised;
                             NULL for a built-in */
   char *ranks;           /* NULL: none (args hold -d) */
   char *size;            /* NULL: none */
@@ -228,7 +228,7 @@ void a2_cal_fit_free(a2_cal_fit *f);
 /* report.c */
 /* How many rows are in the group. */
 size_t a2_cal_group_size(const a2_cal_table *t, a2_cal_group g);
-/* The group's rows at one point: "row kernel measured simulated ratio ..." */
+/* The group's rows at one point: "row program measured simulated ratio ..." */
 void a2_cal_print_rows(const a2_cal_runner *r, size_t point, a2_cal_group g, bool with_residual,
                        FILE *out);
 /* The group's summary line at one point: "LABEL: N rows, median |error| X %,

@@ -14,10 +14,10 @@
 #include "common/units.h"
 
 static const char *const col_names[A2_CAL_NCOLS] = {
-    "row", "kernel", "ranks", "size", "args", "metric", "measured", "tolerance", "source", "role"};
-static const char header[] = "row,kernel,ranks,size,args,metric,measured,tolerance,source,role";
+    "row", "program", "ranks", "size", "args", "metric", "measured", "tolerance", "source", "role"};
+static const char header[] = "row,program,ranks,size,args,metric,measured,tolerance,source,role";
 /* The header without the role column (every row fit). */
-static const char header9[] = "row,kernel,ranks,size,args,metric,measured,tolerance,source";
+static const char header9[] = "row,program,ranks,size,args,metric,measured,tolerance,source";
 
 /* Flags a row may not give in `args`: the columns and calibrate set them. */
 static const char *const reserved[] = {
@@ -57,8 +57,8 @@ void a2_cal_table_free(a2_cal_table *t) {
   for (size_t i = 0; i < t->nrows; i++) {
     a2_cal_row *r = &t->rows[i];
     free(r->id);
-    free(r->kernel);
-    free(r->trace_path);
+    free(r->program);
+    free(r->program_path);
     free(r->ranks);
     free(r->size);
     for (size_t j = 0; j < r->nargs; j++) free(r->args[j]);
@@ -181,7 +181,9 @@ static a2_code check_header(reader *rd, const fields *f, size_t len) {
                   "the header has %zu columns; expected the %d columns %s (or the first %d: "
                   "every row then has role fit)",
                   f->n, A2_CAL_NCOLS, header, A2_CAL_NCOLS - 1);
-    if (strcmp(f->text[c], col_names[c]))
+    /* `kernel` is the deprecated name of the `program` column */
+    if (strcmp(f->text[c], col_names[c]) &&
+        !(c == A2_CAL_COL_PROGRAM && !strcmp(f->text[c], "kernel")))
       return FAIL(rd, f->col[c], "header column %zu is '%.60s'; expected '%s' (the header is %s)",
                   c + 1, f->text[c], col_names[c], header);
   }
@@ -235,42 +237,42 @@ static char *normalise(const char *path) {
   return out;
 }
 
-/* The program file a kernel field names, against the CSV's folder. */
-static char *resolve(const char *csv, const char *kernel) {
-  if (kernel[0] == '/') return normalise(kernel);
+/* The program file a `program` field names, against the CSV's folder. */
+static char *resolve(const char *csv, const char *program) {
+  if (program[0] == '/') return normalise(program);
   const char *slash = strrchr(csv, '/');
   size_t dn = slash ? (size_t)(slash - csv) : 0;
-  size_t n = dn + strlen(kernel) + 2;
+  size_t n = dn + strlen(program) + 2;
   char *joined = malloc(n);
   if (!joined) return NULL;
   if (slash)
-    snprintf(joined, n, "%.*s/%s", (int)dn, csv, kernel);
+    snprintf(joined, n, "%.*s/%s", (int)dn, csv, program);
   else
-    snprintf(joined, n, "%s", kernel);
+    snprintf(joined, n, "%s", program);
   char *out = normalise(joined);
   free(joined);
   return out;
 }
 
-static a2_code check_kernel(reader *rd, a2_cal_row *r, const char *csv) {
-  int col = r->col[A2_CAL_COL_KERNEL];
-  if (!r->kernel[0])
-    return FAIL(rd, col, "kernel: empty; expected a built-in name or a program file");
-  bool file = strchr(r->kernel, '/') || strstr(r->kernel, ".a2t");
+static a2_code check_program(reader *rd, a2_cal_row *r, const char *csv) {
+  int col = r->col[A2_CAL_COL_PROGRAM];
+  if (!r->program[0])
+    return FAIL(rd, col, "program: empty; expected a built-in name or a program file");
+  bool file = strchr(r->program, '/') || strstr(r->program, ".a2t");
   if (!file) {
-    if (a2_collective_find(r->kernel)) return A2_OK;
+    if (a2_collective_find(r->program)) return A2_OK;
     return FAIL(rd, col,
-                "kernel: unknown built-in '%.60s' (a2a3sim list names them); a program file is a "
+                "program: unknown built-in '%.60s' (a2a3sim list names them); a program file is a "
                 "path relative to the CSV's folder, e.g. ../../traces/fidelity/tget.a2t",
-                r->kernel);
+                r->program);
   }
-  if (!(r->trace_path = resolve(csv, r->kernel)))
+  if (!(r->program_path = resolve(csv, r->program)))
     return a2_err_set(rd->err, A2_E_NOMEM, rd->path, rd->line, col, "out of memory");
-  if (access(r->trace_path, R_OK))
+  if (access(r->program_path, R_OK))
     return FAIL(rd, col,
-                "kernel: cannot read the program file '%.60s' (%.120s, relative to the CSV's "
+                "program: cannot read the program file '%.60s' (%.120s, relative to the CSV's "
                 "folder): %s",
-                r->kernel, r->trace_path, strerror(errno));
+                r->program, r->program_path, strerror(errno));
   return A2_OK;
 }
 
@@ -306,7 +308,7 @@ static a2_code check_args(reader *rd, a2_cal_row *r, const char *text) {
       size_t lf = strlen(*f);
       if (!strcmp(arg, *f) || (!strncmp(arg, *f, lf) && arg[lf] == '='))
         return FAIL(rd, col + (int)start,
-                    "args: %s is not a row's flag (the kernel, ranks and size columns give "
+                    "args: %s is not a row's flag (the program, ranks and size columns give "
                     "--algo/--program, --ranks and --size; calibrate gives --config and "
                     "--json)",
                     *f);
@@ -384,7 +386,7 @@ static a2_code make_row(reader *rd, fields *f, a2_cal_row *r, const a2_cal_table
   memcpy(r->col, f->col, f->n * sizeof r->col[0]);
   char **x = f->text;
   r->id = x[A2_CAL_COL_ROW];
-  r->kernel = x[A2_CAL_COL_KERNEL];
+  r->program = x[A2_CAL_COL_PROGRAM];
   r->measured_text = x[A2_CAL_COL_MEASURED];
   r->tolerance_text = x[A2_CAL_COL_TOLERANCE];
   r->source = x[A2_CAL_COL_SOURCE];
@@ -392,7 +394,7 @@ static a2_code make_row(reader *rd, fields *f, a2_cal_row *r, const a2_cal_table
   if (x[A2_CAL_COL_SIZE][0]) r->size = x[A2_CAL_COL_SIZE];
   const char *args = x[A2_CAL_COL_ARGS], *metric = x[A2_CAL_COL_METRIC];
   /* The row owns the kept strings now; the others are freed below. */
-  x[A2_CAL_COL_ROW] = x[A2_CAL_COL_KERNEL] = x[A2_CAL_COL_MEASURED] = NULL;
+  x[A2_CAL_COL_ROW] = x[A2_CAL_COL_PROGRAM] = x[A2_CAL_COL_MEASURED] = NULL;
   x[A2_CAL_COL_TOLERANCE] = x[A2_CAL_COL_SOURCE] = NULL;
   if (r->ranks) x[A2_CAL_COL_RANKS] = NULL;
   if (r->size) x[A2_CAL_COL_SIZE] = NULL;
@@ -405,7 +407,7 @@ static a2_code make_row(reader *rd, fields *f, a2_cal_row *r, const a2_cal_table
     if (t->rows[i].file == r->file && !strcmp(t->rows[i].id, r->id))
       return FAIL(rd, r->col[A2_CAL_COL_ROW], "row: duplicate id '%.60s' (first on line %d)", r->id,
                   t->rows[i].line);
-  if ((rc = check_kernel(rd, r, rd->path))) return rc;
+  if ((rc = check_program(rd, r, rd->path))) return rc;
   if ((rc = check_args(rd, r, args))) return rc;
   bool devices = has_flag(r, "-d", "--devices");
   if (r->ranks) {
@@ -427,7 +429,7 @@ static a2_code make_row(reader *rd, fields *f, a2_cal_row *r, const a2_cal_table
     if (a2_parse_quantity(r->size, A2_UNIT_BYTES, &b, why, sizeof why))
       return FAIL(rd, r->col[A2_CAL_COL_SIZE], "size: '%.40s': %s", r->size, why);
     if (!b) return FAIL(rd, r->col[A2_CAL_COL_SIZE], "size: '%.40s' is zero", r->size);
-    if (r->trace_path && has_flag(r, "--param", NULL)) {
+    if (r->program_path && has_flag(r, "--param", NULL)) {
       for (size_t i = 0; i + 1 < r->nargs; i++)
         if (!strcmp(r->args[i], "--param") && !strncmp(r->args[i + 1], "size=", 5))
           return FAIL(rd, r->col[A2_CAL_COL_SIZE],

@@ -16,7 +16,7 @@ static const char usage[] =
     "                                                 [--max-evals N]]\n"
     "                         [--check] [--markdown] [--jobs N]\n"
     "\n"
-    "Runs every row of one or more CSVs of measurements (docs/calibrate.md: row, kernel,\n"
+    "Runs every row of one or more CSVs of measurements (docs/calibrate.md: row, program,\n"
     "ranks, size, args, metric, measured, tolerance, source, role) with `a2a3sim run\n"
     "--json`, one process a row, and prints each row's measured and simulated figure, their\n"
     "ratio and whether it is within the row's tolerance: the fit rows and the predict rows\n"

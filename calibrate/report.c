@@ -26,8 +26,8 @@ size_t a2_cal_rows_within(const a2_cal_runner *r, size_t point) {
   return n;
 }
 
-static const char *kernel_of(const a2_cal_row *row) {
-  return row->trace_path ? row->trace_path : row->kernel;
+static const char *program_of(const a2_cal_row *row) {
+  return row->program_path ? row->program_path : row->program;
 }
 
 enum { NCELLS = 9 };
@@ -37,7 +37,7 @@ static void cells(const a2_cal_table *t, size_t i, const a2_cal_sim *s, bool wit
                   char c[NCELLS][160]) {
   const a2_cal_row *row = &t->rows[i];
   a2_cal_row_name(t, i, c[0], 160);
-  snprintf(c[1], 160, "%s", kernel_of(row));
+  snprintf(c[1], 160, "%s", program_of(row));
   snprintf(c[2], 160, "%s", a2_cal_metric_name(row->metric));
   a2_cal_format_figure(row, row->measured, c[3], 160);
   if (s->ok) {
@@ -60,7 +60,7 @@ static void cells(const a2_cal_table *t, size_t i, const a2_cal_sim *s, bool wit
 
 void a2_cal_print_rows(const a2_cal_runner *r, size_t point, a2_cal_group g, bool with_residual,
                        FILE *out) {
-  const char *head[NCELLS] = {"row",   "kernel",    "metric", "measured", "simulated",
+  const char *head[NCELLS] = {"row",   "program",   "metric", "measured", "simulated",
                               "ratio", "log ratio", "tol",    "within"};
   if (!with_residual) {
     head[6] = "tol";
@@ -168,7 +168,7 @@ void a2_cal_print_summary(const a2_cal_runner *r, size_t point, a2_cal_group g, 
 static void markdown_table(const a2_cal_runner *r, size_t point, a2_cal_group g, const char *file,
                            FILE *out) {
   fputs(
-      "| row | source | kernel | measured | command | simulated | ratio | tolerance | pass |\n"
+      "| row | source | program | measured | command | simulated | ratio | tolerance | pass |\n"
       "|---|---|---|---:|---|---:|---:|---:|---|\n",
       out);
   for (size_t i = 0; i < r->t->nrows; i++) {
@@ -180,7 +180,7 @@ static void markdown_table(const a2_cal_runner *r, size_t point, a2_cal_group g,
     a2_cal_row_name(r->t, i, buf, sizeof buf);
     md_cell(out, buf, false);
     md_cell(out, row->source, false);
-    md_cell(out, kernel_of(row), true);
+    md_cell(out, program_of(row), true);
     if (row->metric == A2_CAL_TIME)
       snprintf(buf, sizeof buf, "%s", row->measured_text);
     else if (a2_cal_metric_is_time(row->metric))

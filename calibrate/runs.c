@@ -109,18 +109,18 @@ char **a2_cal_row_argv(const a2_cal_opts *o, const a2_cal_row *row, const uint64
   args a = {0};
   push(&a, argv0);
   push(&a, "run");
-  if (row->trace_path) {
+  if (row->program_path) {
     push(&a, "--program");
-    push(&a, row->trace_path);
+    push(&a, row->program_path);
   } else {
     push(&a, "--algo");
-    push(&a, row->kernel);
+    push(&a, row->program);
   }
   if (row->ranks) {
     push(&a, "--ranks");
     push(&a, row->ranks);
   }
-  if (row->size && row->trace_path) {
+  if (row->size && row->program_path) {
     push(&a, "--param");
     push2(&a, "size=", row->size, "");
   } else if (row->size) {
@@ -199,9 +199,9 @@ static bool same_text(const char *a, const char *b) {
 
 /* Do rows a and b run the same command at every point? */
 static bool same_run(const a2_cal_row *a, const a2_cal_row *b) {
-  if (!same_text(a->trace_path ? a->trace_path : a->kernel,
-                 b->trace_path ? b->trace_path : b->kernel) ||
-      (a->trace_path == NULL) != (b->trace_path == NULL) || !same_text(a->ranks, b->ranks) ||
+  if (!same_text(a->program_path ? a->program_path : a->program,
+                 b->program_path ? b->program_path : b->program) ||
+      (a->program_path == NULL) != (b->program_path == NULL) || !same_text(a->ranks, b->ranks) ||
       !same_text(a->size, b->size) || a->nargs != b->nargs)
     return false;
   for (size_t i = 0; i < a->nargs; i++)

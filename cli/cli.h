@@ -57,7 +57,7 @@ typedef struct {
   int hccl_device;         /* --hccl-device a2|a3 (a2_hccl_device) */
   bool hccl_aiv;           /* --hccl-aiv: HCCL's AIV-mode rules (910B, 910_93) */
   bool hccl_deterministic; /* --hccl-deterministic: HCCL_DETERMINISTIC=true (910B) */
-  uint32_t part;           /* a fused kernel's side (a2_coll_part): set by the overlap card's
+  uint32_t part;           /* a fused built-in's side (a2_coll_part): set by the overlap card's
                               child runs only, no flag */
   /* --m --k --n (elements) and --compute-cores / --comm-cores of the GEMM
    * built-ins; 0 = not given (a2_coll_params: the defaults) */
@@ -81,7 +81,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o);
 a2_coll_params a2_run_coll_params(const a2_run_opts *o, const a2_config *cfg);
 int a2_load_run_config(const a2_run_opts *o, a2_config *cfg, uint32_t *grown_from);
 
-/* What the reports say about the kernel that ran: which collective, its
+/* What the reports say about the program that ran: which collective, its
  * nccl-tests size and bus factors and its analytic card. */
 typedef struct {
   char name[256];      /* built-in name, or the program file */
@@ -98,16 +98,16 @@ typedef struct {
   size_t nparams;
 } a2_run_desc;
 
-/* Build the kernel from --algo or --program and describe it; 0 or an
+/* Build the program from --algo or --program and describe it; 0 or an
  * exit code (error printed). */
 int a2_build_program(const a2_run_opts *o, const a2_config *cfg, a2_program *k, a2_run_desc *d);
 
 /* One run of *o in this process with no timeline and no report, for the
  * tools that compare runs (--explain's candidates, the overlap card's
  * sides): its end time (ps), whether it passed (finished, checked unless
- * --no-data, race-free) and the kernel's HCCL cost (ps; < 0: none). Call it
+ * --no-data, race-free) and the program's HCCL cost (ps; < 0: none). Call it
  * in a child process (a2_procs_call): SystemC runs once per process.
- * Returns 0 when the simulation ran, or 1 when the kernel could not be
+ * Returns 0 when the simulation ran, or 1 when the program could not be
  * built or simulated (*e says why when the simulator refused it). */
 typedef struct {
   uint64_t end_ps;
@@ -117,8 +117,8 @@ typedef struct {
 int a2_run_quietly(const a2_run_opts *o, const a2_config *cfg, a2_quiet_run *r, a2_err *e);
 
 /* What a run produced, for the reports. */
-/* The overlap card of a fused compute + communication kernel (cli/overlap.c):
- * the same kernel run with one side only, in child processes, beside the
+/* The overlap card of a fused compute + communication built-in (cli/overlap.c):
+ * the same program run with one side only, in child processes, beside the
  * run itself (pipelined). Times in ps. */
 typedef struct {
   bool valid;
@@ -126,7 +126,7 @@ typedef struct {
   double flops;                 /* 2 M K N over all ranks */
 } a2_overlap;
 /* For `run` of a fused built-in (not a part of one): run its compute-only
- * and comm-only kernels, each in a child process (SystemC runs once per
+ * and comm-only programs, each in a child process (SystemC runs once per
  * process), and fill *ov. Call before the run's own simulator exists.
  * Returns 0, or an exit status (a side that fails: stderr says why). */
 int a2_overlap_measure(const a2_run_opts *o, const a2_config *cfg, a2_overlap *ov);
@@ -153,7 +153,7 @@ typedef struct {
   bool no_data;
   const a2_sim *sim;
   const a2_program *k;
-  a2_overlap overlap; /* fused kernels (gemm_allreduce): the overlap card */
+  a2_overlap overlap; /* fused built-ins (gemm_allreduce): the overlap card */
 } a2_run_result;
 
 /* The fault flags (cli/faults.c): parse one into *f; 0 or an exit code

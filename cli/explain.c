@@ -44,7 +44,7 @@ static int measure_child(void *ctx, void *out) {
 }
 
 /* measure_here in a child process: a simulation's time and state belong to
- * the process (the SystemC kernel), so each candidate gets a fresh one and
+ * the process (the event kernel), so each candidate gets a fresh one and
  * the chosen run after them starts from zero too. */
 static int measure(const a2_run_opts *o, const a2_config *cfg, const char *algo, uint64_t *t_ps,
                    bool *ok, double *hccl_ps) {

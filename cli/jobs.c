@@ -1,10 +1,10 @@
 /* --job: several collectives at once on disjoint NPU sets of one fabric
- * (docs/cli.md, "Several jobs"). Each job's kernel is generated alone; the
- * combined kernel gives every job its own ranks, buffers and tiles (its
+ * (docs/cli.md, "Several jobs"). Each job's program is generated alone; the
+ * combined program gives every job its own ranks, buffers and tiles (its
  * instructions renumbered on the fly) and each rank the start time of its
  * job. Each job runs alone (a child process each: a process runs one
  * simulation), then all together; the report gives each job's time alone,
- * together and the slowdown. Timing-only: there is one golden per kernel. */
+ * together and the slowdown. Timing-only: there is one golden per program. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +25,12 @@ typedef struct {
   uint64_t size, start_ps;
   uint32_t cores;
   a2_program k;
-  uint32_t off, boff, toff; /* its first rank, buffer and tile in the combined kernel */
+  uint32_t off, boff, toff; /* its first rank, buffer and tile in the combined program */
   uint64_t alone_ps, together_ps;
   char (*names)[96]; /* timeline process names of its ranks */
 } job;
 
-/* The combined kernel's program source: each (rank, core) from its job's. */
+/* The combined program's source: each (rank, core) from its job's. */
 typedef struct {
   a2_source base;
   job *jobs;
@@ -227,7 +227,7 @@ static int check_sets(const job *jobs, int nj, const a2_config *cfg) {
 /* ---- running ---- */
 
 /* The jobs together (active -1), or job `active` alone (timing-only). The
- * kernel holds every job either way, the others' ranks idle when one runs
+ * program holds every job either way, the others' ranks idle when one runs
  * alone (woken at their start, with nothing to do), so that the
  * simulation has the same stages, processes and pending wake-ups: the event
  * kernel takes simultaneous events in an order that depends on what else is
@@ -276,7 +276,7 @@ static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, uint32_t ni
   k.seed = o->seed;
   k.uses_dma = uses_dma;
   k.golden.kind = A2_GOLDEN_NONE;
-  /* Each job's kernel was generated for the chip's UB and window; the
+  /* Each job's program was generated for the chip's UB and window; the
    * combined one holds all their tiles and buffers side by side (no core
    * touches another job's). */
   if (tiles > cfg.ub_bytes) cfg.ub_bytes = tiles;
@@ -454,7 +454,7 @@ static void report(const a2_run_opts *o, const a2_config *cfg, const job *jobs, 
   }
 }
 
-/* Job i's kernel, streamed from its generator; errors name the job. */
+/* Job i's program, streamed from its generator; errors name the job. */
 static int generate(int i, job *j, const a2_run_opts *o, const a2_config *cfg) {
   const a2_collective *c = a2_collective_find(j->algo);
   a2_coll_params p = a2_run_coll_params(o, cfg);

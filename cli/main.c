@@ -7,7 +7,7 @@
 #include "sweep/sweep.h"
 
 static const char usage[] =
-    "a2a3sim - a cycle-approximate simulator of Ascend a2a3 NPUs running collective kernels\n"
+    "a2a3sim - a cycle-approximate simulator of Ascend a2a3 NPUs running collective programs\n"
     "\n"
     "usage: a2a3sim <command> [flags]\n"
     "\n"

@@ -1,6 +1,6 @@
 /* The overlap card of a fused GEMM + collective (a registry row of kind
  * A2_KIND_FUSED: gemm_allreduce, allgather_gemm): the
- * compute-only and communication-only kernels (a2_coll_part) are run, each
+ * compute-only and communication-only programs (a2_coll_part) are run, each
  * in a child process, beside the run itself, which is the pipelined time.
  * Sequential = compute-only + comm-only; exposed communication = pipelined -
  * compute-only; overlap efficiency = hidden communication / comm-only, with
@@ -74,7 +74,7 @@ void a2_overlap_text(const a2_overlap *ov, uint64_t pipelined_ps, uint64_t compu
   if (!ov->valid) return;
   double comp = (double)ov->compute_ps, comm = (double)ov->comm_ps, pipe = (double)pipelined_ps;
   double seq = comp + comm, hidden = seq - pipe;
-  fprintf(out, "overlap card (runs of the same kernel)\n");
+  fprintf(out, "overlap card (runs of the same program)\n");
   fprintf(out, "  compute-only          %12.3f us\n", comp / 1e6);
   fprintf(out, "  comm-only             %12.3f us\n", comm / 1e6);
   fprintf(out, "  sequential            %12.3f us   (compute-only + comm-only)\n", seq / 1e6);

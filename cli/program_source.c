@@ -1,6 +1,6 @@
-/* Where the kernel of a run comes from: a built-in generator (--algo) or a
- * program file (--program), and how reports describe it. A trace written by
- * `gen` names its built-in (the `kernel` line), so it is described exactly as
+/* Where the program of a run comes from: a built-in generator (--algo) or a
+ * program file (--program), and how reports describe it. A file written by
+ * `gen` names its built-in (the `builtin` line), so it is described exactly as
  * the built-in is. */
 #include <string.h>
 

@@ -149,7 +149,7 @@ void a2_report_text(const a2_run_result *r, FILE *out) {
   snprintf(ar, sizeof ar, "%.0f", r->desc.card.remote_read_bytes);
   snprintf(aw, sizeof aw, "%.0f", r->desc.card.remote_write_bytes);
   snprintf(ab, sizeof ab, "%llu", (unsigned long long)r->desc.card.barrier_rounds);
-  if (!r->desc.has_card) /* no analytic card (a trace without a `kernel` or `card` line) */
+  if (!r->desc.has_card) /* no analytic card (a file without a `builtin` or `card` line) */
     for (char *cell[] = {ra, wa, ba, ar, aw, ab}, **c = cell; c < cell + 6; c++) strcpy(*c, "-");
   fprintf(out, "cost card (per rank)     measured        analytic   measured/analytic\n");
   fprintf(out, "  remote read bytes  %14llu  %14s   %s\n", (unsigned long long)m.read, ar, ra);
@@ -221,7 +221,7 @@ static void kratio(yajl_gen g, const char *k, double got, double want) {
 }
 
 /* Per link (that moved anything) and per HBM: bytes, busy time, utilisation. */
-/* "overlap": the overlap card of a fused kernel (null for the others). */
+/* "overlap": the overlap card of a fused built-in (null for the others). */
 static void json_overlap(yajl_gen g, const a2_run_result *r) {
   const a2_overlap *ov = &r->overlap;
   key(g, "overlap");

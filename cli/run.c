@@ -1,4 +1,4 @@
-/* a2a3sim run: build a kernel, simulate it, check it, report it. */
+/* a2a3sim run: build a program, simulate it, check it, report it. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -12,8 +12,8 @@ static double wall_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* --profile: what bench/ records. Wall time covers building the kernel, the
- * model and the run; events are kernel (SystemC) process activations. */
+/* --profile: what bench/ records. Wall time covers building the program, the
+ * model and the run; events are the event kernel's process activations. */
 static void print_profile(double t0, uint64_t activations) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);

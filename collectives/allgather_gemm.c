@@ -1,4 +1,4 @@
-/* All-gather + GEMM fused in one kernel, the design of pto-isa's
+/* All-gather + GEMM fused in one program, the design of pto-isa's
  * allgather_gemm (docs/collectives.md, "allgather_gemm"): rank r holds an
  * M-row slice A_r of A and every rank computes C = [A_0; ...; A_{P-1}] x B_r
  * (P M x N), so that the gather overlaps the GEMM:

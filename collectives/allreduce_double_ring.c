@@ -66,7 +66,7 @@ void a2_card_allreduce_double_ring(const a2_coll_params *p, a2_card *c) {
   c->barrier_rounds = p->nranks > 1 ? 2ull * (p->nranks - 1) : 0;
 }
 
-/* N in 2P blocks of whole elements; the kernel's two cores are its own. */
+/* N in 2P blocks of whole elements; the program's two cores are its own. */
 a2_code a2_check_allreduce_double_ring(const a2_coll_params *p, a2_err *err) {
   a2_code rc = a2_coll_check_single_core(p, err);
   if (rc) return rc;

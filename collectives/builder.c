@@ -57,9 +57,9 @@ void a2_tb_at(a2_tb *tb, uint32_t rank, uint32_t core) {
 
 a2_code a2_tb_too_many(a2_err *err) {
   return a2_err_set(err, A2_E_INPUT, "--size", 0, 0,
-                    "the kernel would have more than %u instructions (%u MiB of program) to hold "
+                    "the program would have more than %u instructions (%u MiB) to hold "
                     "in memory; use fewer ranks or a smaller size (`run` produces built-in "
-                    "kernels on demand, without this limit; `gen` writes them whole)",
+                    "programs on demand, without this limit; `gen` writes them whole)",
                     A2_TB_MAX_INSTRS,
                     (unsigned)(((uint64_t)A2_TB_MAX_INSTRS * sizeof(a2_instr)) >> 20));
 }
@@ -196,7 +196,7 @@ static void dma(a2_tb *tb, uint8_t op, uint16_t buf, uint32_t peer, uint64_t off
                 uint16_t buf2, uint64_t off2, const a2_tb_dma *how) {
   a2_instr *v = push(tb, op);
   if (!v) return;
-  if (tb->k) tb->k->uses_dma = 1; /* a materialised kernel (a source's declares it) */
+  if (tb->k) tb->k->uses_dma = 1; /* a materialised program (a source's declares it) */
   v->buf = buf;
   v->peer = (int32_t)peer;
   v->off = off;

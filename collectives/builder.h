@@ -35,11 +35,11 @@
 extern "C" {
 #endif
 
-/* Instructions one materialised kernel may have, all programs together (a
- * policy: the programs are held in memory, 56 bytes an instruction). Kernels
- * produced on demand (a program source) have no such limit. */
+/* Instructions one materialised program may have, all its instruction lists
+ * together (a policy: they are held in memory, 56 bytes an instruction).
+ * Programs produced on demand (a program source) have no such limit. */
 #define A2_TB_MAX_INSTRS (1u << 25)
-/* The refusal of a kernel over A2_TB_MAX_INSTRS (names --size). */
+/* The refusal of a program over A2_TB_MAX_INSTRS (names --size). */
 a2_code a2_tb_too_many(a2_err *err);
 
 /* Where the walk of one (rank, core) body resumes: phase and step, and how

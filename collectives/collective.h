@@ -29,8 +29,8 @@ typedef struct {
   uint32_t dma_queues; /* the rank's DMA queues (config chip.sdma.queues) a generator
                           spreads its put/get over; 0 = every put/get on A2_QUEUE_ANY */
   uint32_t max_cube;   /* the chip's cube cores (config chip.cube_cores), the bound on the cube
-                          cores a fused kernel uses; 0 = not checked here */
-  uint32_t part;       /* fused compute + communication kernels (gemm_allreduce): which side
+                          cores a fused built-in uses; 0 = not checked here */
+  uint32_t part;       /* fused compute + communication built-ins (gemm_allreduce): which side
                           runs, a2_coll_part; the others ignore it */
   uint32_t group;      /* ranks per server (a2_coll_group) for the hierarchical collectives;
                           0 = all ranks in one server */
@@ -38,13 +38,13 @@ typedef struct {
                           `group` is then a super-node; 0 = no such level */
   /* The GEMM built-ins (gemm, gemm_allreduce, allgather_gemm; the others
    * refuse them): the shape in elements, 0 = the default (M: size_bytes, K
-   * 256, N 512), and the cube / vector cores the kernel uses, 0 = `cores`. */
+   * 256, N 512), and the cube / vector cores the program uses, 0 = `cores`. */
   uint32_t m, k, n;
   uint32_t compute_cores, comm_cores;
 } a2_coll_params;
 
-/* What a built-in is: a collective, a compute kernel (gemm) or a fused
- * compute + communication kernel (an overlap card: cli/overlap.c). */
+/* What a built-in is: a collective, a computation (gemm) or a fused
+ * computation + communication (an overlap card: cli/overlap.c). */
 typedef enum { A2_KIND_COMM = 0, A2_KIND_COMPUTE = 1, A2_KIND_FUSED = 2 } a2_coll_kind;
 
 /* Ranks per server for P ranks on cfg, the group of the hierarchical
@@ -62,7 +62,7 @@ uint32_t a2_coll_node(const a2_config *cfg, uint32_t P);
  * a2_coll_params from a config calls it. */
 void a2_coll_set_servers(const a2_config *cfg, a2_coll_params *p);
 
-/* The sides of a fused kernel: both (the kernel itself), the compute alone
+/* The sides of a fused built-in: both (the program itself), the compute alone
  * (no communication; its golden is the local GEMM), the communication alone
  * (no compute, no waits for it; not checked: the data is zeros). */
 typedef enum { A2_PART_WHOLE = 0, A2_PART_COMPUTE = 1, A2_PART_COMM = 2 } a2_coll_part;
@@ -74,12 +74,12 @@ typedef struct {
   uint64_t barrier_rounds;
 } a2_card;
 
-/* How a collective's kernel is generated (collectives/stream.c): `declare`
+/* How a collective's program is generated (collectives/stream.c): `declare`
  * is done once - a2_tb_begin, buffers, tiles, golden, metadata - and leaves
  * in ctx (ctx_bytes, zeroed) what the bodies need; `body` emits the
  * (rank, core) program as a sequence of phases (builder.h) from ctx alone.
- * The same two serve materialised kernels (every body run to its end) and
- * kernels produced on demand (k->source: bodies walked in bounded batches). */
+ * The same two serve materialised programs (every body run to its end) and
+ * programs produced on demand (k->source: bodies walked in bounded batches). */
 typedef struct {
   size_t ctx_bytes;
   a2_code (*declare)(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx, a2_err *err);
@@ -96,7 +96,7 @@ typedef struct {
   double (*busbw_factor)(uint32_t P);
   /* Refuse parameters the algorithm cannot run (divisibility, P). */
   a2_code (*check)(const a2_coll_params *p, a2_err *err);
-  /* The kernel with whole programs (a2_coll_generate(c, p, k, 0, err)). */
+  /* The program with whole instruction lists (a2_coll_generate(c, p, k, 0, err)). */
   a2_code (*gen)(const a2_coll_params *p, a2_program *k, a2_err *err);
   const a2_gen_def *def;
   void (*card)(const a2_coll_params *p, a2_card *c);
@@ -104,7 +104,7 @@ typedef struct {
    * ps; 0 when the topology is not a full mesh. */
   uint64_t (*closed_form_ps)(const a2_coll_params *p, const a2_config *cfg);
   a2_coll_kind kind;
-  /* The GEMM built-ins: floating-point operations of the kernel over all
+  /* The GEMM built-ins: floating-point operations of the program over all
    * ranks (2 M K N per rank's GEMM); NULL for collectives. */
   double (*flops)(const a2_coll_params *p);
   /* The GEMM built-ins: bytes of C per rank (the reports' S); NULL: S is
@@ -114,7 +114,7 @@ typedef struct {
 
 const a2_collective *a2_collective_find(const char *name);
 
-/* Generate c's kernel for p into k (which the caller frees with
+/* Generate c's program for p into k (which the caller frees with
  * a2_program_free, also after an error). lazy = 0: every program whole in
  * k->progs, at most A2_TB_MAX_INSTRS instructions in all. lazy = 1: the
  * declarations only, empty programs and k->source, which produces each
@@ -127,7 +127,8 @@ a2_code a2_coll_generate(const a2_collective *c, const a2_coll_params *p, a2_pro
                          a2_err *err);
 /* Small: a batch is written at one fill and read back over the next few
  * steps, while thousands of other cores run in between; 8 instructions (a
- * cache line each) stay in cache where 512 did not (docs/benchmarks.md). */
+ * cache line each) stay in cache where 512 did not (docs/benchmarks.md, "What makes
+ * it fast"). */
 #define A2_COLL_BATCH 8
 /* As lazy a2_coll_generate with batches of `batch` (>= 1) instructions
  * (tests; tuning). */
@@ -136,11 +137,11 @@ a2_code a2_coll_generate_batched(const a2_collective *c, const a2_coll_params *p
 /* The same from a generator definition (lazy: batch > 0). */
 a2_code a2_gen_run(const a2_gen_def *def, const a2_coll_params *p, a2_program *k, uint32_t batch,
                    a2_err *err);
-/* Make a lazy kernel (k->source) whole: drain every program into
+/* Make a lazy program (k->source) whole: drain every instruction list into
  * k->progs, then free the source. At most A2_TB_MAX_INSTRS instructions in
  * all (a2_tb_too_many), as for lazy = 0. Nothing to do without a source. */
 a2_code a2_coll_materialise(a2_program *k, a2_err *err);
-/* The program source of a lazy kernel, for tests and reports: bytes it
+/* The program source of a lazy program, for tests and reports: bytes it
  * holds (context and resume states). */
 size_t a2_coll_source_bytes(const a2_source *src);
 /* The whole table; *n receives its length. */

@@ -189,7 +189,7 @@ a2_code a2_coll_check_root(const a2_coll_params *p, a2_err *err) {
   return A2_OK;
 }
 
-/* ---- a collective's kernel ---- */
+/* ---- a collective's program ---- */
 
 void a2_coll_set_piece(a2_coll_ctx *c, uint64_t len, uint64_t piece) {
   c->T = a2_min64(len, piece);

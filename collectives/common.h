@@ -155,10 +155,10 @@ static inline uint64_t a2_min64(uint64_t a, uint64_t b) {
   return a < b ? a : b;
 }
 
-/* ---- A collective's kernel: its shape, its context, its definition ---- */
+/* ---- A collective's program: its shape, its context, its definition ---- */
 
 /* One buffer of a shape. Its size is per_rank * P + fixed units: blocks of
- * N bytes for tensors and windows, int32 cells for signals (a kernel of C
+ * N bytes for tensors and windows, int32 cells for signals (a program of C
  * vector cores per rank has that many cells per core). */
 typedef struct {
   const char *name;
@@ -205,15 +205,15 @@ static inline a2_slice a2_core_slice(const a2_coll_ctx *c, uint64_t bytes, uint3
   return s;
 }
 
-/* What a collective's kernel declares (a2_coll_declare), in this order: a
- * kernel of P ranks of C vector cores (C = --cores when multi_core and
+/* What a collective's program declares (a2_coll_declare), in this order: a
+ * program of P ranks of C vector cores (C = --cores when multi_core and
  * --cores > 1, else 1); its report metadata (algo, N, root, op, dtype,
  * seed); the buffers of `bufs` up to the first without a name; the tile
  * set; the golden. Buffer 0, when a tensor, is the input and holds the
  * initial pattern; every other buffer starts zeroed. The golden compares
  * buffer 1 (the output) with what buffer 0 of the ranks implies. */
 typedef struct {
-  const char *algo;      /* the kernel's name: the registry row's */
+  const char *algo;      /* the built-in's name: the registry row's */
   a2_golden_kind golden; /* A2_GOLDEN_NONE: no data to check */
   bool rooted;           /* --root is the root (report, golden, ctx); else 0 */
   bool multi_core;
@@ -225,7 +225,7 @@ typedef struct {
   a2_coll_buf bufs[A2_COLL_MAX_SHAPE_BUFS];
 } a2_coll_shape;
 
-/* Declare the kernel of `shape` for p into k and fill c: P, C, root, N, B,
+/* Declare the program of `shape` for p into k and fill c: P, C, root, N, B,
  * vop; T = min(N, a2_coll_chunk_bytes(UB)) and np its pieces in N; the tile
  * set when shape->nrecv > 0. Returns tb->rc (the builder latches the first
  * error). */

@@ -1,4 +1,4 @@
-/* GEMM + all-reduce fused in one kernel, the design of pto-isa's gemm_ar
+/* GEMM + all-reduce fused in one program, the design of pto-isa's gemm_ar
  * (docs/collectives.md, "gemm_allreduce"): every rank computes
  * C_r = A_r x B_r on its cube cores and its vector cores all-reduce C tile
  * by tile as the tiles are finished, so that communication overlaps the

@@ -28,7 +28,7 @@
 #define PIPELINE_MIN (2 * MB)
 /* the FFTS+ contexts a Pipeline may take (HCCL_FFTS_CAPACITY) */
 #define PIPELINE_CONTEXTS 65535u
-/* the vector cores an AIV kernel may launch (hccl_aiv.h MAX_BLOCK_DIM) */
+/* the vector cores HCCL's AIV kernels may launch (hccl_aiv.h MAX_BLOCK_DIM) */
 #define MAX_BLOCK_DIM 48u
 
 /* conditions a rule needs or refuses */

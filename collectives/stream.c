@@ -9,7 +9,7 @@
 #include "collectives/collective.h"
 
 typedef struct {
-  a2_source src; /* first: the kernel's k->source points here */
+  a2_source src; /* first: the program's k->source points here */
   const a2_gen_def *def;
   uint32_t nranks, ncores, batch;
   a2_tb_resume *at; /* nranks * ncores */

@@ -32,7 +32,7 @@ enum {
   A2_EXIT_OK = 0,      /* run finished and the result matched the golden */
   A2_EXIT_FAIL = 1,    /* FAIL, RACE, DEADLOCK, TIMEOUT, EVENT_LIMIT, UNROUTED */
   A2_EXIT_USAGE = 2,   /* bad flag, config, trace, size, or an input past a limit */
-  A2_EXIT_INTERNAL = 3 /* out of memory, a bug, or a kernel (SystemC) error */
+  A2_EXIT_INTERNAL = 3 /* out of memory, a bug, or an event-kernel (SystemC) error */
 };
 
 /* Error codes returned by library functions (0 = success). */

@@ -2,7 +2,7 @@
  * a buffer of every rank), asked to be backed by transparent huge pages.
  * A run at scale touches every rank's state in turn: with 4 KiB pages each
  * of those touches also misses the TLB, with 2 MiB pages a few hundred
- * entries cover it all. The kernel may decline (THP off): then this is
+ * entries cover it all. Linux may decline (THP off): then this is
  * plain zeroed memory. Requests under 2 MiB come from the C heap. */
 #ifndef A2_HUGE_H
 #define A2_HUGE_H

@@ -1,6 +1,6 @@
 /* Prefetch hints: the one primitive behind every layer's hints (the
- * model's in model/prefetch.c, the network's in noc/noc.c, the kernel
- * shim's for SystemC's objects). A hint starts loading cache lines and
+ * model's in model/prefetch.c, the network's in noc/noc.c, the event
+ * kernel's for SystemC's objects). A hint starts loading cache lines and
  * nothing else: no result depends on it. Where hints are given and why:
  * docs/architecture.md, "Layout and prefetch rules". */
 #ifndef A2_PREFETCH_H

@@ -105,7 +105,7 @@ static a2_code check(const a2_config *cfg, const char *name, const mark *marks,
     }
     return a2_err_set(err, A2_E_INPUT, name, m.line, m.col, "%s", why);
   }
-  /* Every link is a kernel process and a queue: refuse, before building
+  /* Every link is an event-kernel process and a queue: refuse, before building
    * anything, a network that would not fit in memory (a policy bound). */
   uint64_t P = cfg->ranks, g = cfg->group_size < P ? cfg->group_size : P, links = 2 * P;
   if (cfg->topology == A2_TOPO_FULL_MESH) links = P * (P - 1);

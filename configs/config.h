@@ -52,12 +52,12 @@ typedef struct {
 /* How the network times packets (docs/timing-model.md). */
 typedef enum {
   A2_TIMING_PACKET = 0,      /* every packet is served at every stage in order of arrival
-                                (one kernel activation per packet per stage) */
+                                (one event-kernel activation per packet per stage) */
   A2_TIMING_RESERVATION = 1, /* a transfer's packet times are computed when it starts, in
                                 the earliest free slot of each stage; one event per transfer */
   A2_TIMING_ORDERED = 2      /* reservation, with transfers reserved in order of their starts
-                                across cores (a core starts ahead only up to the kernel's
-                                horizon) */
+                                across cores (a core starts ahead only up to the event
+                                kernel's horizon) */
 } a2_timing;
 
 typedef struct a2_config {
@@ -119,7 +119,7 @@ typedef struct a2_config {
   const a2_faults *faults;
 } a2_config;
 
-/* Most link stages a config may ask for (each is a kernel process). */
+/* Most link stages a config may ask for (each is an event-kernel process). */
 #define A2_CONFIG_MAX_LINKS (1ull << 22)
 
 /* The built-in default: identical to configs/a2-8p-hccs.yaml (a test checks

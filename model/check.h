@@ -1,5 +1,5 @@
 /* The functional check: the golden result is computed here, independently
- * of the model, from the kernel's initial-data recipe, and compared with
+ * of the model, from the program's initial-data recipe, and compared with
  * what the simulation left in the output buffers. */
 #ifndef A2_CHECK_H
 #define A2_CHECK_H
@@ -22,7 +22,7 @@ typedef struct {
 } a2_mismatch;
 
 typedef struct {
-  bool checked; /* false when the kernel has no golden */
+  bool checked; /* false when the program has no golden */
   bool ok;
   uint64_t elements;   /* compared */
   uint64_t mismatches; /* total */

@@ -360,7 +360,7 @@ static bool start_pipes(a2_core *c, uint64_t now) {
       if (c->ahead && t < c->disp[slot]) t = c->disp[slot]; /* dispatched ahead */
       if (c->ahead && t < c->pipe_start[p]) t = c->pipe_start[p];
       /* Ordered reservation timing: a head starts ahead (its transfers
-       * reserved now) only up to the kernel's horizon, the earliest time another
+       * reserved now) only up to the event kernel's horizon, the earliest time another
        * process may run, so that transfers are reserved in order of their
        * starts across cores, as packet timing serves them
        * (docs/timing-model.md, "Starting ahead"); beyond it the core

@@ -133,9 +133,9 @@ static a2_dma_queue *queue_of(a2_core *c, const a2_instr *in) {
   a2_sim *s = c->sim;
   uint32_t Q = s->cfg->sdma_queues, q = a2_dma_queue_of(c, in);
   if (!s->dmaq) {
-    /* a kernel produced on demand that did not declare put/get (uses_dma):
+    /* a program produced on demand that did not declare put/get (uses_dma):
      * there are no engines to run it on */
-    fail(c, in, "the kernel has no DMA engines (a2_program.uses_dma is not set)");
+    fail(c, in, "the program has no DMA engines (a2_program.uses_dma is not set)");
     return NULL;
   }
   if (q >= Q) {

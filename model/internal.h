@@ -35,7 +35,7 @@
 #define A2_CORE_BATCH 16
 
 /* Stages a core remembers from its recent transfers besides its own, for
- * the kernel's prefetch hint. */
+ * the event kernel's prefetch hint. */
 #define A2_RECENT_STAGES 16
 enum { ST_MTE_IN = 0, ST_MTE_OUT, ST_HBM, ST_OWN }; /* a core's own stages, in a2_core.stages */
 
@@ -65,8 +65,8 @@ typedef struct {
 
 /* A vector core. Its fields are ordered by what an activation touches
  * (docs/architecture.md, "Layout and prefetch rules"): first the scalars
- * every activation reads and writes, down to `done` the lines the kernel's
- * hint prefetches first. */
+ * every activation reads and writes, down to `done` the lines the event
+ * kernel's hint prefetches first. */
 typedef struct a2_core {
   struct a2_sim *sim;
   a2_instrs *prog;     /* materialised: the whole program; streamed: &batch */
@@ -88,8 +88,8 @@ typedef struct a2_core {
   bool failed;      /* the program source failed: the core stops (sim->run_err) */
   bool ahead;       /* reservation timing (the network's mode, read once): instructions
                        start in advance */
-  bool ordered;     /* interconnect.timing ordered: start ahead only up to the kernel's
-                       horizon (a2k_horizon_ps) */
+  bool ordered;     /* interconnect.timing ordered: start ahead only up to the event
+                       kernel's horizon (a2k_horizon_ps) */
   bool wait_ahead;  /* stopped at a wait that is due at vt, not now */
   bool blocked;     /* waiting on a signal at dispatch */
   bool in_sync_run, run_has_wait;
@@ -105,7 +105,7 @@ typedef struct a2_core {
   a2_tq pend;                  /* reservation timing: events this core carries out, a
                                   transfer's (A2_TQ_XFER) or a notify's landing
                                   (A2_TQ_NOTIFY, a2_notify_land) */
-  /* stage ids: its own (ST_*), then, for the kernel's prefetch hint, the
+  /* stage ids: its own (ST_*), then, for the event kernel's prefetch hint, the
    * other stages of its recent transfers (each id once, in any of the
    * A2_RECENT_STAGES slots; A2_NO_STAGE in a slot not used yet) */
   uint32_t stages[ST_OWN + A2_RECENT_STAGES];
@@ -162,7 +162,7 @@ struct a2_sim {
   uint8_t *core_ub;
   size_t ub_stride;          /* bytes of a core's UB in core_ub */
   a2_rank_stats *stats;      /* per rank */
-  uint32_t *dev;             /* NPU of each kernel rank */
+  uint32_t *dev;             /* NPU of each rank of the program */
   a2_race *race;             /* NULL when race checking is off */
   uint64_t race_budget;      /* bytes the race detector may use */
   a2_observer *obs;          /* NULL when no timeline is written */
@@ -187,18 +187,18 @@ struct a2_sim {
 /* Faults (configs/faults.h) as the model applies them (fault_effects.c). */
 #define A2_UNROUTED_KEPT 16
 typedef struct a2_unrouted {
-  uint32_t rank, core, src, dst; /* kernel ranks */
+  uint32_t rank, core, src, dst; /* ranks of the program */
   int32_t link_a, link_b;        /* NPUs of the link that is down */
   uint64_t t_ps;
 } a2_unrouted;
-/* A route src -> dst (kernel ranks) is being used by core c: recorded
+/* A route src -> dst (ranks of the program) is being used by core c: recorded
  * when every route between them crosses a link that is down. */
 void a2_fault_note_route(struct a2_core *c, uint32_t src, uint32_t dst);
 /* The extra start delay of core c's next remote transfer (0 without
  * jitter): from the core's own sequence (its NPU, its index, its count), so
  * that it does not depend on the order in which cores run. */
 uint64_t a2_fault_jitter_next(struct a2_core *c);
-/* x scaled for the speed of kernel rank r's NPU: a time divided by its
+/* x scaled for the speed of rank r's NPU: a time divided by its
  * factor (time = 1), a rate multiplied by it (time = 0). */
 uint64_t a2_fault_rank_scale(const struct a2_sim *s, uint32_t r, uint64_t x, int time);
 
@@ -309,8 +309,8 @@ void a2_notify_land(a2_core *r, uint8_t *cell, int32_t value, bool add);
 /* dma.c: every rank's DMA queues and their engines (docs/timing-model.md,
  * "DMA engines"). */
 typedef struct a2_dma_queue a2_dma_queue;
-/* Whether kernel k may use put/get (uses_dma, or a put/get in its whole
- * programs, whose queues are checked against cfg here: `name` for
+/* Whether program k may use put/get (uses_dma, or a put/get in its whole
+ * instruction lists, whose queues are checked against cfg here: `name` for
  * messages); before anything is built. */
 a2_code a2_dma_needed(const a2_program *k, const a2_config *cfg, const char *name, bool *need,
                       a2_err *err);
@@ -334,7 +334,7 @@ void a2_dma_end(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 
 /* prefetch.c: the model's prefetch hints (reads only; docs/architecture.md,
  * "Layout and prefetch rules"). */
-/* The kernel's hint for core c (a2k_prefetch_fn, registered under
+/* The event kernel's hint for core c (a2k_prefetch_fn, registered under
  * reservation timing): what its next activation touches first, level by
  * level. */
 void a2_core_prefetch(const void *c, int level);

@@ -23,7 +23,7 @@
 
 typedef struct a2_observer a2_observer;
 
-/* Write the timeline of a run of nranks ranks of ncores cores each (kernel
+/* Write the timeline of a run of nranks ranks of ncores cores each (a program
  * of nbufs buffers; rank r on NPU dev[r], its process named names[r], or
  * "rank r (npu d)" when names is NULL) to path. dev, names and net (its
  * stages' kinds name the tracks) must outlive the observer. A2_E_IO when path

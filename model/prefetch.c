@@ -1,5 +1,5 @@
 /* The model's prefetch hints: what a core's next activation touches first,
- * asked for before it runs (the kernel's hint, a2k_proc_set_prefetch), and
+ * asked for before it runs (the event kernel's hint, a2k_proc_set_prefetch), and
  * the peer core a notify's landing is handed to. At scale each of these
  * lines is a cache miss, and without the hints they come one after the
  * other. Hints only read; no result depends on them (docs/architecture.md,

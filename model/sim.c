@@ -1,6 +1,6 @@
 /* Building and running the model: one HBM stage per rank, an MTE-in and an
  * MTE-out stage and a core process per vector core, the topology's link
- * stages, and, for a kernel with put/get, the DMA engines (dma.c). Creation
+ * stages, and, for a program with put/get, the DMA engines (dma.c). Creation
  * order is fixed, so runs are deterministic. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,7 +396,7 @@ const uint8_t *a2_sim_buffer(const a2_sim *s, uint32_t rank, uint32_t buf) {
 }
 
 void a2_sim_set_event_limit(a2_sim *s, uint64_t max_events) {
-  (void)s; /* one simulation per process: the limit is the kernel's */
+  (void)s; /* one simulation per process: the limit is the event kernel's */
   a2k_set_event_limit(max_events);
 }
 

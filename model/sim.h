@@ -28,7 +28,7 @@ typedef struct {
   uint64_t barrier_rounds;     /* max over cores: runs of notify/wait containing a wait */
   uint64_t end_ps;             /* when the rank's last instruction completed */
   uint64_t cube_end_ps;        /* when the rank's last cube-core instruction completed (the
-                                  compute side of a fused kernel); 0 without cube cores */
+                                  compute side of a fused program); 0 without cube cores */
 } a2_rank_stats;
 
 typedef enum {
@@ -38,18 +38,18 @@ typedef enum {
   A2_RUN_EVENT_LIMIT = 3 /* the activation limit (a2_sim_set_event_limit) was reached */
 } a2_run_status;
 
-/* Stop a runaway run after this many kernel activations (0 = no limit). */
+/* Stop a runaway run after this many event-kernel activations (0 = no limit). */
 void a2_sim_set_event_limit(a2_sim *s, uint64_t max_events);
 
-/* Validate k against cfg (a2_program_validate) and build the model. The kernel
+/* Validate k against cfg (a2_program_validate) and build the model. The program
  * and cfg must outlive the simulation. `name` is used in validation errors.
  * On failure *out is NULL, everything built so far is freed, and err says
- * why: A2_E_INPUT for a kernel or config the model refuses, A2_E_NOMEM
+ * why: A2_E_INPUT for a program or config the model refuses, A2_E_NOMEM
  * (naming what) when memory runs out, A2_E_KERNEL from SystemC. (Event
  * kernel processes already created stay registered: SystemC cannot remove
  * them, and a process builds one simulation.) The caller frees a
  * simulation it got with a2_sim_free.
- * devices[r] is the NPU (0..cfg->ranks-1, distinct) that kernel rank r runs
+ * devices[r] is the NPU (0..cfg->ranks-1, distinct) that rank r runs
  * on; NULL means rank r on NPU r. */
 a2_code a2_sim_create(const a2_config *cfg, const a2_program *k, const uint32_t *devices,
                       const char *name, a2_sim **out, a2_err *err);
@@ -122,7 +122,7 @@ void a2_sim_report_blocked(const a2_sim *s, FILE *out);
 uint64_t a2_sim_unrouted(const a2_sim *s);
 void a2_sim_report_unrouted(const a2_sim *s, FILE *out);
 
-/* Kernel process activations and stage totals, for reports. */
+/* Event-kernel process activations and stage totals, for reports. */
 uint64_t a2_sim_activations(const a2_sim *s);
 
 /* The model's queueing stages (links, HBM controllers, MTE engines) and what

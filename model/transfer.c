@@ -37,7 +37,7 @@ static void on_done(a2_xfer *x, uint64_t t) {
   a2_core_complete(m->owner, m->seq, t);
 }
 
-/* Remember stage id among the core's recent ones (the kernel's prefetch
+/* Remember stage id among the core's recent ones (the event kernel's prefetch
  * hint brings them in before the core's next activation: a collective's
  * steps reuse the same paths). Called for the stages of a path that are not
  * the core's own (those are always hinted), under reservation timing only

@@ -12,7 +12,7 @@
  * previous starts service), so transfers sharing a stage interleave packet
  * by packet and share its bandwidth fairly; a queue is ordered by arrival.
  *
- * Under packet timing each stage is one kernel process (under reservation
+ * Under packet timing each stage is one event-kernel process (under reservation
  * timing, below, stages have none); packets and transfers come from pools
  * (no heap allocation per packet once warm). */
 #ifndef A2_NOC_H
@@ -138,7 +138,7 @@ uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops);
 uint64_t a2_xfer_start(a2_noc *n, a2_xfer *x, uint64_t t_ps);
 
 /* Reservation timing (config interconnect.timing: reservation). Call right
- * after a2_noc_create, before any stage is added: stages then get no kernel
+ * after a2_noc_create, before any stage is added: stages then get no event-kernel
  * process. a2_xfer_start computes every packet's service at every stage of
  * the path at once: each packet takes the earliest slot of each stage, at or
  * after its arrival there, that is free in the stage's reserved future

@@ -1,6 +1,6 @@
-/* The in-memory form of a collective kernel: declarations (buffers, tiles),
+/* The in-memory form of a program: declarations (buffers, tiles),
  * initial data, the golden the result is checked against, and one
- * instruction program per (rank, core). Generators in collectives/ and the
+ * instruction list per (rank, core). Generators in collectives/ and the
  * trace-file parser both produce this; the model executes it.
  *
  * Units: every offset and length is in bytes; signal cells are int32 and are
@@ -197,7 +197,7 @@ typedef enum { A2_INIT_ZERO = 0, A2_INIT_PATTERN = 1 } a2_init_kind;
 
 /* A program source: produces programs on demand instead of holding them
  * (streaming generators, so that memory does not grow with the total
- * instruction count). When a kernel has one, its progs[] start empty and the
+ * instruction count). When a program has one, its progs[] start empty and the
  * simulator refills each (rank, core) program as its core consumes it:
  *   fill(src, rank, core, out) appends the next instructions of that program
  *   to `out` (a bounded batch of whole generator steps), appending nothing
@@ -224,7 +224,7 @@ typedef struct a2_program {
   a2_golden golden;
   a2_instrs *progs;  /* nranks * ncores, index rank * ncores + core */
   a2_source *source; /* NULL: progs hold whole programs; else see a2_source */
-  /* Where the kernel came from, for reports: the built-in collective that
+  /* Where the program came from, for reports: the built-in collective that
    * generated it (or "" for a hand-written trace) and its parameters, so that
    * a generated program file run again reports exactly like the built-in. */
   char algo[A2_NAME_MAX]; /* "" for a hand-written trace */
@@ -237,7 +237,7 @@ typedef struct a2_program {
   int lines_are_file_lines;
   /* The author's analytic card of a hand-written trace (`card` line). */
   /* 1: a program may hold put/get, so the model builds every rank's DMA
-   * engines (docs/timing-model.md, "DMA engines"). A kernel produced on
+   * engines (docs/timing-model.md, "DMA engines"). A program produced on
    * demand (source) must say so; the model scans whole programs itself. */
   int uses_dma;
   /* gemm goldens: B's buffer (the same on every rank), the shape and the

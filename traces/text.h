@@ -1,5 +1,5 @@
 /* The trace text format (docs/program-format.md): reading a file into an
- * a2_program for a given rank count, and writing a kernel back out. */
+ * a2_program for a given rank count, and writing a program back out. */
 #ifndef A2_TEXT_H
 #define A2_TEXT_H
 
@@ -38,7 +38,7 @@ a2_code a2_program_load_string(const char *text, const char *name, uint32_t nran
                                a2_err *err);
 
 /* Write k in the program format (explicit per-rank programs, literal numbers),
- * so that loading the output gives an identical kernel, except that each
+ * so that loading the output gives an identical program, except that each
  * instruction's `line` becomes its line in the written file. */
 a2_code a2_program_write(const a2_program *k, FILE *out, a2_err *err);
 

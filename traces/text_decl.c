@@ -9,7 +9,7 @@
 
 /* Indices into a2t_decl_words. */
 enum {
-  KW_KERNEL,
+  KW_BUILTIN,
   KW_RANKS,
   KW_CORES,
   KW_SEED,
@@ -21,7 +21,8 @@ enum {
   KW_GOLDEN,
   KW_CARD,
   KW_PARAM,
-  KW_CUBE_CORES
+  KW_CUBE_CORES,
+  KW_KERNEL /* the deprecated spelling of KW_BUILTIN */
 };
 
 static a2_code word(a2t_parser *p, const char *w, const char *what) {
@@ -29,12 +30,16 @@ static a2_code word(a2t_parser *p, const char *w, const char *what) {
   return a2t_next(p);
 }
 
-static a2_code parse_kernel(a2t_parser *p, a2t_decl *d) {
+/* builtin NAME [size EXPR] [root EXPR] [op OP] [dtype DTYPE]; `spelled` is
+ * the keyword as written (builtin, or its deprecated spelling kernel). */
+static a2_code parse_builtin(a2t_parser *p, a2t_decl *d, const char *spelled) {
   static const char *const opts[] = {"size", "root", "op", "dtype"};
   int seen[4] = {0};
   a2_code rc;
-  d->kind = D_KERNEL;
-  if ((rc = a2t_expect_name(p, "the collective's name after 'kernel'", p->ast->algo))) return rc;
+  char what[48];
+  snprintf(what, sizeof what, "the built-in's name after '%s'", spelled);
+  d->kind = D_BUILTIN;
+  if ((rc = a2t_expect_name(p, what, p->ast->algo))) return rc;
   while (p->cur.kind == TK_NAME) {
     int i = 0;
     while (i < 4 && !a2t_tok_is(&p->cur, opts[i])) i++;
@@ -229,12 +234,14 @@ static a2_code parse_card(a2t_parser *p, a2t_decl *d) {
 
 a2_code a2t_parse_decl(a2t_parser *p, int kw) {
   a2t_tok t = p->cur;
+  const char *written = a2t_decl_words[kw];
+  if (kw == KW_KERNEL) kw = KW_BUILTIN; /* one line either way */
   a2t_decl d = {.line = t.line, .col = t.col, .e = {A2T_NONE, A2T_NONE, A2T_NONE}};
   a2_code rc = A2_OK;
   if (kw != KW_LET && kw != KW_PARAM && kw != KW_TENSOR && kw != KW_WINDOW && kw != KW_SIGNAL &&
       kw != KW_TILE) {
     if (p->decl_line[kw])
-      return a2t_fail(p, t.line, t.col, "'%s' given twice (first at line %d)", a2t_decl_words[kw],
+      return a2t_fail(p, t.line, t.col, "'%s' given twice (first at line %d)", written,
                       p->decl_line[kw]);
     p->decl_line[kw] = t.line;
   }
@@ -252,7 +259,7 @@ a2_code a2t_parse_decl(a2t_parser *p, int kw) {
   } else {
     if ((rc = a2t_next(p))) return rc;
     switch (kw) {
-    case KW_KERNEL: rc = parse_kernel(p, &d); break;
+    case KW_BUILTIN: rc = parse_builtin(p, &d, written); break;
     case KW_RANKS:
     case KW_CORES:
     case KW_CUBE_CORES:
@@ -269,7 +276,7 @@ a2_code a2t_parse_decl(a2t_parser *p, int kw) {
     default: rc = parse_storage(p, kw, &d); break;
     }
     char after[48];
-    snprintf(after, sizeof after, "the '%s' declaration", a2t_decl_words[kw]);
+    snprintf(after, sizeof after, "the '%s' declaration", written);
     if (!rc) rc = a2t_expect_eol(p, after);
   }
   if (rc) return rc;

@@ -83,7 +83,7 @@ static a2_code decl(xp *x, const a2t_decl *d, a2_program *k) {
   uint64_t b;
   a2_code rc = A2_OK;
   switch ((a2t_decl_kind)d->kind) {
-  case D_KERNEL:
+  case D_BUILTIN:
     snprintf(k->algo, sizeof k->algo, "%s", a->algo);
     k->op = d->op;
     k->dtype = (a2_dtype)d->dtype;
@@ -483,7 +483,7 @@ static a2_code programs(xp *x) {
   return A2_OK;
 }
 
-/* A kernel without a single instruction runs and checks nothing: refused,
+/* A program without a single instruction runs and checks nothing: refused,
  * with what is missing. */
 static a2_code no_work(const xp *x) {
   const a2t_ast *a = x->a;

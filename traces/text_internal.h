@@ -168,7 +168,7 @@ typedef struct {
 } a2t_stmt;
 
 typedef enum {
-  D_KERNEL,
+  D_BUILTIN,
   D_RANKS,
   D_CORES,
   D_CUBE_CORES,
@@ -186,13 +186,13 @@ typedef enum {
 typedef struct {
   uint8_t kind;   /* a2t_decl_kind */
   uint8_t golden; /* D_GOLDEN: a2_golden_kind */
-  uint8_t op;     /* D_GOLDEN / D_KERNEL: a2_reduce_op */
-  uint8_t dtype;  /* D_KERNEL */
+  uint8_t op;     /* D_GOLDEN / D_BUILTIN: a2_reduce_op */
+  uint8_t dtype;  /* D_BUILTIN */
   int line, col;
   uint16_t index, index2; /* D_BUF / D_TILE: which (D_TILE: the first of index2 tiles);
                              D_GOLDEN: in, out buffers */
   uint16_t index3;        /* D_GOLDEN gemm: B's buffer */
-  uint32_t e[6];          /* D_KERNEL: size, root; D_GOLDEN: n, root (gemm: M K N BM BK BN);
+  uint32_t e[6];          /* D_BUILTIN: size, root; D_GOLDEN: n, root (gemm: M K N BM BK BN);
                              D_CARD: read, write, rounds; otherwise e[0] = the value / count
                              (a 2-D signal: e[0] rows, e[1] columns) */
   uint32_t slot;          /* D_LET, D_PARAM (index: which of a2t_ast.params); D_ASSERT: its
@@ -225,7 +225,7 @@ typedef struct {
   a2_init_kind init[A2_MAX_BUFS];
   a2_tile_decl tiles[A2_MAX_TILES];
   /* Tile arrays (`tile NAME[COUNT] ...`, text_tiles.c): COUNT consecutive
-   * tiles, named NAME[0] .. NAME[COUNT-1] in the kernel. tile_array[t] is
+   * tiles, named NAME[0] .. NAME[COUNT-1] in the program. tile_array[t] is
    * the array tile t belongs to, or A2T_NO_ARRAY. */
   struct {
     char name[A2_NAME_MAX];
@@ -234,7 +234,7 @@ typedef struct {
   uint32_t ntarr;
   uint8_t tile_array[A2_MAX_TILES];
   uint8_t sig2d[A2_MAX_BUFS]; /* a signal declared with rows and columns (text_cells.c) */
-  char algo[A2_NAME_MAX];     /* `kernel NAME` */
+  char algo[A2_NAME_MAX];     /* `builtin NAME` */
   struct {
     char name[A2_NAME_MAX];
     int line;
@@ -292,7 +292,7 @@ typedef struct {
   int in_program;    /* $ncores is always defined inside program blocks */
   int parens;        /* expression recursion depth */
   int nest;          /* for/if depth inside the current program block */
-  int decl_line[16]; /* line of the first kernel/ranks/cores/seed/golden/card (by kw) */
+  int decl_line[16]; /* line of the first builtin/ranks/cores/seed/golden/card (by kw) */
   int buf_line[A2_MAX_BUFS], tile_line[A2_MAX_TILES];
 } a2t_parser;
 

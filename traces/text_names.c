@@ -5,9 +5,11 @@
 
 #include "traces/text_internal.h"
 
-const char *const a2t_decl_words[] = {"kernel", "ranks",  "cores",      "seed", "let",
-                                      "tensor", "window", "signal",     "tile", "golden",
-                                      "card",   "param",  "cube_cores", NULL};
+/* Indexed by KW_* (text_decl.c); "kernel" is the deprecated spelling of
+ * "builtin" (docs/program-format.md, "Declarations"). */
+const char *const a2t_decl_words[] = {"builtin", "ranks",  "cores",      "seed",   "let",
+                                      "tensor",  "window", "signal",     "tile",   "golden",
+                                      "card",    "param",  "cube_cores", "kernel", NULL};
 
 /* Optimal string alignment distance (edits incl. one transposition); names
  * are at most A2_NAME_MAX - 1 characters, longer inputs are never close. */

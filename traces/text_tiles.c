@@ -4,7 +4,7 @@
  * alternate buffers (`buf[$i % 2]`) without a branch per buffer. The count
  * is a number, fixed when the file is read (the tile set does not depend on
  * P); the index is any expression, checked against the count when the file
- * is expanded. In the kernel the tiles are NAME[0] .. NAME[COUNT-1]. */
+ * is expanded. In the program the tiles are NAME[0] .. NAME[COUNT-1]. */
 #include <stdio.h>
 
 #include "traces/text_internal.h"

@@ -1,8 +1,8 @@
-/* a2_program_write: a kernel as trace text ("Files written by gen" in
- * docs/program-format.md): header lines, declarations, golden, card, then one
- * `program rank R core C` block per non-empty program with literal numbers
- * in elements. The kernel is checked completely in a dry run first, so a
- * kernel the format cannot express (a byte offset inside an element, a
+/* a2_program_write: a program as program-format text ("Files written by gen"
+ * in docs/program-format.md): header lines, declarations, golden, card, then
+ * one `program rank R core C` block per non-empty instruction list with
+ * literal numbers in elements. The program is checked completely in a dry run
+ * first, so a program the format cannot express (a byte offset inside an element, a
  * name that is not a name) writes nothing and returns A2_E_INTERNAL. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -238,18 +238,18 @@ static void instr(wr *w, const a2_program *k, const a2_instr *in) {
   }
 }
 
-static void kernel(wr *w, const a2_program *k) {
+static void program(wr *w, const a2_program *k) {
   w->where[0] = 0;
   line(w, "# a2a3sim trace (docs/program-format.md)");
   if (k->algo[0]) {
     if (!name_ok(k->algo) || k->op > A2_RED_PROD || k->dtype > A2_INT32)
-      bad(w, "the kernel line (name '%.47s', op %u, dtype %u)", k->algo, k->op, k->dtype);
+      bad(w, "the builtin line (name '%.47s', op %u, dtype %u)", k->algo, k->op, k->dtype);
     else
-      line(w, "kernel %s size %llu root %u op %s dtype %s", k->algo,
+      line(w, "builtin %s size %llu root %u op %s dtype %s", k->algo,
            (unsigned long long)k->size_bytes, k->root, a2_reduce_name((a2_reduce_op)k->op),
            a2_dtype_name(k->dtype));
   }
-  if (k->nranks && k->ncores && !k->progs) bad(w, "the kernel has no programs");
+  if (k->nranks && k->ncores && !k->progs) bad(w, "the program has no instruction lists");
   line(w, "ranks %u", k->nranks);
   if (k->ncube > k->ncores || (k->ncube && k->ncube == k->ncores))
     bad(w, "%u cube cores of %u cores", k->ncube, k->ncores);
@@ -282,15 +282,15 @@ static void kernel(wr *w, const a2_program *k) {
 
 a2_code a2_program_write(const a2_program *k, FILE *out, a2_err *err) {
   wr w = {.f = out, .dry = 1, .err = err};
-  kernel(&w, k); /* check everything before the first byte is written */
+  program(&w, k); /* check everything before the first byte is written */
   if (w.rc) return w.rc;
   if (w.bytes > A2T_MAX_FILE) /* the file would not load: say so rather than write it */
     return a2_err_set(err, A2_E_INPUT, NULL, 0, 0,
                       "the trace would be %llu MiB, over the %u MiB a program file may have "
-                      "(docs/program-format.md, Limits); run this kernel with --algo instead",
+                      "(docs/program-format.md, Limits); run the built-in with --algo instead",
                       w.bytes >> 20, (unsigned)(A2T_MAX_FILE >> 20));
   w.dry = 0;
-  kernel(&w, k);
+  program(&w, k);
   if (w.rc) return w.rc;
   if (fflush(out) || ferror(out))
     return a2_err_set(err, A2_E_IO, NULL, 0, 0, "cannot write the trace");

@@ -1,4 +1,4 @@
-/* Static checks of a kernel before anything runs: every instruction refers
+/* Static checks of a program before anything runs: every instruction refers
  * to declared buffers and tiles, stays in bounds, names a peer in range and
  * uses matching element types. Errors name the instruction's line. */
 #ifndef A2_VALIDATE_H
@@ -16,14 +16,14 @@ a2_code a2_program_validate(const a2_program *k, uint64_t ub_bytes, uint32_t max
                             const char *name, a2_err *err);
 
 /* The per-instruction checks of a2_program_validate, for n instructions of
- * program (rank, core): a streamed kernel's batches are checked as they are
+ * program (rank, core): a streamed program's batches are checked as they are
  * filled (a2_program_validate checks only its declarations). */
 a2_code a2_validate_batch(const a2_program *k, uint32_t rank, uint32_t core, const a2_instr *v,
                           uint32_t n, const char *name, a2_err *err);
 
 /* Cube (AIC) cores (validate_cube.c). The capacity of each tile space per
  * core (cap[A2_SPACE_UB] is the vector cores' UB) and the chip's cube cores
- * per rank: the tiles of each L1/L0 space must fit, and a kernel may not ask
+ * per rank: the tiles of each L1/L0 space must fit, and a program may not ask
  * for more cube cores than max_cube. */
 typedef struct {
   uint64_t cap[A2_SPACES];

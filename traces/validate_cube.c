@@ -1,4 +1,4 @@
-/* The static checks of cube (AIC) kernels: tile spaces and their
+/* The static checks of cube (AIC) cores' programs: tile spaces and their
  * capacities, the cube instructions' operands, which core kind may run
  * which instruction (validate.h). */
 #include <stdio.h>

@@ -16,16 +16,16 @@ namespace a2test {
 
 // The header without the role column: every row is a fit row.
 inline const char *CsvHeader() {
-  return "row,kernel,ranks,size,args,metric,measured,tolerance,source\n";
+  return "row,program,ranks,size,args,metric,measured,tolerance,source\n";
 }
 
 // The header with it (each row ends with ,fit or ,predict).
 inline const char *CsvHeaderWithRole() {
-  return "row,kernel,ranks,size,args,metric,measured,tolerance,source,role\n";
+  return "row,program,ranks,size,args,metric,measured,tolerance,source,role\n";
 }
 
-// The TGET kernel (traces/fidelity/tget.a2t), by absolute path.
-inline std::string TgetKernel() {
+// The TGET program (traces/fidelity/tget.a2t), by absolute path.
+inline std::string TgetProgram() {
   return std::string(A2_SOURCE_DIR) + "/traces/fidelity/tget.a2t";
 }
 

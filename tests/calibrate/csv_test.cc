@@ -31,9 +31,9 @@ std::string Row(const std::string &field, int col) {
 std::vector<Bad> Cases() {
   return {
       {"header",
-       "!row,kernel,rank,size,args,metric,measured,tolerance,source\n",
-       {"t.csv:1:12:", "header column 3 is 'rank'; expected 'ranks'"}},
-      {"short header", "!row,kernel\n", {"t.csv:1:", "the header has 2 columns"}},
+       "!row,program,rank,size,args,metric,measured,tolerance,source\n",
+       {"t.csv:1:13:", "header column 3 is 'rank'; expected 'ranks'"}},
+      {"short header", "!row,program\n", {"t.csv:1:", "the header has 2 columns"}},
       {"no header", "!# only a comment\n", {"t.csv:", "no header"}},
       {"no rows", "# nothing\n", {"t.csv:2:", "no rows after the header"}},
       {"too few fields",
@@ -82,8 +82,8 @@ std::vector<Bad> Cases() {
        {"t.csv:2:20:", "text after the closing quote"}},
       // The role column (a 10-column header).
       {"header with a misnamed 10th column",
-       "!row,kernel,ranks,size,args,metric,measured,tolerance,source,rol\n",
-       {"t.csv:1:61:", "header column 10 is 'rol'; expected 'role'"}},
+       "!row,program,ranks,size,args,metric,measured,tolerance,source,rol\n",
+       {"t.csv:1:62:", "header column 10 is 'rol'; expected 'role'"}},
       {"bad role",
        std::string("!") + CsvHeaderWithRole() + kRow + ",predicted\n",
        {"t.csv:2:" + std::to_string(strlen(kRow) + 2) + ":",
@@ -93,7 +93,7 @@ std::vector<Bad> Cases() {
        {"t.csv:2:" + std::to_string(strlen(kRow) + 2) + ":", "role: '' is not a role"}},
       {"no role under a role header",
        std::string("!") + CsvHeaderWithRole() + kRow + "\n",
-       {"t.csv:2:", "9 fields; expected the 10 columns row,kernel,", ",source,role"}},
+       {"t.csv:2:", "9 fields; expected the 10 columns row,program,", ",source,role"}},
       {"a field after the role",
        std::string("!") + CsvHeaderWithRole() + kRow + ",fit,x\n",
        {"t.csv:2:" + std::to_string(strlen(kRow) + 6) + ":", "more than 10 fields"}},
@@ -175,11 +175,26 @@ TEST(CalibrateCsv, SeveralFilesAreOneTableKeyedByFileAndId) {
   EXPECT_TRUE(RunFailsWithUsage({"calibrate", a, b, a}, {a + ": error: given twice"}));
 }
 
-TEST(CalibrateCsv, ATracePathIsRelativeToTheCsvsFolder) {
+// `kernel` is the deprecated name of the `program` column (docs/calibrate.md):
+// the same file with either header gives the same output.
+TEST(CalibrateCsv, KernelIsTheDeprecatedNameOfTheProgramColumn) {
+  TempDir tmp;
+  std::string rows = std::string(kRow) + "\n";
+  std::string old = CsvHeader();
+  old.replace(old.find("program"), 7, "kernel");
+  CliResult a = RunCli({"calibrate", tmp.Write("t.csv", CsvHeader() + rows)});
+  CliResult b = RunCli({"calibrate", tmp.Write("t.csv", old + rows)});
+  EXPECT_EQ(a.exit_code, 0) << a;
+  EXPECT_EQ(b.exit_code, 0) << b;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(LineStarting(a.out, "row ").rfind("row  program ", 0), 0u) << a;  // its own word
+}
+
+TEST(CalibrateCsv, AProgramPathIsRelativeToTheCsvsFolder) {
   TempDir tmp;
   std::string dir = tmp.path() + "/a/b";
   ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
-  tmp.Write("k.a2t", ReadFileOrFail(TgetKernel()));
+  tmp.Write("k.a2t", ReadFileOrFail(TgetProgram()));
   std::string csv = tmp.Write(
       "a/b/t.csv", std::string(CsvHeader()) + "r1,../../k.a2t,2,4KiB,,time,1us,15%,src\n");
   CliResult r = RunCli({"calibrate", csv});

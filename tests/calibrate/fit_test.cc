@@ -21,7 +21,7 @@ double RatioAfter(const std::string &out, const std::string &id) {
   size_t at = out.find("after the fit");
   if (at == std::string::npos) return NAN;
   std::string line = LineStarting(out.substr(at), id + " ");
-  // row kernel metric measured(2) simulated(2) ratio ...
+  // row program metric measured(2) simulated(2) ratio ...
   std::vector<std::string> f;
   for (size_t i = 0; i < line.size();) {
     size_t j = line.find(' ', i);
@@ -41,11 +41,11 @@ const std::vector<std::string> kLinkKeys = {
 std::string TwoTileCsv() {
   std::string csv = CsvHeader();
   for (const char *tile : {"4KiB", "64KiB"}) {
-    long long ps =
-        SimulatedPs({"--program", TgetKernel(), "--ranks", "2", "--param", "size=256KiB", "--param",
-                     std::string("tile=") + tile, "--set", "interconnect.link.latency=300ns",
-                     "--set", "interconnect.link.bandwidth=20GB/s"});
-    csv += std::string("tile-") + tile + "," + TgetKernel() + ",2,256KiB,--param tile=" + tile +
+    long long ps = SimulatedPs({"--program", TgetProgram(), "--ranks", "2", "--param",
+                                "size=256KiB", "--param", std::string("tile=") + tile, "--set",
+                                "interconnect.link.latency=300ns", "--set",
+                                "interconnect.link.bandwidth=20GB/s"});
+    csv += std::string("tile-") + tile + "," + TgetProgram() + ",2,256KiB,--param tile=" + tile +
            ",time," + std::to_string(ps) + "ps,1%,test\n";
   }
   return csv;
@@ -206,9 +206,9 @@ TEST(CalibrateFit, AKeyOfWholeBlocksIsSearchedInWholeBlocks) {
   std::string csv = CsvHeader();
   for (const char *size : {"16KiB", "64KiB"}) {
     long long ps =
-        SimulatedPs({"--program", TgetKernel(), "--ranks", "2", "--param",
+        SimulatedPs({"--program", TgetProgram(), "--ranks", "2", "--param",
                      std::string("size=") + size, "--set", "chip.mte.remote_read_window=1024B"});
-    csv += std::string("w-") + size + "," + TgetKernel() + ",2," + size + ",,time," +
+    csv += std::string("w-") + size + "," + TgetProgram() + ",2," + size + ",,time," +
            std::to_string(ps) + "ps,1%,test\n";
   }
   std::string path = tmp.Write("t.csv", csv);

@@ -14,10 +14,10 @@ namespace {
 // A TGET row of `size`, measured by the simulator at link latency `lat`.
 std::string TgetRow(const std::string &id, const char *size, const char *lat,
                     const std::string &source, const char *role) {
-  long long ps = SimulatedPs({"--program", TgetKernel(), "--ranks", "2", "--param",
+  long long ps = SimulatedPs({"--program", TgetProgram(), "--ranks", "2", "--param",
                               std::string("size=") + size, "--set",
                               std::string("interconnect.link.latency=") + lat});
-  return id + "," + TgetKernel() + ",2," + size + ",,time," + std::to_string(ps) + "ps,1%," +
+  return id + "," + TgetProgram() + ",2," + size + ",,time," + std::to_string(ps) + "ps,1%," +
          source + "," + role + "\n";
 }
 

@@ -142,8 +142,9 @@ TEST(CliCostCardShapes, TwoPhaseCoversDivisibleAndIndivisibleSizes) {
 // ---- a trace without a card: no analytic figure is claimed ----
 
 // The copy of traces/examples/remote_copy.a2t without its `card` line (and no
-// `kernel` line): the card's cells are '-' in text, its keys absent in JSON,
-// while the measured figures are still there.
+// `builtin` line): the card's cells are '-' in text, its keys absent in JSON,
+// while the measured figures are still there. Pins a past failure: such a
+// run printed an analytic 0 and a ratio of `inf` (JSON `0.000` / `null`).
 const char kNoCardTrace[] =
     "ranks 2\nwindow src fp32[1024]\nwindow dst fp32[1024]\ntile t fp32[1024]\n"
     "program rank 0\n  remote_load t, src@1[0:1024]\n  store t, dst[0:1024]\nend\n";

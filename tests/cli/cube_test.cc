@@ -16,7 +16,7 @@ std::string Src(const char *rel) {
   return std::string(A2_SOURCE_DIR) + "/" + rel;
 }
 
-// Declarations of a one-rank kernel with one cube core and one of each tile.
+// Declarations of a one-rank program with one cube core and one of each tile.
 const char kDecls[] =
     "cores 1\n"
     "cube_cores 1\n"
@@ -49,7 +49,7 @@ TEST(CubeCores, OneTileGemmMatchesTheGolden) {
   EXPECT_NE(r.out.find("OK  (32768 elements checked, 0 mismatches)"), std::string::npos) << r;
 }
 
-TEST(CubeCores, TheGemmArComputeKernelChecksAtASmallShape) {
+TEST(CubeCores, TheGemmArComputeProgramChecksAtASmallShape) {
   CliResult r =
       RunCli({"run", "--program", Src("traces/fidelity/gemm_ar_compute.a2t"), "--ranks", "1",
               "--param", "m=256", "--param", "k=512", "--param", "n=512", "--param", "aic=2"});
@@ -77,7 +77,7 @@ TEST(CubeCores, FusedExampleRunsChecksAndIsRaceFree) {
   }
 }
 
-TEST(CubeCores, WithoutTheReadyQueueWaitTheFusedKernelIsARace) {
+TEST(CubeCores, WithoutTheReadyQueueWaitTheFusedProgramIsARace) {
   std::string text = ReadFileOrFail(Src("traces/examples/gemm_allreduce_fused.a2t"));
   const std::string wait = "    wait tready[$core] ge $j + 1\n";
   size_t at = text.find(wait);

@@ -3,6 +3,8 @@
 // count) grows to the rank count, and both reports say so; where it cannot
 // (a full mesh, a torus of the wrong width, an explicit --set
 // interconnect.ranks, -d), the error names the --set flags that would run it.
+// Pins a past failure: --ranks above interconnect.ranks was refused on every
+// topology, with an error that did not say how to run it.
 #include <ostream>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 // The overlap card of `run --algo gemm_allreduce`, whose compute-only and
-// comm-only figures come from child runs of the same kernel with one side:
+// comm-only figures come from child runs of the same program with one side:
 // the sequential time is their sum, the pipelined time is the run's own and
 // lies between the slower side and the sequential time, the exposed
 // communication, efficiency and TFLOPS follow from them; the sides change
@@ -32,7 +32,7 @@ TEST(OverlapCard, GemmAllreduceReportsItsSidesInJson) {
   long long cin = o["compute_in_pipelined_ps"].Int();
   EXPECT_GE(cin, comp);
   EXPECT_LE(cin, pipe);
-  // the pipelined kernel does both sides: no faster than either alone, and
+  // the pipelined program does both sides: no faster than either alone, and
   // (overlapping) faster than the two one after the other
   EXPECT_GE(pipe, std::max(comp, comm));
   EXPECT_LT(pipe, seq);

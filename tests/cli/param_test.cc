@@ -12,7 +12,7 @@ std::vector<std::string> Copy(const std::vector<std::string> &more) {
   return Args({"run", "--program", "traces/examples/remote_copy.a2t", "--ranks", "2"}, more);
 }
 
-TEST(CliParam, ValuesReachTheKernelAndTheReport) {
+TEST(CliParam, ValuesReachTheProgramAndTheReport) {
   JsonDoc small, big;
   CliResult plain;
   ASSERT_TRUE(RunJson(Copy({}), &small, &plain));

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <string>
 
+#include "builtins.h"
 #include "collectives/common.h"
-#include "ladder.h"
 #include "model/sim.h"
 #include "tests/support/fork_run.h"
 #include "tests/support/run_cli.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ladder.h"
+#include "builtins.h"
 #include "tests/support/run_cli.h"
 
 namespace a2test {
@@ -23,7 +23,7 @@ const uint64_t kSizes[] = {256, 61440, 245760};
 
 std::vector<Case> Cases(bool divisible) {
   std::vector<Case> v;
-  for (const Ladder &l : AllCollectives())
+  for (const Builtin &l : AllCollectives())
     for (uint32_t P : kRanks)
       for (uint64_t N : kSizes)
         if (Divisible(l, P, N) == divisible) v.push_back({l.algo, P, N});
@@ -35,11 +35,11 @@ std::string CaseName(const ::testing::TestParamInfo<Case> &info) {
          std::to_string(info.param.N);
 }
 
-// Every rank's measured remote bytes are the ladder's, and the card (per
+// Every rank's measured remote bytes are the table's (builtins.h), and the card (per
 // rank: the largest rank's figure) and its barrier rounds equal the
 // analytic ones.
-void ExpectTheLaddersCard(const JsonDoc &d, const Ladder &l, uint32_t P, uint64_t N,
-                          uint32_t root) {
+void ExpectTheBuiltinsCard(const JsonDoc &d, const Builtin &l, uint32_t P, uint64_t N,
+                           uint32_t root) {
   uint64_t want_read = 0, want_write = 0;
   JsonView per_rank = d["per_rank"];
   ASSERT_EQ(per_rank.Size(), (size_t)P);
@@ -63,7 +63,7 @@ class CollectiveCard : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CollectiveCard, RunsOkAndMeasuresItsAnalyticCard) {
   const Case c = GetParam();
-  const Ladder &l = Find(c.algo);
+  const Builtin &l = Find(c.algo);
   const uint32_t root = l.rooted ? c.P - 1 : 0;  // a root other than rank 0
   JsonDoc d;
   ASSERT_TRUE(RunJson(RunArgs(c.algo, c.P, c.N, {"--root", std::to_string(root)}), &d));
@@ -73,10 +73,10 @@ TEST_P(CollectiveCard, RunsOkAndMeasuresItsAnalyticCard) {
   EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
   EXPECT_EQ(d["check"]["checked"].Bool(), c.algo != "barrier");
 
-  ExpectTheLaddersCard(d, l, c.P, c.N, root);
+  ExpectTheBuiltinsCard(d, l, c.P, c.N, root);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ladder, CollectiveCard, ::testing::ValuesIn(Cases(true)), CaseName);
+INSTANTIATE_TEST_SUITE_P(Builtin, CollectiveCard, ::testing::ValuesIn(Cases(true)), CaseName);
 
 // The multi-core forms (--cores C): the same card as one core, at odd and
 // even P, with C dividing the elements or not and with idle cores (256 B =
@@ -106,16 +106,16 @@ class CollectiveCoresCard : public ::testing::TestWithParam<CoresCase> {};
 
 TEST_P(CollectiveCoresCard, RunsOkAndMeasuresTheOneCoreCard) {
   const CoresCase c = GetParam();
-  const Ladder &l = Find(c.algo);
+  const Builtin &l = Find(c.algo);
   JsonDoc d;
   ASSERT_TRUE(RunJson(RunArgs(c.algo, c.P, c.N, {"--cores", std::to_string(c.C)}), &d));
   EXPECT_EQ(d["status"].Str(), "OK");
   EXPECT_EQ(d["check"]["mismatches"].Int(), 0);
   EXPECT_TRUE(d["check"]["checked"].Bool());
-  ExpectTheLaddersCard(d, l, c.P, c.N, 0);
+  ExpectTheBuiltinsCard(d, l, c.P, c.N, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ladder, CollectiveCoresCard, ::testing::ValuesIn(CoresCases()),
+INSTANTIATE_TEST_SUITE_P(Builtin, CollectiveCoresCard, ::testing::ValuesIn(CoresCases()),
                          [](const ::testing::TestParamInfo<CoresCase> &info) {
                            return info.param.algo + "_P" + std::to_string(info.param.P) + "_C" +
                                   std::to_string(info.param.C) + "_N" +
@@ -126,13 +126,13 @@ class CollectiveRefusal : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CollectiveRefusal, RefusesTheSizeWithAClearMessage) {
   const Case c = GetParam();
-  const Ladder &l = Find(c.algo);
+  const Builtin &l = Find(c.algo);
   EXPECT_TRUE(RunFailsWithUsage(RunArgs(c.algo, c.P, c.N),
                                 {"--size", std::to_string(c.N) + " bytes", "multiple",
                                  std::to_string(l.multiple_per_rank * c.P) + " bytes"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Ladder, CollectiveRefusal, ::testing::ValuesIn(Cases(false)), CaseName);
+INSTANTIATE_TEST_SUITE_P(Builtin, CollectiveRefusal, ::testing::ValuesIn(Cases(false)), CaseName);
 
 // Only two-phase, ring, NHR, the SDMA mesh, NB's all-reduce, the double ring,
 // the pipeline and the hierarchical all-reduces (two and three levels) and broadcasts (16 rows)
@@ -144,7 +144,7 @@ TEST(CollectiveMatrix, CoversRefusedAndAcceptedShapes) {
 }
 
 TEST(CollectiveSize, EveryCollectiveRefusesPartialElements) {
-  for (const Ladder &l : AllCollectives()) {
+  for (const Builtin &l : AllCollectives()) {
     if (std::string(l.algo) == "barrier") continue;  // moves no data: any --size
     SCOPED_TRACE(l.algo);
     EXPECT_TRUE(RunFailsWithUsage(RunArgs(l.algo, 2, 258), {"--size", "258 bytes"}));

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "ladder.h"
+#include "builtins.h"
 #include "tests/support/run_cli.h"
 
 namespace a2test {
@@ -49,7 +49,7 @@ class Catalogue : public ::testing::TestWithParam<Point> {};
 
 TEST_P(Catalogue, MeasuredTrafficEqualsTheCardOnEveryRank) {
   const Point &c = GetParam();
-  const Ladder &l = Find(c.algo);
+  const Builtin &l = Find(c.algo);
   ASSERT_NE(l.algo, nullptr);
   uint64_t N = 48 * 1024;  // a multiple of 4 * 16, one piece
   if (!Divisible(l, c.P, N)) N -= N % (l.multiple_per_rank * c.P);  // NHR: P slices

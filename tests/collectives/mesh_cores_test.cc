@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ladder.h"
+#include "builtins.h"
 #include "tests/support/run_cli.h"
 
 namespace a2test {
@@ -82,7 +82,7 @@ TEST(MeshCoresLimit, MoreCoresThanTheChipHasAreRefused) {
 }
 
 TEST(MeshCoresLimit, SingleCoreCollectivesRefuseSeveralCores) {
-  for (const Ladder &l : AllCollectives()) {
+  for (const Builtin &l : AllCollectives()) {
     if (IsMultiCore(l.algo)) continue;
     SCOPED_TRACE(l.algo);
     EXPECT_TRUE(RunFailsWithUsage(RunArgs(l.algo, 4, 4096, {"--cores", "2"}), {"--cores"}));

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ladder.h"
+#include "builtins.h"
 #include "tests/support/run_cli.h"
 
 namespace a2test {
@@ -40,7 +40,7 @@ constexpr uint64_t kN = 61440;
 
 std::vector<OpCase> ReductionCases() {
   std::vector<OpCase> v;
-  for (const Ladder &l : AllCollectives())
+  for (const Builtin &l : AllCollectives())
     if (l.reduces)
       for (const char *op : {"sum", "max", "min", "prod"})
         for (const char *dt : {"fp32", "fp16"}) v.push_back({l.algo, op, dt});
@@ -49,7 +49,7 @@ std::vector<OpCase> ReductionCases() {
 
 std::vector<OpCase> CopyCases() {
   std::vector<OpCase> v;
-  for (const Ladder &l : AllCollectives())
+  for (const Builtin &l : AllCollectives())
     if (!l.reduces && std::string(l.algo) != "barrier") v.push_back({l.algo, "sum", "fp16"});
   return v;
 }
@@ -58,7 +58,7 @@ class CollectiveOp : public ::testing::TestWithParam<OpCase> {};
 
 TEST_P(CollectiveOp, MatchesTheGoldenWithTheSameCard) {
   const OpCase c = GetParam();
-  const Ladder &l = Find(c.algo);
+  const Builtin &l = Find(c.algo);
   const uint32_t elem = c.dtype == "fp16" ? 2 : 4;
   JsonDoc d;
   ASSERT_TRUE(

@@ -1,7 +1,7 @@
 // The registry and the generators through the C API, without simulating:
 // every row is complete and findable, its nccl-tests factors, the report
-// metadata every generator stores in the kernel, the validity of every
-// generated kernel, the block-cyclic split of the multi-core mesh, the
+// metadata every generator stores in the program, the validity of every
+// generated program, the block-cyclic split of the multi-core mesh, the
 // put/get encoding of the builder, and the parameter refusals.
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <set>
 #include <string>
 
+#include "builtins.h"
 #include "coll_params.h"
 #include "collectives/collective.h"
-#include "ladder.h"
 #include "traces/validate.h"
 
 namespace a2test {
@@ -23,9 +23,9 @@ a2_coll_params Params(uint32_t P, uint64_t N) {
   return DefaultParams(P, N);
 }
 
-struct Kernel {
+struct Program {
   a2_program k{};
-  ~Kernel() { a2_program_free(&k); }
+  ~Program() { a2_program_free(&k); }
 };
 
 TEST(Registry, EveryRowIsCompleteAndFoundByName) {
@@ -42,9 +42,9 @@ TEST(Registry, EveryRowIsCompleteAndFoundByName) {
     EXPECT_EQ(a2_collective_find(t[i].name), &t[i]);
   }
   EXPECT_EQ(a2_collective_find("allreduce_tree"), nullptr);
-  // the tests' table (ladder.h) lists exactly the registry's collectives
+  // the tests' table (builtins.h) lists exactly the registry's collectives
   EXPECT_EQ(n, AllCollectives().size() + FusedCollectives().size());
-  for (const Ladder &l : AllCollectives()) EXPECT_EQ(names.count(l.algo), 1u) << l.algo;
+  for (const Builtin &l : AllCollectives()) EXPECT_EQ(names.count(l.algo), 1u) << l.algo;
   for (const std::string &f : FusedCollectives()) EXPECT_EQ(names.count(f), 1u) << f;
 }
 
@@ -72,7 +72,7 @@ TEST(Registry, NcclTestsSizeAndBusFactors) {
 }
 
 TEST(Generators, StoreTheirReportMetadataAndValidate) {
-  for (const Ladder &l : AllCollectives()) {
+  for (const Builtin &l : AllCollectives()) {
     SCOPED_TRACE(l.algo);
     const a2_collective *c = a2_collective_find(l.algo);
     a2_coll_params p = Params(4, 4096);
@@ -80,7 +80,7 @@ TEST(Generators, StoreTheirReportMetadataAndValidate) {
     p.op = l.sum_only ? A2_RED_SUM : A2_RED_MAX;
     p.dtype = A2_FP16;
     a2_err e{};
-    Kernel k;
+    Program k;
     ASSERT_EQ(c->check(&p, &e), A2_OK) << e.msg;
     ASSERT_EQ(c->gen(&p, &k.k, &e), A2_OK) << e.msg;
     EXPECT_STREQ(k.k.algo, l.algo);
@@ -112,13 +112,13 @@ TEST(Generators, StoreTheirReportMetadataAndValidate) {
 }
 
 TEST(Generators, OneRankNeedsNoPeer) {
-  for (const Ladder &l : AllCollectives()) {
+  for (const Builtin &l : AllCollectives()) {
     if (std::string(l.algo) == "allreduce_ring") continue;  // refuses P = 1
     SCOPED_TRACE(l.algo);
     const a2_collective *c = a2_collective_find(l.algo);
     a2_coll_params p = Params(1, 1024);
     a2_err e{};
-    Kernel k;
+    Program k;
     ASSERT_EQ(c->check(&p, &e), A2_OK) << e.msg;
     ASSERT_EQ(c->gen(&p, &k.k, &e), A2_OK) << e.msg;
     EXPECT_EQ(a2_program_validate(&k.k, p.ub_bytes, 48, l.algo, &e), A2_OK) << e.msg;
@@ -141,7 +141,7 @@ TEST(MeshCores, TilesAreBlockCyclicAndLanesPerCore) {
   a2_coll_params p = Params(P, N);
   p.cores = C;
   a2_err e{};
-  Kernel k;
+  Program k;
   ASSERT_EQ(a2_collective_find("allreduce_mesh")->gen(&p, &k.k, &e), A2_OK) << e.msg;
   ASSERT_EQ(k.k.ncores, C);
   ASSERT_EQ(a2_program_validate(&k.k, p.ub_bytes, 48, "mesh", &e), A2_OK) << e.msg;

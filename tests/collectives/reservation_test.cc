@@ -1,7 +1,7 @@
 // End-to-end: `--set interconnect.timing=reservation` (docs/config.md,
 // noc/noc.h). Every built-in collective still passes its golden check with
 // its card; where nothing contends the simulated time (and every other
-// figure of --json but the kernel's activation count) is exactly that of
+// figure of --json but the event kernel's activation count) is exactly that of
 // packet timing; under contention the two stay within 10 %; reservation
 // runs are deterministic, traces included; timing-only runs take the same
 // times as runs that move the data.
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "ladder.h"
+#include "builtins.h"
 #include "tests/support/files.h"
 #include "tests/support/run_cli.h"
 
@@ -35,10 +35,10 @@ std::map<std::string, std::string> Figures(const JsonDoc &d) {
 
 // ---- every built-in collective, P = 8, with data ----
 
-class ReservationCollective : public ::testing::TestWithParam<Ladder> {};
+class ReservationCollective : public ::testing::TestWithParam<Builtin> {};
 
 TEST_P(ReservationCollective, PassesItsGoldenCheckWithItsCardAtP8) {
-  const Ladder &l = GetParam();
+  const Builtin &l = GetParam();
   const uint32_t P = 8;
   const uint64_t N = 64 * 1024;
   ASSERT_TRUE(Divisible(l, P, N));
@@ -62,7 +62,7 @@ TEST_P(ReservationCollective, PassesItsGoldenCheckWithItsCardAtP8) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ReservationCollective, ::testing::ValuesIn(AllCollectives()),
-                         [](const ::testing::TestParamInfo<Ladder> &i) {
+                         [](const ::testing::TestParamInfo<Builtin> &i) {
                            return std::string(i.param.algo);
                          });
 

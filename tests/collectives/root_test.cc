@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ladder.h"
+#include "builtins.h"
 #include "tests/support/run_cli.h"
 
 namespace a2test {
@@ -26,7 +26,7 @@ void PrintTo(const RootCase &c, std::ostream *os) {
 
 std::vector<RootCase> RootCases() {
   std::vector<RootCase> v;
-  for (const Ladder &l : AllCollectives())
+  for (const Builtin &l : AllCollectives())
     if (l.rooted)
       for (uint32_t root = 0; root < kP; root++) v.push_back({l.algo, root});
   return v;
@@ -36,7 +36,7 @@ class CollectiveRoot : public ::testing::TestWithParam<RootCase> {};
 
 TEST_P(CollectiveRoot, EveryRankGetsTheRootsDataAndTheRootReadsLeast) {
   const RootCase c = GetParam();
-  const Ladder &l = Find(c.algo);
+  const Builtin &l = Find(c.algo);
   JsonDoc d;
   ASSERT_TRUE(RunJson(RunArgs(c.algo, kP, kN, {"--root", std::to_string(c.root)}), &d));
   EXPECT_EQ(d["status"].Str(), "OK");
@@ -53,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(AllRoots, CollectiveRoot, ::testing::ValuesIn(RootCases
                          });
 
 TEST(CollectiveRoot, RootOutsideTheRanksIsRefused) {
-  for (const Ladder &l : AllCollectives()) {
+  for (const Builtin &l : AllCollectives()) {
     if (!l.rooted) continue;
     SCOPED_TRACE(l.algo);
     EXPECT_TRUE(

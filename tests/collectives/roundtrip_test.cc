@@ -1,6 +1,6 @@
 // End-to-end: `gen` writes every built-in collective as a program file, and
 // running that file reports exactly what running the built-in reports (the
-// `kernel` line carries the generator's name and parameters), for a rooted,
+// `builtin` line carries the generator's name and parameters), for a rooted,
 // fp16, max-reduction case (sum for the collectives that only add) and for
 // the multi-core forms (--cores).
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ladder.h"
+#include "builtins.h"
 #include "tests/support/run_cli.h"
 
 namespace a2test {
@@ -16,7 +16,7 @@ namespace {
 
 void ExpectSameReport(const std::vector<std::string> &flags, uint32_t P) {
   TempDir dir;
-  std::string file = dir.path() + "/kernel.a2t";
+  std::string file = dir.path() + "/program.a2t";
   std::vector<std::string> gen = {"gen", "-o", file, "--ranks", std::to_string(P)};
   gen.insert(gen.end(), flags.begin(), flags.end());
   CliResult g = RunCli(gen);
@@ -40,11 +40,11 @@ TEST_P(CollectiveRoundTrip, GeneratedTraceReportsLikeTheBuiltIn) {
 
 std::vector<std::string> Names() {
   std::vector<std::string> v;
-  for (const Ladder &l : AllCollectives()) v.push_back(l.algo);
+  for (const Builtin &l : AllCollectives()) v.push_back(l.algo);
   return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(Ladder, CollectiveRoundTrip, ::testing::ValuesIn(Names()),
+INSTANTIATE_TEST_SUITE_P(Builtin, CollectiveRoundTrip, ::testing::ValuesIn(Names()),
                          [](const ::testing::TestParamInfo<std::string> &info) {
                            return info.param;
                          });

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "builtins.h"
 #include "coll_params.h"
 #include "collectives/builder.h"
 #include "collectives/collective.h"
-#include "ladder.h"
 #include "traces/validate.h"
 
 namespace {
@@ -26,12 +26,12 @@ namespace {
 // during which it reached its limit, so it has at most limit + kMaxStep - 1.
 constexpr uint32_t kMaxStep = 4;
 
-struct Kernel {
+struct Program {
   a2_program k{};
-  Kernel() = default;
-  Kernel(const Kernel &) = delete;
-  Kernel &operator=(const Kernel &) = delete;
-  ~Kernel() { a2_program_free(&k); }
+  Program() = default;
+  Program(const Program &) = delete;
+  Program &operator=(const Program &) = delete;
+  ~Program() { a2_program_free(&k); }
 };
 
 struct Case {
@@ -83,7 +83,7 @@ std::string InstrDiff(const a2_instr &a, const a2_instr &b) {
   return s.empty() ? " (padding differs)" : s;
 }
 
-// Fills (rank, core) of a lazy kernel once; checks the batch's bounds and
+// Fills (rank, core) of a lazy program once; checks the batch's bounds and
 // its validity; appends it to *all. Returns the batch size; *waits (when
 // given): whether the batch holds a wait.
 uint32_t FillOnce(a2_program *k, uint32_t r, uint32_t c, uint32_t batch, std::vector<a2_instr> *all,
@@ -103,9 +103,9 @@ uint32_t FillOnce(a2_program *k, uint32_t r, uint32_t c, uint32_t batch, std::ve
   return n;
 }
 
-// Drains every program of the lazy kernel `lazy`, either one program after
+// Drains every instruction list of the lazy program `lazy`, either one list after
 // another or round-robin (one batch of each program in turn), and compares
-// each with the materialised kernel `whole`.
+// each with the materialised program `whole`.
 void DrainAndCompare(a2_program *lazy, const a2_program &whole, uint32_t batch, bool interleave) {
   ASSERT_NE(lazy->source, nullptr);
   uint32_t np = lazy->nranks * lazy->ncores;
@@ -144,7 +144,7 @@ void DrainAndCompare(a2_program *lazy, const a2_program &whole, uint32_t batch, 
                  std::to_string(i % lazy->ncores));
     const a2_instrs &w = whole.progs[i];
     ASSERT_EQ(got[i].size(), (size_t)w.n);
-    EXPECT_EQ(lazy->progs[i].n, 0u);  // the kernel's own programs stay empty
+    EXPECT_EQ(lazy->progs[i].n, 0u);  // the program's own instruction lists stay empty
     for (uint32_t j = 0; j < w.n; j++) {
       ASSERT_EQ(w.v[j].line, j + 1) << "materialised lines count from 1 per program";
       ASSERT_EQ(std::memcmp(&got[i][j], &w.v[j], sizeof(a2_instr)), 0)
@@ -153,7 +153,7 @@ void DrainAndCompare(a2_program *lazy, const a2_program &whole, uint32_t batch, 
   }
 }
 
-// Declarations and metadata of the lazy kernel equal the materialised one's.
+// Declarations and metadata of the lazy program equal the materialised one's.
 void ExpectSameDeclarations(const a2_program &a, const a2_program &b) {
   EXPECT_EQ(a.nranks, b.nranks);
   EXPECT_EQ(a.ncores, b.ncores);
@@ -181,7 +181,7 @@ TEST_P(LazyEqualsMaterialised, DrainedSourcesGiveTheSamePrograms) {
   a2_coll_params p = ParamsOf(c);
   a2_err e{};
   ASSERT_EQ(coll->check(&p, &e), A2_OK) << e.msg;
-  Kernel whole;
+  Program whole;
   ASSERT_EQ(a2_coll_generate(coll, &p, &whole.k, 0, &e), A2_OK) << e.msg;
   ASSERT_EQ(whole.k.source, nullptr);
   uint64_t total = 0;
@@ -189,15 +189,15 @@ TEST_P(LazyEqualsMaterialised, DrainedSourcesGiveTheSamePrograms) {
   ASSERT_GT(total, 0u);
 
   {  // the default batch, programs filled round-robin
-    Kernel lazy;
+    Program lazy;
     ASSERT_EQ(a2_coll_generate(coll, &p, &lazy.k, 1, &e), A2_OK) << e.msg;
     ExpectSameDeclarations(lazy.k, whole.k);
     // (the chip's UB: the 1 KiB `ub` only makes the chunks small)
     EXPECT_EQ(a2_program_validate(&lazy.k, 192 * 1024, 48, "lazy", &e), A2_OK) << e.msg;
     DrainAndCompare(&lazy.k, whole.k, A2_COLL_BATCH, true);
   }
-  {  // made whole again (what `gen` does): the materialised kernel
-    Kernel lazy;
+  {  // made whole again (what `gen` does): the materialised program
+    Program lazy;
     ASSERT_EQ(a2_coll_generate(coll, &p, &lazy.k, 1, &e), A2_OK) << e.msg;
     ASSERT_EQ(a2_coll_materialise(&lazy.k, &e), A2_OK) << e.msg;
     EXPECT_EQ(lazy.k.source, nullptr);
@@ -213,7 +213,7 @@ TEST_P(LazyEqualsMaterialised, DrainedSourcesGiveTheSamePrograms) {
   // small batches resume at nearly every step; one program after another
   for (uint32_t batch : {1u, 5u}) {
     SCOPED_TRACE("batch " + std::to_string(batch));
-    Kernel lazy;
+    Program lazy;
     ASSERT_EQ(a2_coll_generate_batched(coll, &p, &lazy.k, batch, &e), A2_OK) << e.msg;
     DrainAndCompare(&lazy.k, whole.k, batch, batch == 5);
   }
@@ -316,7 +316,7 @@ const a2_gen_def kToy = {sizeof(ToyCtx), ToyDeclare, ToyBody};
 
 // The toy generator on P ranks, materialised into *whole and lazy with a
 // batch limit of 4 into *lazy.
-void ToyKernels(uint32_t P, a2_program *whole, a2_program *lazy) {
+void ToyPrograms(uint32_t P, a2_program *whole, a2_program *lazy) {
   a2_coll_params p{};
   p.nranks = P;
   a2_err e{};
@@ -326,8 +326,8 @@ void ToyKernels(uint32_t P, a2_program *whole, a2_program *lazy) {
 
 TEST(BuilderPhases, BatchesStopAfterWholeStepsAndResumeThere) {
   a2_err e{};
-  Kernel whole, lazy;
-  ToyKernels(2, &whole.k, &lazy.k);
+  Program whole, lazy;
+  ToyPrograms(2, &whole.k, &lazy.k);
   // steps emit 1,2,3,4,5 then 1,2,3 instructions: 21 in all
   ASSERT_EQ(whole.k.progs[0].n, 21u);
   // limit 4: steps are taken while fewer than 4 are in the batch
@@ -371,7 +371,7 @@ TEST(BuilderPhases, ABatchEndsAfterAStepWithAWait) {
   a2_coll_params p{};
   p.nranks = 1;
   a2_err e{};
-  Kernel whole, lazy;
+  Program whole, lazy;
   ASSERT_EQ(a2_gen_run(&toy, &p, &whole.k, 0, &e), A2_OK) << e.msg;
   ASSERT_EQ(a2_gen_run(&toy, &p, &lazy.k, 8, &e), A2_OK) << e.msg;
   ASSERT_EQ(whole.k.progs[0].n, 8u);
@@ -393,7 +393,7 @@ TEST(BuilderPhases, FillAppendsToWhatTheBatchAlreadyHolds) {
   a2_coll_params p{};
   p.nranks = 1;
   a2_err e{};
-  Kernel lazy;
+  Program lazy;
   ASSERT_EQ(a2_gen_run(&kToy, &p, &lazy.k, 4, &e), A2_OK) << e.msg;
   a2_instrs out{};
   ASSERT_EQ(lazy.k.source->fill(lazy.k.source, 0, 0, &out, &e), A2_OK);
@@ -410,8 +410,8 @@ TEST(BuilderPhases, FillAppendsToWhatTheBatchAlreadyHolds) {
 // the lent storage as it was beyond that.
 TEST(BuilderPhases, LentStorageThatIsOutgrownMovesToTheHeap) {
   a2_err e{};
-  Kernel whole, lazy;
-  ToyKernels(1, &whole.k, &lazy.k);
+  Program whole, lazy;
+  ToyPrograms(1, &whole.k, &lazy.k);
   a2_instr lent[5];
   std::memset(lent, 0xa5, sizeof lent);
   a2_instrs out{lent, 0, 5, 1};
@@ -436,10 +436,10 @@ TEST(BuilderPhases, AnInstructionOutsideAStepIsAnInternalError) {
   a2_coll_params p{};
   p.nranks = 1;
   a2_err e{};
-  Kernel whole;
+  Program whole;
   EXPECT_EQ(a2_gen_run(&def, &p, &whole.k, 0, &e), A2_E_INTERNAL);
   EXPECT_NE(std::string(e.msg).find("outside a phase step"), std::string::npos) << e.msg;
-  Kernel lazy;
+  Program lazy;
   ASSERT_EQ(a2_gen_run(&def, &p, &lazy.k, 1, &e), A2_OK);
   a2_instrs out{};
   a2_code rc = A2_OK;
@@ -453,7 +453,7 @@ TEST(BuilderPhases, FillOfAProgramThatDoesNotExistIsRefused) {
   a2_coll_params p{};
   p.nranks = 2;
   a2_err e{};
-  Kernel lazy;
+  Program lazy;
   ASSERT_EQ(a2_gen_run(&kToy, &p, &lazy.k, 4, &e), A2_OK);
   a2_instrs out{};
   EXPECT_EQ(lazy.k.source->fill(lazy.k.source, 2, 0, &out, &e), A2_E_INTERNAL);
@@ -489,14 +489,18 @@ a2_coll_params Ring1024() {
 }
 
 // 16 MiB at P=1024 materialised is 13.6 M instructions (760 MB); lazily the
-// kernel holds its declarations, empty programs and a source of a few dozen
-// bytes per program.
+// program holds its declarations, empty instruction lists and a source of a
+// few dozen bytes per (rank, core). Pins a past failure: the generators had
+// no instruction limit and held whole programs, so `gen --algo
+// allreduce_mesh --ranks 64 --size 64MiB --cores 4` was killed by the OOM
+// killer on a 24 GB machine; `run` streams, and `gen` stops at
+// A2_TB_MAX_INSTRS with a message naming --size.
 TEST(LazyAtScale, Ring1024SourceIsSmallAndFirstBatchesAreQuick) {
   const a2_collective *c = a2_collective_find("allreduce_ring");
   a2_coll_params p = Ring1024();
   a2_err e{};
   ASSERT_EQ(c->check(&p, &e), A2_OK) << e.msg;
-  Kernel lazy;
+  Program lazy;
   ASSERT_EQ(a2_coll_generate(c, &p, &lazy.k, 1, &e), A2_OK) << e.msg;
   ASSERT_NE(lazy.k.source, nullptr);
   size_t bytes = a2_coll_source_bytes(lazy.k.source);
@@ -527,7 +531,7 @@ TEST(LazyAtScale, Ring1024OneProgramDrainsToItsExpectedLength) {
   const a2_collective *c = a2_collective_find("allreduce_ring");
   a2_coll_params p = Ring1024();
   a2_err e{};
-  Kernel lazy;
+  Program lazy;
   ASSERT_EQ(a2_coll_generate(c, &p, &lazy.k, 1, &e), A2_OK) << e.msg;
   const uint64_t P = 1024, B = (16ull << 20) / P, T = B, npN = (16ull << 20) / T, npB = B / T;
   // stage-in (load, store per piece), notify, reduce-scatter (wait, 4 per

@@ -1,5 +1,6 @@
 // a2_out_of_memory (common/oom.h): one line naming what ran out, the
-// registered cleanup, then exit status 3 - never a signal.
+// registered cleanup, then exit status 3 - never a signal. Pins a past
+// failure: out of memory inside a running simulation ended in SIGABRT.
 #include "common/oom.h"
 
 #include <gtest/gtest.h>

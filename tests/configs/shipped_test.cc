@@ -79,7 +79,8 @@ TEST(ShippedConfigTest, ConfigCheckRefusesABadFileWithItsLocation) {
 namespace {
 
 // libyaml marks the end of input one line past the last one; the error must
-// point at the last line instead (robustness finding F5).
+// point at the last line instead. Pins a past failure: a 3-line file
+// truncated inside a flow mapping reported `bad.yaml:4:1`.
 TEST(ConfigErrorTest, AnErrorAtTheEndOfTheFilePointsAtItsLastLine) {
   a2test::TempDir dir;
   std::string f = dir.Write("eof.yaml",

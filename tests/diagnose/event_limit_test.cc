@@ -1,4 +1,4 @@
-// --max-events stops a runaway run after N kernel activations with the same
+// --max-events stops a runaway run after N event-kernel activations with the same
 // kind of report as --max-sim-time (docs/cli.md).
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The tutorial pitfalls of traces/examples/pitfalls/, run end to end at P=2 and
-// P=4: the two missing-synchronisation kernels are reported as races naming
-// the peer's read and the owner's write by trace line; the ring kernel with
+// P=4: the two missing-synchronisation programs are reported as races naming
+// the peer's read and the owner's write by trace line; the ring program with
 // the C-style left neighbour is refused before anything runs, at the line of
 // its first use; the wait on a cell that is only ever notified with 0 ends
 // in a deadlock report naming every blocked wait; the races and the deadlock

@@ -1,5 +1,5 @@
 // Happens-before as docs/timing-model.md ("Races") defines it, on small
-// hand-written kernels: which access pairs are races and which are ordered
+// hand-written programs: which access pairs are races and which are ordered
 // by notify/wait chains (put + notify, transitive chains, `set` replacing a
 // cell's history, cores of one rank), that atomic adds do not race each
 // other but do race plain reads and writes, that a report names the
@@ -24,11 +24,11 @@ struct Outcome {
   diag::RaceReport report;
 };
 
-// Runs `kernel` (the text of a program file) at P=3 with --json.
-Outcome RunKernel(const std::string &kernel, const std::string &name = "k.a2t") {
+// Runs `program` (the text of a program file) at P=3 with --json.
+Outcome RunProgram(const std::string &program, const std::string &name = "k.a2t") {
   TempDir dir;
   Outcome o;
-  o.run = RunCli({"run", "--program", dir.Write(name, kernel), "--ranks", "3", "--json"});
+  o.run = RunCli({"run", "--program", dir.Write(name, program), "--ranks", "3", "--json"});
   JsonDoc doc = JsonDoc::Parse(o.run.out);
   EXPECT_TRUE(doc.ok()) << doc.error() << o.run;
   if (!doc.ok()) return o;
@@ -57,7 +57,7 @@ TEST(RaceSemantics, RemoteStoreIntoAnUnsyncedWindowRacesTheOwnersLoad) {
                         "  load t, data[0:64]             # R\n"
                         "  store t, y[0:64]\n"
                         "end\n";
-  Outcome o = RunKernel(k);
+  Outcome o = RunProgram(k);
   EXPECT_EQ(o.status, "RACE") << o.run;
   EXPECT_EQ(o.races, 1) << o.run;
   ASSERT_EQ(o.report.shown.size(), 1u) << o.run;
@@ -74,36 +74,36 @@ TEST(RaceSemantics, RemoteStoreIntoAnUnsyncedWindowRacesTheOwnersLoad) {
 }
 
 TEST(RaceSemantics, PutThenNotifyOrdersThePeersLoad) {
-  Outcome o = RunKernel(std::string(kDecls) +
-                        "program rank 0\n"
-                        "  put data@1[0:64], x[0]\n"
-                        "  notify sig@1[0] add 1\n"
-                        "end\n"
-                        "program rank 1\n"
-                        "  wait sig[0] ge 1\n"
-                        "  load t, data[0:64]\n"
-                        "  store t, y[0:64]\n"
-                        "end\n");
+  Outcome o = RunProgram(std::string(kDecls) +
+                         "program rank 0\n"
+                         "  put data@1[0:64], x[0]\n"
+                         "  notify sig@1[0] add 1\n"
+                         "end\n"
+                         "program rank 1\n"
+                         "  wait sig[0] ge 1\n"
+                         "  load t, data[0:64]\n"
+                         "  store t, y[0:64]\n"
+                         "end\n");
   EXPECT_EQ(o.status, "OK") << o.run;
   EXPECT_EQ(o.races, 0) << o.run;
   EXPECT_TRUE(o.run.err.empty()) << o.run;
 }
 
 TEST(RaceSemantics, OrderIsTransitiveThroughAThirdRank) {
-  Outcome o = RunKernel(std::string(kDecls) +
-                        "program rank 0\n"
-                        "  load t, x[0:64]\n"
-                        "  store t, data[0:64]\n"
-                        "  notify sig@1[0] add 1\n"
-                        "end\n"
-                        "program rank 1\n"
-                        "  wait sig[0] ge 1\n"
-                        "  notify sig@2[0] add 1\n"
-                        "end\n"
-                        "program rank 2\n"
-                        "  wait sig[0] ge 1\n"
-                        "  remote_load t, data@0[0:64]\n"
-                        "end\n");
+  Outcome o = RunProgram(std::string(kDecls) +
+                         "program rank 0\n"
+                         "  load t, x[0:64]\n"
+                         "  store t, data[0:64]\n"
+                         "  notify sig@1[0] add 1\n"
+                         "end\n"
+                         "program rank 1\n"
+                         "  wait sig[0] ge 1\n"
+                         "  notify sig@2[0] add 1\n"
+                         "end\n"
+                         "program rank 2\n"
+                         "  wait sig[0] ge 1\n"
+                         "  remote_load t, data@0[0:64]\n"
+                         "end\n");
   EXPECT_EQ(o.status, "OK") << o.run;
   EXPECT_EQ(o.races, 0) << o.run;
 }
@@ -134,13 +134,13 @@ std::string SetOrAdd(const char *notify) {
 }
 
 TEST(RaceSemantics, AddNotifyKeepsEarlierReleasesOfTheCell) {
-  Outcome o = RunKernel(SetOrAdd("add 4"));
+  Outcome o = RunProgram(SetOrAdd("add 4"));
   EXPECT_EQ(o.status, "OK") << o.run;
   EXPECT_EQ(o.races, 0) << o.run;
 }
 
 TEST(RaceSemantics, SetNotifyReplacesTheCellsHistory) {
-  Outcome o = RunKernel(SetOrAdd("set 5"));
+  Outcome o = RunProgram(SetOrAdd("set 5"));
   EXPECT_EQ(o.status, "RACE") << o.run;
   EXPECT_EQ(o.races, 1) << o.run;
   ASSERT_EQ(o.report.shown.size(), 1u) << o.run;
@@ -151,14 +151,14 @@ TEST(RaceSemantics, SetNotifyReplacesTheCellsHistory) {
 }
 
 TEST(RaceSemantics, CoresOfOneRankRaceWithoutASignal) {
-  Outcome o = RunKernel("cores 2\n" + std::string(kDecls) +
-                        "program core 0\n"
-                        "  load t, x[0:64]\n"
-                        "  store t, data[0:64]\n"
-                        "end\n"
-                        "program core 1\n"
-                        "  load t, data[0:64]\n"
-                        "end\n");
+  Outcome o = RunProgram("cores 2\n" + std::string(kDecls) +
+                         "program core 0\n"
+                         "  load t, x[0:64]\n"
+                         "  store t, data[0:64]\n"
+                         "end\n"
+                         "program core 1\n"
+                         "  load t, data[0:64]\n"
+                         "end\n");
   EXPECT_EQ(o.status, "RACE") << o.run;
   EXPECT_EQ(o.races, 3) << "one per rank" << o.run;
   for (const diag::Race &r : o.report.shown) {
@@ -171,30 +171,30 @@ TEST(RaceSemantics, CoresOfOneRankRaceWithoutASignal) {
 }
 
 TEST(RaceSemantics, CoresOfOneRankOrderedByTheirOwnSignal) {
-  Outcome o = RunKernel("cores 2\n" + std::string(kDecls) +
-                        "program core 0\n"
-                        "  load t, x[0:64]\n"
-                        "  store t, data[0:64]\n"
-                        "  notify sig@$rank[0] add 1\n"
-                        "end\n"
-                        "program core 1\n"
-                        "  wait sig[0] ge 1\n"
-                        "  load t, data[0:64]\n"
-                        "end\n");
+  Outcome o = RunProgram("cores 2\n" + std::string(kDecls) +
+                         "program core 0\n"
+                         "  load t, x[0:64]\n"
+                         "  store t, data[0:64]\n"
+                         "  notify sig@$rank[0] add 1\n"
+                         "end\n"
+                         "program core 1\n"
+                         "  wait sig[0] ge 1\n"
+                         "  load t, data[0:64]\n"
+                         "end\n");
   EXPECT_EQ(o.status, "OK") << o.run;
   EXPECT_EQ(o.races, 0) << o.run;
 }
 
 TEST(RaceSemantics, ReportNamesOnlyTheOverlappingBytes) {
-  Outcome o = RunKernel(std::string(kDecls) +
-                        "program rank 0\n"
-                        "  load t, x[0:64]\n"
-                        "  remote_store t, data@2[0:32]\n"
-                        "end\n"
-                        "program rank 1\n"
-                        "  load t, x[0:64]\n"
-                        "  remote_store t, data@2[16:32]\n"
-                        "end\n");
+  Outcome o = RunProgram(std::string(kDecls) +
+                         "program rank 0\n"
+                         "  load t, x[0:64]\n"
+                         "  remote_store t, data@2[0:32]\n"
+                         "end\n"
+                         "program rank 1\n"
+                         "  load t, x[0:64]\n"
+                         "  remote_store t, data@2[16:32]\n"
+                         "end\n");
   EXPECT_EQ(o.status, "RACE") << o.run;
   ASSERT_EQ(o.report.shown.size(), 1u) << o.run;
   const diag::Race &r = o.report.shown[0];
@@ -205,14 +205,14 @@ TEST(RaceSemantics, ReportNamesOnlyTheOverlappingBytes) {
 }
 
 TEST(RaceSemantics, DisjointRegionsDoNotRace) {
-  Outcome o = RunKernel(std::string(kDecls) +
-                        "program rank 0\n"
-                        "  load t, x[0:64]\n"
-                        "  store t, data[0:32]\n"
-                        "end\n"
-                        "program rank 1\n"
-                        "  remote_load t, data@0[32:32]\n"
-                        "end\n");
+  Outcome o = RunProgram(std::string(kDecls) +
+                         "program rank 0\n"
+                         "  load t, x[0:64]\n"
+                         "  store t, data[0:32]\n"
+                         "end\n"
+                         "program rank 1\n"
+                         "  remote_load t, data@0[32:32]\n"
+                         "end\n");
   EXPECT_EQ(o.status, "OK") << o.run;
   EXPECT_EQ(o.races, 0) << o.run;
 }
@@ -240,7 +240,7 @@ std::string TwoAdders(const std::string &sync) {
 }
 
 TEST(RaceSemantics, AtomicAddsIntoOneRegionDoNotRaceEachOther) {
-  Outcome o = RunKernel(TwoAdders("  wait sig[0] ge 2\n"));
+  Outcome o = RunProgram(TwoAdders("  wait sig[0] ge 2\n"));
   EXPECT_EQ(o.status, "OK") << o.run;
   EXPECT_EQ(o.races, 0) << o.run;
   EXPECT_TRUE(o.run.err.empty()) << o.run;
@@ -248,7 +248,7 @@ TEST(RaceSemantics, AtomicAddsIntoOneRegionDoNotRaceEachOther) {
 
 TEST(RaceSemantics, AtomicAddRacesAnUnorderedPlainLoad) {
   const std::string k = TwoAdders("  wait sig[0] ge 1\n");  // ordered after one adder only
-  Outcome o = RunKernel(k);
+  Outcome o = RunProgram(k);
   EXPECT_EQ(o.status, "RACE") << o.run;
   EXPECT_EQ(o.races, 1) << o.run;
   ASSERT_EQ(o.report.shown.size(), 1u) << o.run;
@@ -278,7 +278,7 @@ TEST(RaceSemantics, AtomicAddRacesAnUnorderedPlainStore) {
                         "  load t, x[0:64]\n"
                         "  store t, data[0:64]                      # W\n"
                         "end\n";
-  Outcome o = RunKernel(k);
+  Outcome o = RunProgram(k);
   EXPECT_EQ(o.status, "RACE") << o.run;
   EXPECT_EQ(o.races, 1) << o.run;
   ASSERT_EQ(o.report.shown.size(), 1u) << o.run;

@@ -3,11 +3,11 @@
 // launch + engine time each, while their flight overlaps; queues run
 // concurrently; puts and gets have their own rates; between servers a
 // put/get is RDMA on the NIC; a queue completes in issue order; a put can
-// add at its destination; the engines exist only for kernels with put/get.
+// add at its destination; the engines exist only for programs with put/get.
 // The expected times are written here from the documented equations, with
 // the default config's numbers, and both network timings must give them.
 //
-// Kernels are built in the parent; every simulation runs in a forked child
+// Programs are built in the parent; every simulation runs in a forked child
 // (fork_run.h).
 #include <gtest/gtest.h>
 
@@ -22,14 +22,14 @@
 
 namespace {
 
-struct Kernel {
+struct Program {
   a2_program k{};
   a2_tb tb{};
   a2_err err{};
-  Kernel(uint32_t nranks) { a2_tb_begin(&tb, &k, nranks, 1, &err); }
-  ~Kernel() { a2_program_free(&k); }
-  Kernel(const Kernel &) = delete;
-  Kernel &operator=(const Kernel &) = delete;
+  Program(uint32_t nranks) { a2_tb_begin(&tb, &k, nranks, 1, &err); }
+  ~Program() { a2_program_free(&k); }
+  Program(const Program &) = delete;
+  Program &operator=(const Program &) = delete;
 };
 
 // S(n) = ceil(n * 1e12 / bw) ps.
@@ -116,7 +116,7 @@ constexpr uint32_t kM = 8;          // descriptors
 
 // Rank 0: kM puts (or gets) of kBlock bytes with rank 1, descriptor j on
 // queue queues[j % queues.size()]; a get writes one local buffer.
-void Stream(Kernel &K, bool put, const std::vector<uint16_t> &queues) {
+void Stream(Program &K, bool put, const std::vector<uint16_t> &queues) {
   a2_tb *tb = &K.tb;
   uint16_t loc = a2_tb_buf(tb, "loc", A2_BUF_TENSOR, A2_FP32, kM * kBlock, A2_INIT_PATTERN);
   uint16_t win = a2_tb_buf(tb, "win", A2_BUF_WINDOW, A2_FP32, kM * kBlock, A2_INIT_ZERO);
@@ -142,7 +142,7 @@ uint64_t Pipe(const a2_config &c, uint64_t eng) {
 
 TEST(DmaTest, OneQueueServesPutsAtLaunchPlusEngineTimeEach) {
   a2_config c = Default();
-  Kernel K(2);
+  Program K(2);
   Stream(K, true, {0});
   const uint64_t a = c.sdma_launch_ps,
                  E = (kBlock / c.packet_bytes) * Ser(c.packet_bytes, c.sdma_write_bw);
@@ -152,7 +152,7 @@ TEST(DmaTest, OneQueueServesPutsAtLaunchPlusEngineTimeEach) {
 
 TEST(DmaTest, GetsRunAtTheReadRateAfterTheirRequest) {
   a2_config c = Default();
-  Kernel K(2);
+  Program K(2);
   Stream(K, false, {0});  // every get writes `loc`: the queue orders them
   const uint64_t a = c.sdma_launch_ps,
                  E = (kBlock / c.packet_bytes) * Ser(c.packet_bytes, c.sdma_read_bw);
@@ -163,7 +163,7 @@ TEST(DmaTest, GetsRunAtTheReadRateAfterTheirRequest) {
 
 TEST(DmaTest, GetsOnTwoQueuesIntoOneBufferWaitForEachOther) {
   a2_config c = Default();
-  Kernel K(2);
+  Program K(2);
   Stream(K, false, {0, 1});  // a get writes `loc` after the other queue's get
   const uint64_t ctrl = Ser(c.ctrl_bytes, c.link_bw) + c.link_lat_ps;
   EXPECT_EQ(Both(c, K.k), kM * (c.sdma_launch_ps + ctrl + Pipe(c, c.sdma_read_bw)));
@@ -172,7 +172,7 @@ TEST(DmaTest, GetsOnTwoQueuesIntoOneBufferWaitForEachOther) {
 // Rank 0 puts kBlock bytes to each of ranks 1..3, on the queues given.
 uint64_t FanOut(const std::vector<uint16_t> &queues) {
   a2_config c = Default();
-  Kernel K(4);
+  Program K(4);
   a2_tb *tb = &K.tb;
   uint16_t loc = a2_tb_buf(tb, "loc", A2_BUF_TENSOR, A2_FP32, kBlock, A2_INIT_PATTERN);
   uint16_t win = a2_tb_buf(tb, "win", A2_BUF_WINDOW, A2_FP32, kBlock, A2_INIT_ZERO);
@@ -201,7 +201,7 @@ TEST(DmaTest, BetweenServersAPutIsRdmaOnTheNic) {
   a2_config c = Default();
   c.topology = A2_TOPO_TWO_LEVEL;
   c.ranks = 16;  // two servers of 8; devices 0 and 8 are in different ones
-  Kernel K(2);
+  Program K(2);
   Stream(K, true, {0});
   const uint64_t p = c.packet_bytes, k = kBlock / p;
   ASSERT_LT(c.rdma_bw, c.nic_bw);  // the engine is the slowest stage
@@ -210,7 +210,7 @@ TEST(DmaTest, BetweenServersAPutIsRdmaOnTheNic) {
                         c.nic_lat_ps + c.switch_lat_ps + Ser(p, c.nic_bw) + c.nic_lat_ps +
                         Ser(p, c.hbm_bw) + c.hbm_lat_ps + (k - 1) * Ser(p, c.rdma_bw);
   EXPECT_EQ(Both(c, K.k, {0, 8}), (kM - 1) * (c.rdma_launch_ps + E) + c.rdma_launch_ps + pipe);
-  // inside a server the same kernel runs on the SDMA engine
+  // inside a server the same program runs on the SDMA engine
   const uint64_t Es = k * Ser(p, c.sdma_write_bw);
   EXPECT_EQ(Both(c, K.k, {0, 1}),
             (kM - 1) * (c.sdma_launch_ps + Es) + c.sdma_launch_ps + Pipe(c, c.sdma_write_bw));
@@ -222,7 +222,7 @@ TEST(DmaTest, AQueueCompletesInIssueOrder) {
   // the load that reads B's bytes starts when A lands.
   a2_config c = Default();
   c.link_lat_ps = 5000000;
-  Kernel K(2);
+  Program K(2);
   a2_tb *tb = &K.tb;
   const uint64_t nA = 65536, nB = 4096;
   uint16_t loc = a2_tb_buf(tb, "loc", A2_BUF_TENSOR, A2_FP32, nA, A2_INIT_PATTERN);
@@ -244,7 +244,7 @@ TEST(DmaTest, AQueueCompletesInIssueOrder) {
 
 TEST(DmaTest, AtomicPutsFromEveryRankAddAtTheDestination) {
   a2_config c = Default();
-  Kernel K(3);
+  Program K(3);
   a2_tb *tb = &K.tb;
   const uint64_t n = 3 * 4096 + 64;  // uneven packets
   uint16_t x = a2_tb_buf(tb, "x", A2_BUF_TENSOR, A2_FP32, n, A2_INIT_PATTERN);
@@ -263,9 +263,9 @@ TEST(DmaTest, AtomicPutsFromEveryRankAddAtTheDestination) {
   }
 }
 
-TEST(DmaTest, EnginesAreBuiltOnlyForKernelsWithPutOrGet) {
+TEST(DmaTest, EnginesAreBuiltOnlyForProgramsWithPutOrGet) {
   a2_config c = Default();
-  Kernel with(2), without(2);
+  Program with(2), without(2);
   Stream(with, true, {0});
   uint16_t loc = a2_tb_buf(&without.tb, "loc", A2_BUF_TENSOR, A2_FP32, 64, A2_INIT_PATTERN);
   uint16_t t = a2_tb_tile(&without.tb, "t", A2_FP32, 64);
@@ -287,7 +287,7 @@ TEST(DmaTest, EnginesAreBuiltOnlyForKernelsWithPutOrGet) {
 
 TEST(DmaValidationTest, AQueueTheChipDoesNotHaveIsRefusedWithItsLine) {
   a2_config c = Default();
-  Kernel K(2);
+  Program K(2);
   Stream(K, true, {0, (uint16_t)c.sdma_queues});  // the second descriptor is step 2
   a2_err e{};
   a2_sim *s = nullptr;

@@ -1,11 +1,11 @@
 // The race detector (model/race.h) against its slow reference
-// (race_reference.h) on generated kernels: random programs of loads, stores,
+// (race_reference.h) on generated programs: random instruction lists of loads, stores,
 // remote loads and stores (plain and atomic add), puts, gets, notifies and
 // waits over 2-4 ranks of 1-3 cores, executed in a random order that keeps
 // each core's program order, lands each notify some time after its dispatch
 // and passes a wait only when its cell holds the value. Both detectors see
 // the same calls; their racing pairs must be the same, in the same order:
-// every report, listed in full, is compared as text. Some kernels are
+// every report, listed in full, is compared as text. Some programs are
 // synchronised by barriers and race-free by construction (each phase gives
 // every slot of a buffer one writer, several atomic adders or only readers);
 // some break that on purpose; some are unstructured. Seeds are fixed.
@@ -24,7 +24,7 @@
 
 namespace {
 
-// What a generated kernel's buffers are (index into a2_program.bufs).
+// What a generated program's buffers are (index into a2_program.bufs).
 enum Buf : uint16_t { kWide, kNarrow, kBig, kTensor, kSig, kNBufs };
 constexpr uint64_t kWideBytes = 3 * 4096 + 512;  // crosses page boundaries
 constexpr uint64_t kNarrowBytes = 256;           // fine-grained overlaps
@@ -51,11 +51,11 @@ struct Op {
   int ge = 1;         // wait: >= (else ==)
 };
 
-struct Kernel {
+struct Program {
   a2_program k{};
   uint32_t ncells = 0;
   std::vector<std::vector<Op>> prog;  // [rank * ncores + core]
-  ~Kernel() { a2_program_free(&k); }
+  ~Program() { a2_program_free(&k); }
 };
 
 uint64_t BufBytes(uint16_t b) {
@@ -121,7 +121,7 @@ Op AccessOp(Gen &g, uint32_t me, uint32_t owner, uint16_t buf, uint64_t off, uin
   return o;
 }
 
-void Init(Kernel &K, uint32_t R, uint32_t C, uint32_t ncells) {
+void Init(Program &K, uint32_t R, uint32_t C, uint32_t ncells) {
   a2_err e{};
   ASSERT_EQ(a2_program_init(&K.k, R, C, &e), A2_OK) << e.msg;
   K.k.nbufs = kNBufs;
@@ -141,7 +141,7 @@ void Init(Kernel &K, uint32_t R, uint32_t C, uint32_t ncells) {
 
 // Unstructured: random accesses of every kind, notifies to random cells of
 // random ranks, waits for small values; races and deadlocks are likely.
-void Unstructured(Gen &g, Kernel &K) {
+void Unstructured(Gen &g, Program &K) {
   uint32_t R = 2 + g.Below(3), C = 1 + g.Below(3), ncells = 4;
   Init(K, R, C, ncells);
   for (uint32_t gid = 0; gid < R * C; gid++) {
@@ -194,7 +194,7 @@ void Unstructured(Gen &g, Kernel &K) {
 // core, then waits for all of them). In each phase every slot of each
 // window is written by one core, added to atomically by several, or only
 // read; `break_pct` of the phases get one access against that plan.
-void Phased(Gen &g, Kernel &K, uint32_t break_pct) {
+void Phased(Gen &g, Program &K, uint32_t break_pct) {
   uint32_t R = 2 + g.Below(3), C = 1 + g.Below(3), T = R * C, phases = 2 + g.Below(3);
   Init(K, R, C, phases * C);
   constexpr uint32_t kSlots = 4;  // of the big buffer: a block each
@@ -314,7 +314,7 @@ std::string Report(a2_race_ref *r) {
 
 // Runs K in a random order (seeded), feeding two pairs of detectors: one
 // listing every pair, one listing the default 8. Returns the races found.
-uint64_t RunAndCompare(const Kernel &K, uint64_t seed) {
+uint64_t RunAndCompare(const Program &K, uint64_t seed) {
   Gen g(seed ^ 0x9e3779b97f4a7c15ull);
   const uint32_t T = K.k.nranks * K.k.ncores, C = K.k.ncores;
   Pair all(&K.k, 1u << 20), few(&K.k, 8);
@@ -386,12 +386,12 @@ uint64_t RunAndCompare(const Kernel &K, uint64_t seed) {
 
 constexpr int kSeeds = 400;
 
-TEST(RaceCompare, UnstructuredKernelsGiveTheReferencesPairs) {
+TEST(RaceCompare, UnstructuredProgramsGiveTheReferencesPairs) {
   uint64_t racy = 0;
   for (int s = 0; s < kSeeds; s++) {
     SCOPED_TRACE("seed " + std::to_string(s));
     Gen g(1000 + s);
-    Kernel K;
+    Program K;
     Unstructured(g, K);
     racy += RunAndCompare(K, 1000 + s) > 0;
     if (HasFailure()) return;
@@ -399,11 +399,11 @@ TEST(RaceCompare, UnstructuredKernelsGiveTheReferencesPairs) {
   EXPECT_GT(racy, kSeeds / 2u) << "the generator should make most of these racy";
 }
 
-TEST(RaceCompare, BarrierPhasedKernelsAreRaceFree) {
+TEST(RaceCompare, BarrierPhasedProgramsAreRaceFree) {
   for (int s = 0; s < kSeeds; s++) {
     SCOPED_TRACE("seed " + std::to_string(s));
     Gen g(2000 + s);
-    Kernel K;
+    Program K;
     Phased(g, K, 0);
     EXPECT_EQ(RunAndCompare(K, 2000 + s), 0u);
     if (HasFailure()) return;
@@ -415,7 +415,7 @@ TEST(RaceCompare, BrokenPhasesGiveTheReferencesPairs) {
   for (int s = 0; s < kSeeds; s++) {
     SCOPED_TRACE("seed " + std::to_string(s));
     Gen g(3000 + s);
-    Kernel K;
+    Program K;
     Phased(g, K, 50);
     racy += RunAndCompare(K, 3000 + s) > 0;
     if (HasFailure()) return;

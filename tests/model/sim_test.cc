@@ -1,12 +1,12 @@
-// Tests for model/sim.h and model/check.h on tiny kernels built with the
+// Tests for model/sim.h and model/check.h on tiny programs built with the
 // builder API (collectives/builder.h): real bytes moved by load / store /
 // remote_load / remote_store, notify and wait semantics, deadlock and time
 // limit reports, the per-rank counters, contention on a shared link, the
 // validation errors of a2_sim_create and the functional check.
 //
-// Kernels are built in the parent (no SystemC involved); every simulation
+// Programs are built in the parent (no SystemC involved); every simulation
 // runs in a forked child (fork_run.h), one SystemC elaboration per OS
-// process. a2_sim_create validates the kernel (a2_program_validate, device
+// process. a2_sim_create validates the program (a2_program_validate, device
 // list, window size) before it calls a2k_init or creates any process
 // (model/sim.c), so the validation tests call it in the test process.
 #include "model/sim.h"
@@ -32,15 +32,15 @@ namespace {
 constexpr uint32_t kMaxRanks = 4;
 constexpr size_t kReportMax = 1024;
 
-// A kernel owned by a test; built with the builder, freed at scope exit.
-struct Kernel {
+// A program owned by a test; built with the builder, freed at scope exit.
+struct Program {
   a2_program k{};
   a2_tb tb{};
   a2_err err{};
-  Kernel(uint32_t nranks, uint32_t ncores) { a2_tb_begin(&tb, &k, nranks, ncores, &err); }
-  ~Kernel() { a2_program_free(&k); }
-  Kernel(const Kernel &) = delete;
-  Kernel &operator=(const Kernel &) = delete;
+  Program(uint32_t nranks, uint32_t ncores) { a2_tb_begin(&tb, &k, nranks, ncores, &err); }
+  ~Program() { a2_program_free(&k); }
+  Program(const Program &) = delete;
+  Program &operator=(const Program &) = delete;
   ::testing::AssertionResult Built() const {
     if (tb.rc == A2_OK) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << "builder error " << tb.rc << ": " << err.msg;
@@ -131,7 +131,7 @@ int32_t I32At(const uint8_t *m, uint64_t i) {
 TEST(SimDataTest, LoadStoreAndRemoteStoreMoveRealBytes) {
   constexpr uint64_t N = 12000;  // 3 packets of 4 KiB: the last one partial
   constexpr uint32_t kSeed = 7;
-  Kernel K(2, 1);
+  Program K(2, 1);
   K.k.seed = kSeed;
   uint16_t in = a2_tb_buf(&K.tb, "in", A2_BUF_TENSOR, A2_FP32, N, A2_INIT_PATTERN);
   uint16_t out = a2_tb_buf(&K.tb, "out", A2_BUF_TENSOR, A2_FP32, N, A2_INIT_ZERO);
@@ -179,7 +179,7 @@ TEST(SimDataTest, LoadStoreAndRemoteStoreMoveRealBytes) {
 TEST(SimDataTest, RemoteLoadReadsThePeersWindowAfterItsNotify) {
   constexpr uint64_t N = 10000;
   constexpr uint32_t kSeed = 11;
-  Kernel K(2, 1);
+  Program K(2, 1);
   K.k.seed = kSeed;
   uint16_t in = a2_tb_buf(&K.tb, "in", A2_BUF_TENSOR, A2_FP32, N, A2_INIT_PATTERN);
   uint16_t out = a2_tb_buf(&K.tb, "out", A2_BUF_TENSOR, A2_FP32, N, A2_INIT_ZERO);
@@ -222,7 +222,7 @@ TEST(SimDataTest, RemoteLoadReadsThePeersWindowAfterItsNotify) {
 TEST(SimDataTest, AtomicRemoteStoresFromEveryPeerAccumulate) {
   constexpr uint64_t N = 10000;  // packets of three ranks interleave at rank 0's HBM
   constexpr uint32_t kSeed = 3;
-  Kernel K(4, 1);
+  Program K(4, 1);
   K.k.seed = kSeed;
   uint16_t in = a2_tb_buf(&K.tb, "in", A2_BUF_TENSOR, A2_INT32, N, A2_INIT_PATTERN);
   uint16_t win = a2_tb_buf(&K.tb, "win", A2_BUF_WINDOW, A2_INT32, N, A2_INIT_ZERO);
@@ -266,7 +266,7 @@ TEST(SimDataTest, AtomicRemoteStoresFromEveryPeerAccumulate) {
 TEST(SimDataTest, AtomicRemoteStoreIsExactWithUnevenPackets) {
   constexpr uint64_t N = 4008;  // 1002 int32: packets of 1056, 1056, 1056, 840 B
   constexpr uint32_t kSeed = 9;
-  Kernel K(3, 1);
+  Program K(3, 1);
   K.k.seed = kSeed;
   uint16_t in = a2_tb_buf(&K.tb, "in", A2_BUF_TENSOR, A2_INT32, N, A2_INIT_PATTERN);
   uint16_t win = a2_tb_buf(&K.tb, "win", A2_BUF_WINDOW, A2_INT32, N, A2_INIT_ZERO);
@@ -318,7 +318,7 @@ TEST(SimDataTest, AtomicRemoteStoreIsExactWithUnevenPackets) {
 // notify ADD accumulates, SET overwrites (in order, from one core), and waits
 // EQ / GE see the values; the ping back to rank 0 shows waits unblock.
 TEST(SimSignalTest, NotifyAddAndSetWithWaitEqAndGe) {
-  Kernel K(3, 1);
+  Program K(3, 1);
   uint16_t sig = a2_tb_buf(&K.tb, "sig", A2_BUF_SIGNAL, A2_INT32, 16, A2_INIT_ZERO);
   a2_tb_at(&K.tb, 0, 0);
   a2_tb_notify(&K.tb, sig, 1, 0, A2_MODE_ADD, 2);
@@ -366,7 +366,7 @@ TEST(SimSignalTest, NotifyAddAndSetWithWaitEqAndGe) {
 // satisfied, the run ends in DEADLOCK, and the report names the rank, the
 // step, the wait and the cell's value. Rank 0 finished and is not listed.
 TEST(SimSignalTest, UnsatisfiableWaitEndsInDeadlockAndIsReported) {
-  Kernel K(2, 1);
+  Program K(2, 1);
   uint16_t sig = a2_tb_buf(&K.tb, "sig", A2_BUF_SIGNAL, A2_INT32, 16, A2_INIT_ZERO);
   a2_tb_at(&K.tb, 0, 0);
   a2_tb_notify(&K.tb, sig, 1, 2, A2_MODE_ADD, 5);  // rank 0, step 1
@@ -397,7 +397,7 @@ TEST(SimSignalTest, UnsatisfiableWaitEndsInDeadlockAndIsReported) {
 }
 
 TEST(SimSignalTest, TimeLimitStopsARunWithWorkLeft) {
-  Kernel K(1, 1);
+  Program K(1, 1);
   a2_tb_at(&K.tb, 0, 0);
   a2_tb_compute(&K.tb, 1000000);  // ~556 us at 1.8 GHz
   a2_tb_compute(&K.tb, 1);
@@ -421,7 +421,7 @@ TEST(SimSignalTest, TimeLimitStopsARunWithWorkLeft) {
 // latency (docs/timing-model.md: "notify->wait = ctrl"), and only then can
 // rank 0 pass its wait, so rank 0 (and the run) end at ctrl, not at 0.
 TEST(SimSignalTest, WaitAtTheEndOfAProgramCountsTowardsTheEndTime) {
-  Kernel K(2, 1);
+  Program K(2, 1);
   uint16_t sig = a2_tb_buf(&K.tb, "sig", A2_BUF_SIGNAL, A2_INT32, 16, A2_INIT_ZERO);
   a2_tb_at(&K.tb, 0, 0);
   a2_tb_wait(&K.tb, sig, 0, A2_MODE_GE, 1);
@@ -449,7 +449,7 @@ TEST(SimSignalTest, WaitAtTheEndOfAProgramCountsTowardsTheEndTime) {
 // Counters
 
 TEST(SimCounterTest, RemoteTrafficNotifiesWaitsAndBarrierRounds) {
-  Kernel K(3, 1);
+  Program K(3, 1);
   uint16_t in = a2_tb_buf(&K.tb, "in", A2_BUF_TENSOR, A2_FP32, 1024, A2_INIT_PATTERN);
   uint16_t win = a2_tb_buf(&K.tb, "win", A2_BUF_WINDOW, A2_FP32, 1024, A2_INIT_ZERO);
   uint16_t sig = a2_tb_buf(&K.tb, "sig", A2_BUF_SIGNAL, A2_INT32, 16, A2_INIT_ZERO);
@@ -502,7 +502,7 @@ TEST(SimCounterTest, RemoteTrafficNotifiesWaitsAndBarrierRounds) {
 // A rank's barrier_rounds is the largest over its cores; a run ended by the
 // end of the program counts. Notifies to the rank itself are fine.
 TEST(SimCounterTest, BarrierRoundsIsTheMaximumOverCores) {
-  Kernel K(1, 2);
+  Program K(1, 2);
   uint16_t sig = a2_tb_buf(&K.tb, "sig", A2_BUF_SIGNAL, A2_INT32, 16, A2_INIT_ZERO);
   a2_tb_at(&K.tb, 0, 0);
   for (uint32_t c = 0; c < 3; c++) {  // three rounds separated by compute
@@ -539,7 +539,7 @@ TEST(SimCounterTest, BarrierRoundsIsTheMaximumOverCores) {
 // 2 * N / link_bw.
 uint64_t ContentionRun(bool contended) {
   constexpr uint64_t N = 1 << 20;
-  Kernel K(4, 1);
+  Program K(4, 1);
   uint16_t win = a2_tb_buf(&K.tb, "win", A2_BUF_WINDOW, A2_FP32, N, A2_INIT_ZERO);
   uint16_t t = a2_tb_tile(&K.tb, "t", A2_FP32, N);
   for (uint32_t r = contended ? 1 : 0; r < 4; r++) {
@@ -592,10 +592,10 @@ enum class Defect {
   kNotifyCellOutOfRange,
 };
 
-// A valid two-rank kernel (5 instructions), plus one defect; the defective
+// A valid two-rank program (5 instructions), plus one defect; the defective
 // instruction, when there is one, is step 5 of rank 0 (steps count within
 // each program).
-void BuildWithDefect(Kernel &K, const a2_config &cfg, Defect d) {
+void BuildWithDefect(Program &K, const a2_config &cfg, Defect d) {
   a2_tb *tb = &K.tb;
   uint16_t in = a2_tb_buf(tb, "in", A2_BUF_TENSOR, A2_FP32, 1024, A2_INIT_PATTERN);
   uint16_t win = a2_tb_buf(tb, "win", A2_BUF_WINDOW, A2_FP32, 1024, A2_INIT_ZERO);
@@ -635,15 +635,15 @@ Rejection CreateExpectingRejection(const a2_config &cfg, const a2_program &k) {
   a2_code rc = a2_sim_create(&cfg, &k, nullptr, "bad.trace", &s, &e);
   if (rc == A2_OK) {
     // Not expected: it also elaborated SystemC in the test process.
-    ADD_FAILURE() << "a2_sim_create accepted the kernel";
+    ADD_FAILURE() << "a2_sim_create accepted the program";
     a2_sim_free(s);
   }
   return {rc, e.line, e.file, e.msg};
 }
 
-TEST(SimValidationTest, TheUndamagedKernelIsValid) {
+TEST(SimValidationTest, TheUndamagedProgramIsValid) {
   a2_config cfg = DefaultConfig();
-  Kernel K(2, 1);
+  Program K(2, 1);
   BuildWithDefect(K, cfg, Defect::kNone);
   ASSERT_TRUE(K.Built());
   a2_err e{};
@@ -659,7 +659,7 @@ struct DefectCase {
 
 void ExpectRejected(const DefectCase &c) {
   a2_config cfg = DefaultConfig();
-  Kernel K(2, 1);
+  Program K(2, 1);
   BuildWithDefect(K, cfg, c.d);
   ASSERT_TRUE(K.Built());
   Rejection r = CreateExpectingRejection(cfg, K.k);
@@ -696,7 +696,7 @@ TEST(SimValidationTest, NotifyCellOutOfRangeIsRejected) {
 
 TEST(SimValidationTest, BadDeviceListsAreRejected) {
   a2_config cfg = DefaultConfig();
-  Kernel K(2, 1);
+  Program K(2, 1);
   BuildWithDefect(K, cfg, Defect::kNone);
   ASSERT_TRUE(K.Built());
   const uint32_t out_of_range[2] = {0, 8}, twice[2] = {3, 3};
@@ -715,13 +715,13 @@ TEST(SimValidationTest, BadDeviceListsAreRejected) {
 // ---------------------------------------------------------------------------
 // Functional check
 
-// A kernel declaring an all-reduce golden whose program does nothing: the
+// A program declaring an all-reduce golden whose instructions do nothing: the
 // output stays zero, so a2_check fails, first at rank 0 index 0.
 TEST(SimCheckTest, FindsAPlantedMismatch) {
   constexpr uint64_t N = 256;
   uint32_t seed = 1;
   while (In(seed, 0, 0) + In(seed, 1, 0) == 0.0f) seed++;  // element 0 must be non-zero
-  Kernel K(2, 1);
+  Program K(2, 1);
   K.k.seed = seed;
   uint16_t x = a2_tb_buf(&K.tb, "x", A2_BUF_TENSOR, A2_FP32, N, A2_INIT_PATTERN);
   uint16_t y = a2_tb_buf(&K.tb, "y", A2_BUF_TENSOR, A2_FP32, N, A2_INIT_ZERO);
@@ -761,7 +761,7 @@ TEST(SimCheckTest, FindsAPlantedMismatch) {
 // The positive control: a correct two-rank all-reduce passes.
 TEST(SimCheckTest, PassesACorrectTwoRankAllReduce) {
   constexpr uint64_t N = 8192;
-  Kernel K(2, 1);
+  Program K(2, 1);
   K.k.seed = 5;
   uint16_t x = a2_tb_buf(&K.tb, "x", A2_BUF_TENSOR, A2_FP32, N, A2_INIT_PATTERN);
   uint16_t y = a2_tb_buf(&K.tb, "y", A2_BUF_TENSOR, A2_FP32, N, A2_INIT_ZERO);

@@ -54,7 +54,7 @@ struct ObsRec {
   uint32_t stage;
   uint64_t start, end, now;
   uint32_t bytes;
-  bool in_run;  // shown while the kernel ran (not by the final flush)
+  bool in_run;  // shown while the event kernel ran (not by the final flush)
 };
 
 // What a child reports about one network run.
@@ -555,7 +555,8 @@ TEST(ReservationReserve, ReturnsTheCompletionWithoutAnyEvent) {
   EXPECT_EQ(res.t_late,
             std::max(a_free + Ser(pkt, kA.bw) + kA.lat_ps, b_free) + Ser(pkt, kB.bw) + kB.lat_ps);
   EXPECT_EQ(res.why, A2K_IDLE);
-  EXPECT_EQ(res.activations, 0u) << "a2_xfer_start of a timing-only transfer needs no kernel event";
+  EXPECT_EQ(res.activations, 0u)
+      << "a2_xfer_start of a timing-only transfer needs no event-kernel activation";
   EXPECT_EQ(res.defers, 0u) << "a timing-only transfer is not deferred";
   EXPECT_EQ(res.st[0].packets, 9u);
   EXPECT_EQ(res.st[1].bytes, bytes + pkt);

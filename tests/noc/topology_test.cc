@@ -1,7 +1,7 @@
 // Tests for noc/topology.h: how many link stages each topology creates,
 // route lengths, and that every route is a chain of links from src to dst
 // (checked through the stages' recorded endpoints). Building a topology
-// creates kernel processes, so each test does it in a forked child
+// creates event-kernel processes, so each test does it in a forked child
 // (tests/support/fork_run.h).
 #include "noc/topology.h"
 

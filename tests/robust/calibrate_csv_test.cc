@@ -24,7 +24,7 @@ constexpr double kLimitS = 20;  // ASan + UBSan at -O0
 constexpr double kLimitS = 1;
 #endif
 
-const char kHeader[] = "row,kernel,ranks,size,args,metric,measured,tolerance,source\n";
+const char kHeader[] = "row,program,ranks,size,args,metric,measured,tolerance,source\n";
 
 std::string Row(const std::string &field, int col) {
   std::vector<std::string> f = {"r1", "allreduce_mesh", "2", "4KiB", "", "time", "1us", "15%",
@@ -53,9 +53,9 @@ std::vector<BadCsv> Cases() {
   return {
       {"EmptyFile", [] { return std::string(); }, {}, "F: error: ", "no header"},
       {"BadHeader",
-       [] { return std::string("row,kernel,rank,size,args,metric,measured,tolerance,source\n"); },
+       [] { return std::string("row,program,rank,size,args,metric,measured,tolerance,source\n"); },
        {},
-       "F:1:12: error: ",
+       "F:1:13: error: ",
        "expected 'ranks'"},
       {"HeaderOnlyComments",
        [] { return std::string("# a\n# b\n"); },
@@ -97,7 +97,7 @@ std::vector<BadCsv> Cases() {
        {},
        "F:2:32: error: ",
        "value too large"},
-      {"UnknownKernel",
+      {"UnknownBuiltin",
        [] { return kHeader + Row("allreduce_mes", 1); },
        {},
        "F:2:4: error: ",
@@ -134,6 +134,9 @@ std::vector<BadCsv> Cases() {
        {},
        "F: error: ",
        "larger than 4 MiB"},
+      // Pins a past failure: a 1 MB `args` field passed the reader and each
+      // row's run failed with "cannot execute the child process" (the
+      // argument list too long for execv); a field has at most 4096 characters.
       {"VeryLongLine",
        [] { return kHeader + Row(std::string(1000000, 'x'), 4); },
        {},

@@ -232,7 +232,12 @@ std::vector<Malformed> Cases() {
                1,
                "nested more than 16 levels deep",
                22});
-  // hostile shapes: unbounded, each would take libYAML seconds to minutes
+  // hostile shapes: unbounded, each would take libYAML seconds to minutes.
+  // Pins: libyaml's time grows faster than the input with nesting depth,
+  // anchors, aliases of a late anchor and %TAG directives (100 K levels of
+  // `[`: 33 s; a 200 KB config kept a core busy for more than 30 s), so the
+  // reader counts levels, nodes, anchors and directive lines before libyaml
+  // composes anything (a past failure these cases pin).
   c.push_back(
       {"ConfigDeepFlowSequences200KB", Via::kConfig, "", {}, 1, "nested more than 16", 22, [] {
          return "chip: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
@@ -324,6 +329,10 @@ std::vector<Malformed> Cases() {
        5,
        ""});
   c.push_back({"TraceNested100Loops", Via::kTrace, NestedLoops(100), {}, 0, "nested"});
+  // Pins a past failure: a 50-byte file could ask for 2^26 instructions
+  // (3.7 GB, 41 s) or 2^28 expansion steps and get them; the limits are 2^21
+  // instructions and 2^25 steps, and one loop past either is refused at its
+  // `for`.
   c.push_back({"Trace1e8InstructionsOneLoop",
                Via::kTrace,
                "tile a fp32[1]\nprogram\n  for i in 0 .. 100_000_000\n    compute 1\n  end\nend\n",
@@ -336,6 +345,9 @@ std::vector<Malformed> Cases() {
                {},
                3,
                "makes more than 2^21 instructions (rank 0)"});
+  // Pins a past failure: a nest of 10^8 instructions took 0.5 s (33 s under
+  // the fuzzer) to be refused; a nest is refused where the running count
+  // passes the limit (at the inner `for`, after counting), in milliseconds.
   c.push_back({"Trace1e8InstructionsNestedLoops",
                Via::kTrace,
                "tile a fp32[1]\nprogram\n  for i in 0 .. 10000\n    for j in 0 .. 10000\n"
@@ -353,6 +365,11 @@ std::vector<Malformed> Cases() {
   c.push_back({"TraceDeepIfs", Via::kTrace, "", {}, 66, "nested more than 64 deep", 1, [] {
                  return "program\n" + Repeat("if 1 == 1\n", 100000);
                }});
+  // Pins a past failure: work of the expansion that no limit counted - a wide expression
+  // evaluated on every rank, core and iteration (8 ranks x 1024 cores: 7.5 s),
+  // empty program blocks run for every rank (1.4 M at P = 1024: 17 s), each
+  // variable reference searching every visible variable. Expression nodes
+  // and program blocks run for a rank count as expansion steps.
   c.push_back({"TraceWideExpressionOnEveryRank",
                Via::kTrace,
                "",
@@ -401,6 +418,9 @@ std::vector<Malformed> Cases() {
                [] { return Repeat("program\nend\n", 400000); },
                {"--ranks", "1024", "--set", "interconnect.topology=switch", "--set",
                 "interconnect.ranks=1024"}});
+  // Pins a past failure: a file with no instruction on any rank (`--program
+  // /dev/null`, declarations only, blocks that give this P nothing) ran and
+  // printed OK.
   c.push_back({"TraceEmptyFile", Via::kTrace, "", {}, 1, "no 'program' block", 1});
   c.push_back({"TraceDeclarationsOnly",
                Via::kTrace,
@@ -416,6 +436,10 @@ std::vector<Malformed> Cases() {
                4,
                "no instruction on any of the 2 ranks",
                1});
+  // Pins a past failure: a missing `end` inside a `for` was reported past the
+  // last line as an unterminated 'program', and a peer or region error inside
+  // a loop named the line only (the errors name the block the `end` closed,
+  // and the rank and column).
   c.push_back({"TraceMissingEndInsideFor",
                Via::kTrace,
                std::string(kTraceHeader) +

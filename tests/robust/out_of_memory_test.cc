@@ -4,7 +4,10 @@
 // the usage status 2 of a refused input or limit. The child runs under
 // RLIMIT_AS, which AddressSanitizer's shadow memory cannot live with:
 // scripts/test.sh leaves this suite out of the sanitizer run
-// (tests/README.md) and it runs in the Release suite.
+// (tests/README.md) and it runs in the Release suite. Pins a past failure:
+// out of memory ended in SIGABRT (abort() on the allocation paths inside a
+// running simulation), and a limit and an out-of-memory shared one code
+// (exit 2).
 #include <regex>
 #include <string>
 

@@ -4,7 +4,9 @@
 // /dev/full; a directory that is a file) is reported once, naming the path,
 // with exit status 2; no file is left at the path and no temporary beside
 // it; a device given as the path is written in place, never replaced or
-// removed.
+// removed. Pins a past failure: outputs were written in place, so a full
+// disk left a truncated file that looked complete, and `gen -o /dev/full`
+// run as root removed the device node when the write failed.
 #include <sys/stat.h>
 
 #include <filesystem>

@@ -3,14 +3,14 @@
 // SystemC cannot re-elaborate: one OS process may build and run only one
 // simulation (one set of a2k processes, one a2k_run sequence). ctest runs
 // each TEST in its own process, but the test binaries are also run directly
-// (every TEST in one process), so each test that touches the kernel, the
+// (every TEST in one process), so each test that touches the event kernel, the
 // network or the model does so in a child: the body runs there, its result
 // (a trivially copyable struct) comes back through a pipe, and the parent
 // makes the assertions. A child that crashes, exits non-zero (e.g. valgrind's
 // --error-exitcode), times out or writes a short result fails the test.
 //
 // The parent never touches SystemC, so every child starts from a fresh,
-// unelaborated kernel.
+// unelaborated event kernel.
 #ifndef A2_TESTS_SUPPORT_FORK_RUN_H
 #define A2_TESTS_SUPPORT_FORK_RUN_H
 

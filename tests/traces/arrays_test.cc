@@ -99,7 +99,7 @@ TEST(TileArrayTest, ParseErrorsNameThePlace) {
                       "tile array of 64 tiles: expected 1..63 (at most 64 tiles in all, 1 declared "
                       "before)"));
   EXPECT_TRUE(FailsAt("tile recv[2 fp32[4]\n", 2, 1, 13, "expected ']' after the number of tiles"));
-  const std::string n41(41, 'a');  // NAME[63] must fit a kernel tile's name
+  const std::string n41(41, 'a');  // NAME[63] must fit a program tile's name
   EXPECT_TRUE(FailsAt("tile " + n41 + "[2] fp32[4]\n", 2, 1, 6,
                       "tile array name '" + n41 + "' is longer than 40 characters"));
   Trace ok("tile " + n41 + " fp32[4]\n" + std::string(kWork), 2);  // a single tile may

@@ -1,5 +1,5 @@
 // Tests for trace-format declarations (docs/program-format.md,
-// "Declarations"): every kind, the kernel and card lines, golden kinds, the
+// "Declarations"): every kind, the builtin and card lines, golden kinds, the
 // `ranks` check, defaults, duplicates and limits.
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@ using a2test::FailsAt;
 using a2test::kWork;
 using a2test::Trace;
 
-TEST(TraceDeclTest, AFileWithoutDeclarationsIsAKernelWithDefaults) {
+TEST(TraceDeclTest, AFileWithoutDeclarationsIsAProgramWithDefaults) {
   Trace t(kWork, 3);
   ASSERT_TRUE(t.ok()) << t.Message();
   const a2_program &k = t.k();
@@ -70,21 +70,37 @@ TEST(TraceDeclTest, EveryStorageKindWithItsTypeSizeAndInit) {
   EXPECT_EQ(k.tiles[2].dtype, A2_INT32);
 }
 
-TEST(TraceDeclTest, KernelLineOptionsComeInAnyOrderWithDefaults) {
-  Trace t("kernel allreduce_mesh dtype fp16 op max root 2 size 1_024\n" + std::string(kWork), 4);
+TEST(TraceDeclTest, BuiltinLineOptionsComeInAnyOrderWithDefaults) {
+  Trace t("builtin allreduce_mesh dtype fp16 op max root 2 size 1_024\n" + std::string(kWork), 4);
   ASSERT_TRUE(t.ok()) << t.Message();
   EXPECT_STREQ(t.k().algo, "allreduce_mesh");
   EXPECT_EQ(t.k().size_bytes, 1024u);
   EXPECT_EQ(t.k().root, 2u);
   EXPECT_EQ(t.k().op, (uint32_t)A2_RED_MAX);
   EXPECT_EQ(t.k().dtype, A2_FP16);
-  Trace d("kernel x\n" + std::string(kWork), 4);
+  Trace d("builtin x\n" + std::string(kWork), 4);
   ASSERT_TRUE(d.ok()) << d.Message();
   EXPECT_EQ(d.k().size_bytes, 0u);
   EXPECT_EQ(d.k().op, (uint32_t)A2_RED_SUM);
   EXPECT_EQ(d.k().dtype, A2_FP32);
-  EXPECT_TRUE(FailsAt("kernel x size 1 size 2\n", 2, 1, 17, "'size' given twice"));
-  EXPECT_TRUE(FailsAt("kernel x bytes 4\n", 2, 1, 10, "expected 'size', 'root', 'op', 'dtype'"));
+  EXPECT_TRUE(FailsAt("builtin x size 1 size 2\n", 2, 1, 18, "'size' given twice"));
+  EXPECT_TRUE(FailsAt("builtin x bytes 4\n", 2, 1, 11, "expected 'size', 'root', 'op', 'dtype'"));
+  EXPECT_TRUE(FailsAt("builtin\n", 2, 1, 8, "expected the built-in's name after 'builtin'"));
+}
+
+// `kernel` is the deprecated spelling of `builtin` (docs/program-format.md):
+// the same line, counted as the same declaration, named as written.
+TEST(TraceDeclTest, KernelIsTheDeprecatedSpellingOfBuiltin) {
+  Trace t("kernel allreduce_ring size 96 root 1 op min dtype int32\n" + std::string(kWork), 4);
+  ASSERT_TRUE(t.ok()) << t.Message();
+  EXPECT_STREQ(t.k().algo, "allreduce_ring");
+  EXPECT_EQ(t.k().size_bytes, 96u);
+  EXPECT_EQ(t.k().root, 1u);
+  EXPECT_EQ(t.k().op, (uint32_t)A2_RED_MIN);
+  EXPECT_EQ(t.k().dtype, A2_INT32);
+  EXPECT_TRUE(FailsAt("builtin x\nkernel y\n", 2, 2, 1, "'kernel' given twice (first at line 1)"));
+  EXPECT_TRUE(FailsAt("kernel x\nbuiltin y\n", 2, 2, 1, "'builtin' given twice (first at line 1)"));
+  EXPECT_TRUE(FailsAt("kernel 7\n", 2, 1, 8, "expected the built-in's name after 'kernel'"));
 }
 
 TEST(TraceDeclTest, RanksMustMatchTheRequestedCount) {

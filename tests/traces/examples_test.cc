@@ -18,7 +18,7 @@ std::string Example(const char *file) {
   return std::string(A2_SOURCE_DIR) + "/traces/examples/" + file;
 }
 
-// Loads and validates an example at P ranks; returns the kernel (caller frees).
+// Loads and validates an example at P ranks; returns the program (caller frees).
 a2_program LoadValid(const char *file, uint32_t P) {
   a2_program k;
   a2_err e{};

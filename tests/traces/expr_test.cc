@@ -21,9 +21,9 @@ int32_t Eval(const std::string &expr, uint32_t nranks = 4, uint32_t rank = 0) {
   return t.prog(rank).v[0].value;
 }
 
-// A non-negative 64-bit value, through the `kernel ... size` field.
+// A non-negative 64-bit value, through the `builtin ... size` field.
 uint64_t Wide(const std::string &expr) {
-  Trace t("kernel k size " + expr + "\n" + a2test::kWork, 2);
+  Trace t("builtin k size " + expr + "\n" + a2test::kWork, 2);
   EXPECT_TRUE(t.ok()) << expr << ": " << t.Message();
   return t.k().size_bytes;
 }
@@ -124,7 +124,7 @@ TEST(TraceExprTest, OverflowIsAnErrorAtTheOperator) {
 
 TEST(TraceExprTest, ModuloOfTheSmallestNumberByMinusOneIsZero) {
   Trace t(
-      "let m = -9223372036854775807 - 1\nkernel k size 5 + $m % -1\n" + std::string(a2test::kWork),
+      "let m = -9223372036854775807 - 1\nbuiltin k size 5 + $m % -1\n" + std::string(a2test::kWork),
       2);
   ASSERT_TRUE(t.ok()) << t.Message();
   EXPECT_EQ(t.k().size_bytes, 5u);

@@ -1,5 +1,5 @@
-// The kernels of traces/fidelity/ (docs/sources.md): they run without a
-// race or a deadlock and move what the published kernels move. Their times
+// The programs of traces/fidelity/ (docs/sources.md): they run without a
+// race or a deadlock and move what the measured device code moves. Their times
 // against the measurements are the rows of configs/measured/.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 namespace a2test {
 namespace {
 
-std::string Kernel(const char *file) {
+std::string Program(const char *file) {
   return std::string(A2_SOURCE_DIR) + "/traces/fidelity/" + file;
 }
 
@@ -19,10 +19,10 @@ std::string Kernel(const char *file) {
 // owns to 7 peers (rank 0: 29,884,416 B, as the README's 63.6 "GB/s" counts);
 // 2 notifies per subtile it reduces (its 258 tiles' 516); one wait per
 // subtile it owns (66 or 64).
-TEST(FidelityKernelsTest, GemmArCommMovesWhatTheKernelMoves) {
+TEST(FidelityProgramsTest, GemmArCommMovesWhatPtoIsasKernelMoves) {
   JsonDoc d;
   ASSERT_TRUE(
-      RunJson({"run", "--program", Kernel("gemm_ar_comm.a2t"), "--ranks", "8", "--no-data"}, &d));
+      RunJson({"run", "--program", Program("gemm_ar_comm.a2t"), "--ranks", "8", "--no-data"}, &d));
   EXPECT_TRUE(d["ok"].Bool());
   EXPECT_EQ(d["race_check"]["races"].Int(), 0);
   for (int r = 0; r < 8; r++) {
@@ -37,11 +37,11 @@ TEST(FidelityKernelsTest, GemmArCommMovesWhatTheKernelMoves) {
 }
 
 // TGET and TGET + copy: one core of rank 0 reads the whole size remotely.
-TEST(FidelityKernelsTest, TgetKernelsReadTheirSizeFromThePeer) {
+TEST(FidelityProgramsTest, TgetProgramsReadTheirSizeFromThePeer) {
   for (const char *k : {"tget.a2t", "tget_copy.a2t"}) {
     JsonDoc d;
     ASSERT_TRUE(
-        RunJson({"run", "--program", Kernel(k), "--ranks", "2", "--param", "size=64KiB"}, &d));
+        RunJson({"run", "--program", Program(k), "--ranks", "2", "--param", "size=64KiB"}, &d));
     EXPECT_TRUE(d["ok"].Bool()) << k;
     EXPECT_EQ(d["per_rank"][(size_t)0]["remote_read_bytes"].Int(), 65536) << k;
     EXPECT_EQ(d["per_rank"][(size_t)0]["remote_ops"].Int(), 16) << k;

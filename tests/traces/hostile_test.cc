@@ -1,6 +1,6 @@
 // Tests for hostile trace input: garbage, huge lines, deep nesting, loops
 // too long to expand. Every case must end in a clear error (or a valid
-// kernel) quickly, without crashing or allocating without bound; the suite
+// program) quickly, without crashing or allocating without bound; the suite
 // also runs under valgrind.
 #include <gtest/gtest.h>
 

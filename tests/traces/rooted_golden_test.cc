@@ -1,7 +1,7 @@
-// The rooted goldens (reduce, gather, scatter): the example kernels of
+// The rooted goldens (reduce, gather, scatter): the example programs of
 // traces/examples/ run OK and race-check clean at several P and roots, the
 // check looks only at what each collective defines, and a deliberately
-// wrong kernel fails it (docs/program-format.md, golden kinds).
+// wrong program fails it (docs/program-format.md, golden kinds).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -83,7 +83,7 @@ TEST(RootedGoldenTest, ExamplesLoadWithTheirGoldenAndRoot) {
   }
 }
 
-// Each wrong kernel is the example with one line changed.
+// Each wrong program is the example with one line changed.
 struct Wrong {
   const char *file;
   const char *from, *to;
@@ -101,7 +101,7 @@ const Wrong kWrong[] = {
      "rank r takes slice r + 1"},
 };
 
-TEST(RootedGoldenTest, ADeliberatelyWrongKernelFailsTheCheck) {
+TEST(RootedGoldenTest, ADeliberatelyWrongProgramFailsTheCheck) {
   TempDir dir;
   for (const Wrong &w : kWrong) {
     SCOPED_TRACE(std::string(w.file) + ": " + w.why);

@@ -1,7 +1,7 @@
-// Tests for a2_program_write: loading what it writes gives the same kernel,
+// Tests for a2_program_write: loading what it writes gives the same program,
 // field by field (except instruction lines, which become lines of the
-// written file), for the built-in generators and for a kernel using every
-// instruction, golden kind and declaration; kernels the format cannot
+// written file), for the built-in generators and for a program using every
+// instruction, golden kind and declaration; programs the format cannot
 // express are refused without writing anything.
 #include <gtest/gtest.h>
 
@@ -52,8 +52,8 @@ void ExpectSameInstr(const a2_instr &a, const a2_instr &b, const std::string &wh
   EXPECT_EQ(a.off2, b.off2) << where;
 }
 
-// Every field of two kernels, except the instructions' lines.
-void ExpectSameKernel(const a2_program &a, const a2_program &b) {
+// Every field of two programs, except the instructions' lines.
+void ExpectSameProgram(const a2_program &a, const a2_program &b) {
   ASSERT_EQ(a.nranks, b.nranks);
   ASSERT_EQ(a.ncores, b.ncores);
   ASSERT_EQ(a.nbufs, b.nbufs);
@@ -130,7 +130,7 @@ void RoundTrip(const a2_program &k) {
   ASSERT_FALSE(text.empty());
   Trace t(text, k.nranks, "written.a2t");
   ASSERT_TRUE(t.ok()) << t.Message() << "\n" << text;
-  ExpectSameKernel(k, t.k());
+  ExpectSameProgram(k, t.k());
   ExpectLinesPointAtInstructions(t.k(), text);
   EXPECT_EQ(Write(t.k()), text);
 }
@@ -151,7 +151,7 @@ void PrintTo(const GenCase &c, std::ostream *os) {
 
 class GeneratorRoundTrip : public ::testing::TestWithParam<GenCase> {};
 
-TEST_P(GeneratorRoundTrip, LoadOfWriteEqualsTheGeneratedKernel) {
+TEST_P(GeneratorRoundTrip, LoadOfWriteEqualsTheGeneratedProgram) {
   const GenCase &c = GetParam();
   const a2_collective *coll = a2_collective_find(c.algo);
   ASSERT_NE(coll, nullptr);
@@ -192,7 +192,7 @@ INSTANTIATE_TEST_SUITE_P(Collectives, GeneratorRoundTrip, ::testing::ValuesIn(Ge
                                   "_" + a2_dtype_name(i.param.dt);
                          });
 
-// A kernel with two cores, every instruction, mode and storage kind.
+// A program with two cores, every instruction, mode and storage kind.
 void BuildEverything(a2_program *k, a2_golden_kind g) {
   a2_err e{};
   a2_tb tb;
@@ -292,7 +292,7 @@ TEST(TraceRoundTripTest, CubeCoresTheirTilesInstructionsAndGoldenSurvive) {
     EXPECT_NE(text.find("  tmatmul acc, a0q, b0q, 128, 64, 256 acc\n"), std::string::npos);
     Trace back(text, P);
     ASSERT_TRUE(back.ok()) << back.Message();
-    ExpectSameKernel(k, back.k());
+    ExpectSameProgram(k, back.k());
     a2_program_free(&k);
   }
   a2_program k;
@@ -302,7 +302,7 @@ TEST(TraceRoundTripTest, CubeCoresTheirTilesInstructionsAndGoldenSurvive) {
   EXPECT_EQ(k.golden.kind, A2_GOLDEN_ALLGATHER_GEMM);
   Trace back(Write(k), 4);
   ASSERT_TRUE(back.ok()) << back.Message();
-  ExpectSameKernel(k, back.k());
+  ExpectSameProgram(k, back.k());
   a2_program_free(&k);
 }
 
@@ -315,7 +315,7 @@ TEST(TraceRoundTripTest, WrittenFileHasTheDocumentedHeader) {
   k.op = A2_RED_PROD;
   k.dtype = A2_FP16;
   std::string text = Write(k);
-  EXPECT_NE(text.find("\nkernel allreduce_mesh size 256 root 1 op prod dtype fp16\nranks 3\n"
+  EXPECT_NE(text.find("\nbuiltin allreduce_mesh size 256 root 1 op prod dtype fp16\nranks 3\n"
                       "cores 2\nseed 9\ntensor x fp16[48] = pattern\ntensor y fp16[48]\n"),
             std::string::npos)
       << text;
@@ -333,7 +333,7 @@ TEST(TraceRoundTripTest, WrittenFileHasTheDocumentedHeader) {
   a2_program_free(&k);
 }
 
-TEST(TraceRoundTripTest, KernelsTheFormatCannotExpressAreRefusedWithoutOutput) {
+TEST(TraceRoundTripTest, ProgramsTheFormatCannotExpressAreRefusedWithoutOutput) {
   a2_program k{};
   BuildEverything(&k, A2_GOLDEN_ALLREDUCE);
   k.progs[0].v[0].off = 3;  // inside an fp16 element
@@ -372,7 +372,7 @@ std::string ReadExample(const char *f) {
 }
 
 // Tile arrays are written as tile arrays (their tiles are NAME[0], NAME[1],
-// ...), 2-D signals as their cells; loading the text gives the same kernel.
+// ...), 2-D signals as their cells; loading the text gives the same program.
 TEST(TraceRoundTripTest, TileArraysAndTwoDimensionalSignalsSurvive) {
   for (const char *f : {"allreduce_two_phase_db.a2t", "gather_mesh.a2t", "reduce_mesh.a2t"}) {
     SCOPED_TRACE(f);

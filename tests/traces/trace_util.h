@@ -1,4 +1,4 @@
-// Helpers for the trace-format tests: load a text for P ranks into a kernel
+// Helpers for the trace-format tests: load a text for P ranks into a program
 // that frees itself, and check an error's position and message.
 #ifndef A2_TESTS_TRACE_UTIL_H
 #define A2_TESTS_TRACE_UTIL_H
@@ -16,7 +16,7 @@ namespace a2test {
 // file that gives no rank an instruction is refused.
 inline const char kWork[] = "program\n  compute 1\nend\n";
 
-// A loaded trace (or the error loading it). Not copyable: owns the kernel.
+// A loaded trace (or the error loading it). Not copyable: owns the program.
 class Trace {
  public:
   Trace(const std::string &text, uint32_t nranks, const char *name = "t.a2t") {

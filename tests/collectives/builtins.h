@@ -1,8 +1,8 @@
 // What the collectives tests expect of every built-in collective: its
 // per-rank cost card (written out here independently of collectives/, from
 // docs/collectives.md), its divisibility rule, and how to run it.
-#ifndef A2_TESTS_COLLECTIVES_LADDER_H
-#define A2_TESTS_COLLECTIVES_LADDER_H
+#ifndef A2_TESTS_COLLECTIVES_BUILTINS_H
+#define A2_TESTS_COLLECTIVES_BUILTINS_H
 
 #include <cstdint>
 #include <ostream>
@@ -11,7 +11,7 @@
 
 namespace a2test {
 
-struct Ladder {
+struct Builtin {
   const char *algo;
   // Remote bytes read / written by `rank` (root = the --root flag).
   uint64_t (*read)(uint32_t P, uint64_t N, uint32_t rank, uint32_t root);
@@ -106,8 +106,8 @@ inline uint64_t ThreeRounds(uint32_t) {
   return 3;
 }
 
-inline const std::vector<Ladder> &AllCollectives() {
-  static const std::vector<Ladder> v = {
+inline const std::vector<Builtin> &AllCollectives() {
+  static const std::vector<Builtin> v = {
       {"allreduce_mesh", PeersTimesN, Zero, OneRound, 0, true, false},
       {"allreduce_two_phase", TwoChunks, Zero, TwoRounds, 4, true, false},
       {"allreduce_sdma_mesh", Zero, TwoSlices, ThreeRounds, 4, false, false, true},
@@ -178,7 +178,7 @@ inline bool IsMultiCore(const std::string &algo) {
 }
 
 // The GEMM built-ins (the GEMM alone and the fused compute + communication
-// kernels): they take --size as the GEMM's M without --m
+// programs): they take --size as the GEMM's M without --m
 // (docs/collectives.md), so the byte-slice matrices above do not apply;
 // tests/collectives/gemm_allreduce_test.cc and gemm_test.cc cover them.
 inline const std::vector<std::string> &FusedCollectives() {
@@ -186,14 +186,14 @@ inline const std::vector<std::string> &FusedCollectives() {
   return v;
 }
 
-inline const Ladder &Find(const std::string &algo) {
-  for (const Ladder &l : AllCollectives())
+inline const Builtin &Find(const std::string &algo) {
+  for (const Builtin &l : AllCollectives())
     if (algo == l.algo) return l;
-  static const Ladder none{};
+  static const Builtin none{};
   return none;
 }
 
-inline bool Divisible(const Ladder &l, uint32_t P, uint64_t N) {
+inline bool Divisible(const Builtin &l, uint32_t P, uint64_t N) {
   if (l.unit) return N % l.unit(P) == 0;
   return l.multiple_per_rank == 0 ? N % 4 == 0 : N % (l.multiple_per_rank * P) == 0;
 }
