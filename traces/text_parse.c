@@ -429,6 +429,7 @@ static a2_code parse_top(a2t_parser *p) {
       int n = 0;
       while (a2t_decl_words[n]) n++;
       const char *near = a2t_suggest(t.s, t.n, a2t_decl_words, (size_t)n);
+      if (near && !strcmp(near, "kernel")) near = "builtin"; /* its current spelling */
       if (!near) near = a2t_suggest(t.s, t.n, others, 1);
       if (near)
         return a2t_fail(p, t.line, t.col, "unknown declaration '%.*s' (did you mean '%s'?)",

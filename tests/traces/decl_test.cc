@@ -101,6 +101,9 @@ TEST(TraceDeclTest, KernelIsTheDeprecatedSpellingOfBuiltin) {
   EXPECT_TRUE(FailsAt("builtin x\nkernel y\n", 2, 2, 1, "'kernel' given twice (first at line 1)"));
   EXPECT_TRUE(FailsAt("kernel x\nbuiltin y\n", 2, 2, 1, "'builtin' given twice (first at line 1)"));
   EXPECT_TRUE(FailsAt("kernel 7\n", 2, 1, 8, "expected the built-in's name after 'kernel'"));
+  // a misspelling near the old word is pointed at the current one
+  EXPECT_TRUE(
+      FailsAt("kernal x\n", 2, 1, 1, "unknown declaration 'kernal' (did you mean 'builtin'?)"));
 }
 
 TEST(TraceDeclTest, RanksMustMatchTheRequestedCount) {
