@@ -26,7 +26,7 @@ case "${1:-}" in
   exit 2
   ;;
 esac
-A2_SLOW_TESTS='^Valgrind\.|^Fidelity\.gemm-ar|^SweepMpi\.|^SweepGrid\.(FullStudy|CsvIsByteIdentical|GemmFlags)|^OutputFaults\.CalibrateFitted|^CalibrateFit\.(TheFittedYaml|TheTgetTable)|^Table/ContentionCase\..*Mesh24Cores|^Ladder/CollectiveCard\.all|^AllCollectives/LazyEqualsMaterialised'
+A2_SLOW_TESTS='^Valgrind\.|^Fidelity\.gemm-ar|^SweepMpi\.|^SweepGrid\.(FullStudy|CsvIsByteIdentical|GemmFlags)|^OutputFaults\.CalibrateFitted|^CalibrateFit\.(TheFittedYaml|TheTgetTable)|^Table/ContentionCase\..*Mesh24Cores|^Builtin/CollectiveCard\.all|^AllCollectives/LazyEqualsMaterialised'
 bash "$(dirname "${BASH_SOURCE[0]}")/check_layers.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 bash scripts/check_format.sh

@@ -8,7 +8,7 @@ from ._exec import config_path, execute, raise_for_exit, set_args
 from .errors import SimulationError
 
 _ROW = re.compile(
-    r"^(?P<row>\S+)\s+(?P<kernel>\S+)\s+(?P<metric>\S+)\s+"
+    r"^(?P<row>\S+)\s+(?P<program>\S+)\s+(?P<metric>\S+)\s+"
     r"(?P<measured>\S+) (?P<measured_unit>\S+)\s+(?P<simulated>\S+) (?P<simulated_unit>\S+)\s+"
     r"(?P<ratio>\S+)(?:\s+(?P<log_ratio>[+-]\S+))?\s+(?P<tol>[\d.]+)%\s+(?P<within>yes|NO)$"
 )
@@ -26,7 +26,7 @@ def calibrate(csv, config=None, set=None, fit=None, max_evals=None, output=None,
     """Run CSVs of measurements (docs/calibrate.md) and return their rows as a DataFrame.
 
     csv       the measurements (a path, or a list of paths):
-              row,kernel,ranks,size,args,metric,measured,tolerance,source,role
+              row,program,ranks,size,args,metric,measured,tolerance,source,role
     config, set   the config every row runs with (as run())
     fit       config keys to fit: "interconnect.link.latency", a list, or a dict
               KEY -> "LO..HI" (a range) or None
@@ -34,7 +34,7 @@ def calibrate(csv, config=None, set=None, fit=None, max_evals=None, output=None,
     holdout   with fit: a source (or a list) whose rows the fit leaves out
     progress  the fit's progress lines on stderr (default: when stderr is a terminal)
 
-    Columns: row, kernel, metric, measured, measured_unit, simulated,
+    Columns: row, program, metric, measured, measured_unit, simulated,
     simulated_unit, ratio, tolerance_pct, within (bool), group ("fit", or
     "predict" for rows of role predict, "held_out" for rows of a holdout
     source); with fit also phase ("before" / "after") and log_ratio.
@@ -100,7 +100,7 @@ def calibrate(csv, config=None, set=None, fit=None, max_evals=None, output=None,
             d = m.groupdict()
             row = {
                 "row": d["row"],
-                "kernel": d["kernel"],
+                "program": d["program"],
                 "metric": d["metric"],
                 "measured": _number(d["measured"]),
                 "measured_unit": d["measured_unit"],

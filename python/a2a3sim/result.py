@@ -101,7 +101,7 @@ class Result:
 
         Rows: remote_read_bytes_per_rank, remote_write_bytes_per_rank,
         barrier_rounds, time_ps. Analytic and ratio are NaN where the program
-        has no card (a program without `card` or `kernel` line) or no closed
+        has no card (a program without `card` or `builtin` line) or no closed
         form applies, as the text report's `-`.
         """
         measured = dict(self.raw.get("measured") or {})

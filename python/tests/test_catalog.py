@@ -45,7 +45,7 @@ def test_calibrate_rows(in_repo):
         assert row["ratio"] == pytest.approx(row["simulated"] / row["measured"], rel=2e-3)
         assert row["within"] == (abs(row["ratio"] - 1) <= row["tolerance_pct"] / 100)
     first = want[0]
-    r = a2a3sim.run(program=first["kernel"].replace("../../", ""), ranks=int(first["ranks"]), params={"size": first["size"]})
+    r = a2a3sim.run(program=first["program"].replace("../../", ""), ranks=int(first["ranks"]), params={"size": first["size"]})
     assert df.iloc[0]["simulated"] == pytest.approx(r.time_us, rel=1e-4)
 
 
@@ -79,7 +79,7 @@ def test_calibrate_several_files_holdout_and_groups(in_repo):
 
 def test_calibrate_malformed_csv_raises_with_file_line_col(tmp_path):
     path = tmp_path / "bad.csv"
-    path.write_text("row,kernel,ranks\n")
+    path.write_text("row,program,ranks\n")
     with pytest.raises(a2a3sim.InputError) as e:
         a2a3sim.calibrate(path)
     assert (e.value.file, e.value.line) == (str(path), 1) and e.value.col is not None

@@ -52,10 +52,10 @@ TEST(FidelityProgramsTest, TgetProgramsReadTheirSizeFromThePeer) {
 // TGET_ASYNC: rank 0 reads the whole size from rank 1 on the DMA engines, in
 // descriptors of at most 1 MiB (3 for 2.5 MiB), and its flag is a local
 // copy, no remote write; the run is race-free.
-TEST(FidelityKernelsTest, TgetAsyncReadsItsSizeInDescriptorsOfOneMiB) {
+TEST(FidelityProgramsTest, TgetAsyncReadsItsSizeInDescriptorsOfOneMiB) {
   JsonDoc d;
   ASSERT_TRUE(RunJson(
-      {"run", "--program", Kernel("tget_async.a2t"), "--ranks", "2", "--param", "size=2560KiB"},
+      {"run", "--program", Program("tget_async.a2t"), "--ranks", "2", "--param", "size=2560KiB"},
       &d));
   EXPECT_TRUE(d["ok"].Bool());
   EXPECT_EQ(d["race_check"]["races"].Int(), 0);
@@ -67,10 +67,10 @@ TEST(FidelityKernelsTest, TgetAsyncReadsItsSizeInDescriptorsOfOneMiB) {
 
 // HCCL's one-server all-gather: every rank gathers every block (the golden)
 // by reading the P-1 peers' blocks, race-free.
-TEST(FidelityKernelsTest, HcclAllgatherMeshGathersByReadingEveryPeer) {
+TEST(FidelityProgramsTest, HcclAllgatherMeshGathersByReadingEveryPeer) {
   JsonDoc d;
   ASSERT_TRUE(RunJson(
-      {"run", "--program", Kernel("hccl_allgather_mesh.a2t"), "--ranks", "4", "--param", "n=1024"},
+      {"run", "--program", Program("hccl_allgather_mesh.a2t"), "--ranks", "4", "--param", "n=1024"},
       &d));
   EXPECT_TRUE(d["ok"].Bool());
   EXPECT_EQ(d["race_check"]["races"].Int(), 0);
@@ -83,10 +83,10 @@ TEST(FidelityKernelsTest, HcclAllgatherMeshGathersByReadingEveryPeer) {
 // HCCL's one-server all-reduce (AllReduceMeshDirect): every rank ends with
 // the sum (the golden), having added its P-1 foreign slices into their
 // owners and read the P-1 reduced slices back, race-free.
-TEST(FidelityKernelsTest, HcclAllreduceMeshReducesByWritingAndReadingEveryPeer) {
+TEST(FidelityProgramsTest, HcclAllreduceMeshReducesByWritingAndReadingEveryPeer) {
   JsonDoc d;
   ASSERT_TRUE(RunJson(
-      {"run", "--program", Kernel("hccl_allreduce_mesh.a2t"), "--ranks", "4", "--param", "n=1024"},
+      {"run", "--program", Program("hccl_allreduce_mesh.a2t"), "--ranks", "4", "--param", "n=1024"},
       &d));
   EXPECT_TRUE(d["ok"].Bool());
   EXPECT_EQ(d["race_check"]["races"].Int(), 0);
