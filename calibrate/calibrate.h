@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "common/cmd_err.h"
+#include "common/flags.h"
 #include "configs/config.h"
 
 /* `a2a3sim calibrate ARGS` (argv[0] = "calibrate"): the exit status. */
@@ -138,6 +139,7 @@ typedef struct {
   size_t nsets;
   a2_cal_key keys[A2_CAL_MAX_KEYS];
   size_t nkeys;         /* 0: no fit */
+  const char *fit;      /* --fit KEYS as given (keys[] is read from it) */
   const char *out_path; /* -o, with --fit */
   bool check;
   bool markdown;
@@ -146,6 +148,8 @@ typedef struct {
   a2_config base;     /* the config with --config and --set applied */
 } a2_cal_opts;
 
+/* flags.c: the flags' table (a2a3sim help --markdown calibrate prints it). */
+extern const a2_flag_table a2_cal_flags;
 /* flags.c: 0 to go on, -1 after --help, or an exit code after printing the
  * error; a2_cal_opts_free afterwards in every case. */
 int a2_cal_parse(int argc, char **argv, a2_cal_opts *o);

@@ -1,53 +1,18 @@
-/* a2a3sim calibrate: the flags. The config (--config, --set) is loaded
- * here, so that a bad value is refused before anything runs, and each
- * --fit key gets its start value and search range from it. */
-#include <getopt.h>
+/* a2a3sim calibrate: the flags, one table (common/flags.h) from which the
+ * parser, `a2a3sim calibrate --help` and docs/cli.md's table come. The
+ * config (--config, --set) is loaded here, so that a bad value is refused
+ * before anything runs, and each --fit key gets its start value and search
+ * range from it. */
+#include "common/flags.h"
+
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "calibrate/calibrate.h"
 #include "common/units.h"
-
-static const char usage[] =
-    "usage: a2a3sim calibrate FILE.csv... [--config FILE] [--set KEY=VALUE]...\n"
-    "                         [--fit KEY[=LO..HI],... [--holdout SOURCE,...]... [-o OUT.yaml]\n"
-    "                                                 [--max-evals N]]\n"
-    "                         [--check] [--markdown] [--jobs N]\n"
-    "\n"
-    "Runs every row of one or more CSVs of measurements (docs/calibrate.md: row, program,\n"
-    "ranks, size, args, metric, measured, tolerance, source, role) with `a2a3sim run\n"
-    "--json`, one process a row, and prints each row's measured and simulated figure, their\n"
-    "ratio and whether it is within the row's tolerance: the fit rows and the predict rows\n"
-    "in two tables, each with a summary line (rows, median and worst |error|).\n"
-    "\n"
-    "  --config FILE      YAML config (default: the built-in " A2_DEFAULT_CONFIG
-    ")\n"
-    "  --set KEY=VALUE    override a config key for every row (repeatable)\n"
-    "  --fit KEYS         fit these numeric config keys, comma-separated, to the rows: a\n"
-    "                     deterministic search on a log scale (a golden-section sweep, then\n"
-    "                     Levenberg-Marquardt steps) of the sum over rows of\n"
-    "                     ln(simulated / measured)^2, the simulator run at every point. Each\n"
-    "                     key searches 1/16x..16x of its start value, or KEY=LO..HI\n"
-    "                     (interconnect.link.latency=50ns..2us). A fit uses the rows of\n"
-    "                     role fit only\n"
-    "  --holdout SOURCES  with --fit: leave every row of these sources (the source column,\n"
-    "                     comma-separated, repeatable) out of the fit and report their error\n"
-    "                     at the start and after the fit\n"
-    "  -o FILE            with --fit: write the fitted config (the base config with the\n"
-    "                     fitted values) as YAML, with a comment naming the data\n"
-    "  --max-evals N      with --fit: at most N points in the search (default 200); each\n"
-    "                     point runs every row\n"
-    "  --check            exit 1 when a row is outside its tolerance (after the fit with --fit)\n"
-    "  --markdown         print the rows as a Markdown table with each row's command\n"
-    "                     (bench/fidelity.sh; not with --fit)\n"
-    "  --jobs N           runs at once (default: the number of online CPUs)\n"
-    "\n"
-    "Progress of a fit goes to stderr, one line a point. Exit status: 0 done, 1 with\n"
-    "--check when a row is outside its tolerance (or when a row's run FAILs), 2 for bad\n"
-    "flags, a bad CSV, or a fitted key no row depends on, 3 for an internal error.\n"
-    "Details: docs/calibrate.md.\n";
 
 /* One --fit item: KEY or KEY=LO..HI. */
 static int parse_key(a2_cal_opts *o, const char *item) {
@@ -165,91 +130,111 @@ static int load_config(a2_cal_opts *o) {
   return 0;
 }
 
-static int count(const char *flag, const char *text, uint64_t lo, uint64_t hi, unsigned *out) {
-  uint64_t v;
-  if (a2_parse_quantity(text, A2_UNIT_COUNT, &v, NULL, 0) || v < lo || v > hi)
-    return a2_cmd_usage_error(flag, "expected an integer in %llu..%llu, got '%s'",
-                              (unsigned long long)lo, (unsigned long long)hi, text);
-  *out = (unsigned)v;
+static int set_set(const a2_flag *f, const char *v, void *opts) {
+  a2_cal_opts *o = opts;
+  (void)f;
+  if (o->nsets == A2_MAX_SETS) return a2_cmd_usage_error("--set", "more than %d", A2_MAX_SETS);
+  o->sets[o->nsets++] = v;
   return 0;
 }
 
+/* --holdout SOURCES: kept as given (comma lists); command.c checks the
+ * sources against the rows. */
+static int set_holdout(const a2_flag *f, const char *v, void *opts) {
+  a2_cal_opts *o = opts;
+  (void)f;
+  if (o->nholdouts == A2_CAL_MAX_HOLDOUT)
+    return a2_cmd_usage_error("--holdout", "more than %d", A2_CAL_MAX_HOLDOUT);
+  o->holdouts[o->nholdouts++] = v;
+  return 0;
+}
+
+#define AT(field) offsetof(a2_cal_opts, field)
+enum { CAL_FIT = 1 }; /* flags that need --fit */
+
+static const a2_flag rows[] = {
+    {A2_FLAG_STRING, "--config", .arg = "FILE", .type = "file", .off = AT(config_path),
+     .twice = "given twice", .def = "the built-in " A2_DEFAULT_CONFIG,
+     .help = "YAML config every row runs with (docs/config.md)"},
+    {A2_FLAG_CUSTOM, "--set", .arg = "KEY=VALUE", .type = "KEY=VALUE", .set = set_set,
+     .repeat = true,
+     .help = "override a config key for every row, as `a2a3sim run --set`; it also gives a "
+             "fitted key its start value"},
+    {A2_FLAG_STRING, "--fit", .arg = "KEYS", .type = "KEY[=LO..HI],...", .off = AT(fit),
+     .twice = "given twice (use one comma-separated list)",
+     .help = "fit these numeric config keys (times, bandwidths, sizes, frequencies, counts), "
+             "comma-separated, to the rows: a deterministic search on a log scale (a "
+             "golden-section sweep, then Levenberg-Marquardt steps) of the sum over rows of "
+             "ln(simulated / measured)^2, the simulator run at every point. Each key searches "
+             "1/16x..16x of its start value, or KEY=LO..HI "
+             "(`interconnect.link.latency=50ns..2us`). A fit uses the rows of role fit only"},
+    {A2_FLAG_CUSTOM, "--holdout", .arg = "SOURCES", .type = "list of sources", .set = set_holdout,
+     .repeat = true,
+     .help = "with `--fit`: leave every row of these sources (the source column, "
+             "comma-separated) out of the fit and report their error at the start and after the "
+             "fit"},
+    {A2_FLAG_STRING, "--output", .letter = "-o", .arg = "FILE", .type = "file", .off = AT(out_path),
+     .twice = "given twice", .group = CAL_FIT,
+     .help = "with `--fit`: write the fitted config (the base config with the fitted values) as "
+             "YAML, with a comment naming the data",
+     .doc = "Every key is resolved and the fitted ones are marked; the file is written through "
+            "a temporary file and a rename."},
+    {A2_FLAG_UINT, "--max-evals", .arg = "N", .off = AT(max_evals), .lo = 1, .hi = 100000,
+     .twice = "given twice", .def = "200", .group = CAL_FIT,
+     .help = "with `--fit`: at most N points in the search; each point runs every row the fit "
+             "uses"},
+    {A2_FLAG_BOOL, "--check", .off = AT(check),
+     .help = "exit 1 when a row is outside its tolerance (after the fit with `--fit`)"},
+    {A2_FLAG_BOOL, "--markdown", .off = AT(markdown),
+     .help = "print the rows as a Markdown table with each row's `a2a3sim run` command "
+             "(bench/fidelity.sh, docs/fidelity.md; not with `--fit`)"},
+    {A2_FLAG_UINT, "--jobs", .arg = "N", .off = AT(jobs), .lo = 1, .hi = 1024,
+     .twice = "given twice", .def = "the number of online CPUs",
+     .help = "runs at once; the output is the same for every N"},
+};
+_Static_assert(sizeof rows / sizeof rows[0] <= A2_FLAGS_MAX, "A2_FLAGS_MAX holds the table");
+
+static const a2_flag_cmd cmds[] = {{
+    "calibrate",
+    A2_FLAGS_ANY,
+    "usage: a2a3sim calibrate FILE.csv... [--config FILE] [--set KEY=VALUE]...\n"
+    "           [--fit KEY[=LO..HI],... [--holdout SOURCE,...]... [-o OUT.yaml]\n"
+    "                                   [--max-evals N]]\n"
+    "           [--check] [--markdown] [--jobs N]\n",
+    .about =
+        "Runs every row of one or more CSVs of measurements (docs/calibrate.md: row, program,\n"
+        "ranks, size, args, metric, measured, tolerance, source, role) with `a2a3sim run\n"
+        "--json`, one process a row, and prints each row's measured and simulated figure, their\n"
+        "ratio and whether it is within the row's tolerance: the fit rows and the predict rows\n"
+        "in two tables, each with a summary line (rows, median and worst |error|).\n",
+    .after = "Progress of a fit goes to stderr, one line a point. Exit status: 0 done, 1 with\n"
+             "--check when a row is outside its tolerance (or when a row's run FAILs), 2 for bad\n"
+             "flags, a bad CSV, or a fitted key no row depends on, 3 for an internal error.\n"
+             "Details: docs/calibrate.md.\n",
+}};
+
+const a2_flag_table a2_cal_flags = {rows, sizeof rows / sizeof rows[0], cmds, 1};
+
 int a2_cal_parse(int argc, char **argv, a2_cal_opts *o) {
-  enum { O_CONFIG = 256, O_SET, O_FIT, O_CHECK, O_MARKDOWN, O_JOBS, O_EVALS, O_HELP, O_HOLDOUT };
-  static const struct option longs[] = {{"config", required_argument, 0, O_CONFIG},
-                                        {"set", required_argument, 0, O_SET},
-                                        {"fit", required_argument, 0, O_FIT},
-                                        {"check", no_argument, 0, O_CHECK},
-                                        {"markdown", no_argument, 0, O_MARKDOWN},
-                                        {"jobs", required_argument, 0, O_JOBS},
-                                        {"max-evals", required_argument, 0, O_EVALS},
-                                        {"output", required_argument, 0, 'o'},
-                                        {"help", no_argument, 0, O_HELP},
-                                        {"holdout", required_argument, 0, O_HOLDOUT},
-                                        {0, 0, 0, 0}};
   memset(o, 0, sizeof *o);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   o->jobs = cpus > 0 ? (unsigned)cpus : 1;
   o->max_evals = 200;
-  bool have_jobs = false, have_evals = false;
-  const char *fit = NULL;
-  opterr = 0;
-  optind = 1;
-  int c, rc = 0;
-  while ((c = getopt_long(argc, argv, ":ho:", longs, NULL)) != -1) {
-    switch (c) {
-    case O_CONFIG:
-      if (o->config_path) return a2_cmd_usage_error("--config", "given twice");
-      o->config_path = optarg;
-      break;
-    case O_SET:
-      if (o->nsets == A2_MAX_SETS) return a2_cmd_usage_error("--set", "more than %d", A2_MAX_SETS);
-      o->sets[o->nsets++] = optarg;
-      break;
-    case O_FIT:
-      if (fit) return a2_cmd_usage_error("--fit", "given twice (use one comma-separated list)");
-      fit = optarg;
-      break;
-    case O_HOLDOUT: /* the sources are checked against the rows (command.c) */
-      if (o->nholdouts == A2_CAL_MAX_HOLDOUT)
-        return a2_cmd_usage_error("--holdout", "more than %d", A2_CAL_MAX_HOLDOUT);
-      o->holdouts[o->nholdouts++] = optarg;
-      break;
-    case O_CHECK: o->check = true; break;
-    case O_MARKDOWN: o->markdown = true; break;
-    case O_JOBS:
-      if (have_jobs) return a2_cmd_usage_error("--jobs", "given twice");
-      have_jobs = true;
-      if ((rc = count("--jobs", optarg, 1, 1024, &o->jobs))) return rc;
-      break;
-    case O_EVALS:
-      if (have_evals) return a2_cmd_usage_error("--max-evals", "given twice");
-      have_evals = true;
-      if ((rc = count("--max-evals", optarg, 1, 100000, &o->max_evals))) return rc;
-      break;
-    case 'o':
-      if (o->out_path) return a2_cmd_usage_error("-o", "given twice");
-      o->out_path = optarg;
-      break;
-    case 'h':
-    case O_HELP: fputs(usage, stdout); return -1;
-    case ':': return a2_cmd_usage_error(argv[optind - 1], "missing value");
-    default:
-      return a2_cmd_usage_error(argv[optind - 1], "unknown flag (see a2a3sim calibrate --help)");
-    }
-  }
-  if (optind >= argc) return a2_cmd_usage_error(NULL, "calibrate: missing FILE.csv");
-  o->csv_paths = (const char *const *)argv + optind;
-  o->ncsv = (size_t)(argc - optind);
-  if (o->nholdouts && !fit)
+  a2_flags_seen seen;
+  int rc = a2_flags_parse(&a2_cal_flags, 0, argc, argv, o, &seen);
+  if (rc) return rc;
+  if (!seen.nargs) return a2_cmd_usage_error(NULL, "calibrate: missing FILE.csv");
+  o->csv_paths = (const char *const *)seen.args;
+  o->ncsv = (size_t)seen.nargs;
+  if (o->nholdouts && !o->fit)
     return a2_cmd_usage_error("--holdout",
                               "only with --fit (without a fit every row is compared "
                               "and none is fitted to)");
-  if (o->out_path && !fit) return a2_cmd_usage_error("-o", "only with --fit");
-  if (have_evals && !fit) return a2_cmd_usage_error("--max-evals", "only with --fit");
-  if (o->markdown && fit) return a2_cmd_usage_error("--markdown", "not with --fit");
+  const char *needs_fit = a2_flags_first(&seen, CAL_FIT);
+  if (needs_fit && !o->fit) return a2_cmd_usage_error(needs_fit, "only with --fit");
+  if (o->markdown && o->fit) return a2_cmd_usage_error("--markdown", "not with --fit");
   if ((rc = load_config(o))) return rc;
-  if (fit && (rc = parse_fit(o, fit))) return rc;
+  if (o->fit && (rc = parse_fit(o, o->fit))) return rc;
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "collectives/hccl_choose.h"
 #include "collectives/hccl_cost.h"
 #include "common/cmd_err.h"
+#include "common/flags.h"
 #include "configs/config.h"
 #include "model/check.h"
 #include "model/sim.h"
@@ -64,11 +65,23 @@ typedef struct {
   uint32_t m, k, n, compute_cores, comm_cores;
 } a2_run_opts;
 
+/* The commands of the run table, by their index in it. */
 typedef enum { A2_CMD_RUN, A2_CMD_GEN } a2_cmd;
 
-/* Parse the flags of `run` or `gen` into *o (defaults first). Returns 0 to
- * go on, -1 after printing --help, or an exit code after printing an error.
- * Free o->devices afterwards. */
+/* The flags of `run` and `gen` (cli/run_flags.c): one table, whose rows'
+ * groups are these (the checks in cli/opts.c ask which were given). */
+enum {
+  A2_RUN_COLL = 1,    /* --op, --dtype, --root, --cores: not with a program file */
+  A2_RUN_GEMM = 2,    /* --m, --k, --n, --compute-cores, --comm-cores: the GEMM built-ins */
+  A2_RUN_CHOOSER = 4, /* --hccl and the flags that imply it */
+};
+extern const a2_flag_table a2_run_flags;
+/* `config check` (cli/config_cmd.c). */
+extern const a2_flag_table a2_config_flags;
+
+/* Parse the flags of `run` or `gen` into *o (defaults first) and check the
+ * rules between them. Returns 0 to go on, -1 after printing --help, or an
+ * exit code after printing an error. Free o->devices afterwards. */
 int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o);
 
 /* The default config overlaid with --config and --set; 0 or an exit code

@@ -226,17 +226,12 @@ static int check_sets(const job *jobs, int nj, const a2_config *cfg) {
 
 /* ---- running ---- */
 
-/* The jobs together (active -1), or job `active` alone (timing-only). The
- * program holds every job either way, the others' ranks idle when one runs
- * alone (woken at their start, with nothing to do), so that the
- * simulation has the same stages, processes and pending wake-ups: the event
- * kernel takes simultaneous events in an order that depends on what else is
- * pending (docs/cli.md, "Several jobs"). Each running job's time from its start to its last rank's
- * end goes to together_ps. Returns an exit code. */
-static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, uint32_t nin, int active,
-                   const char *timeline) {
-  a2_config cfg = *cfg0;
-  a2_program k = {0};
+/* Lay the jobs' programs side by side in *k (each job's ranks, buffers and
+ * tiles from its offsets on) and grow cfg's UB and window to hold them all.
+ * Each job's program was generated for the chip's UB and window; the
+ * combined one holds all their tiles and buffers side by side (no core
+ * touches another job's). 0 or an exit code. */
+static int combine(const a2_run_opts *o, a2_config *cfg, job *jobs, uint32_t nin, a2_program *k) {
   uint32_t P = 0, C = 1, nb = 0, nt = 0;
   uint64_t tiles = 0, win = 0;
   int uses_dma = 0;
@@ -255,38 +250,77 @@ static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, uint32_t ni
     uses_dma |= j->k.uses_dma;
   }
   a2_err e = {0};
-  if (a2_program_init(&k, P, C, &e)) {
+  if (a2_program_init(k, P, C, &e)) {
     a2_cmd_error(&e);
     return A2_EXIT_INTERNAL;
   }
   for (uint32_t i = 0; i < nin; i++) {
     const job *j = &jobs[i];
     for (uint32_t b = 0; b < j->k.nbufs; b++) {
-      k.bufs[j->boff + b] = j->k.bufs[b];
-      k.init[j->boff + b] = j->k.init[b];
+      k->bufs[j->boff + b] = j->k.bufs[b];
+      k->init[j->boff + b] = j->k.init[b];
       if (j->k.bufs[b].kind != A2_BUF_TENSOR) win += j->k.bufs[b].bytes;
     }
     for (uint32_t t = 0; t < j->k.ntiles; t++) {
-      k.tiles[j->toff + t] = j->k.tiles[t];
+      k->tiles[j->toff + t] = j->k.tiles[t];
       tiles += j->k.tiles[t].bytes;
     }
   }
-  k.nbufs = nb;
-  k.ntiles = nt;
-  k.seed = o->seed;
-  k.uses_dma = uses_dma;
-  k.golden.kind = A2_GOLDEN_NONE;
-  /* Each job's program was generated for the chip's UB and window; the
-   * combined one holds all their tiles and buffers side by side (no core
-   * touches another job's). */
-  if (tiles > cfg.ub_bytes) cfg.ub_bytes = tiles;
-  if (win > cfg.window_bytes) cfg.window_bytes = win;
+  k->nbufs = nb;
+  k->ntiles = nt;
+  k->seed = o->seed;
+  k->uses_dma = uses_dma;
+  k->golden.kind = A2_GOLDEN_NONE;
+  if (tiles > cfg->ub_bytes) cfg->ub_bytes = tiles;
+  if (win > cfg->window_bytes) cfg->window_bytes = win;
+  return 0;
+}
+
+/* How the combined run ended: a deadlock or limit, races, unrouted
+ * transfers (each reported on stderr); A2_EXIT_OK or A2_EXIT_FAIL. */
+static int outcome(a2_sim *sim, a2_run_status st) {
+  int rc = A2_EXIT_OK;
+  if (st != A2_RUN_DONE) {
+    fprintf(stderr, "a2a3sim: --job: %s\n",
+            st == A2_RUN_DEADLOCK ? "deadlock: no event left and cores still blocked"
+                                  : "a limit was reached with work left");
+    a2_sim_report_blocked(sim, stderr);
+    rc = A2_EXIT_FAIL;
+  }
+  if (a2_sim_races(sim)) {
+    fprintf(stderr, "a2a3sim: --job: %llu data race(s):\n", (unsigned long long)a2_sim_races(sim));
+    a2_sim_report_races(sim, stderr);
+    rc = A2_EXIT_FAIL;
+  }
+  if (a2_sim_unrouted(sim)) {
+    fprintf(stderr, "a2a3sim: --job: %llu transfer(s) could not be routed (a link that is down):\n",
+            (unsigned long long)a2_sim_unrouted(sim));
+    a2_sim_report_unrouted(sim, stderr);
+    rc = A2_EXIT_FAIL;
+  }
+  return rc;
+}
+
+/* The jobs together (active -1), or job `active` alone (timing-only). The
+ * program holds every job either way, the others' ranks idle when one runs
+ * alone (woken at their start, with nothing to do), so that the
+ * simulation has the same stages, processes and pending wake-ups: the event
+ * kernel takes simultaneous events in an order that depends on what else is
+ * pending (docs/cli.md, "Several jobs"). Each running job's time from its
+ * start to its last rank's end goes to together_ps. Returns an exit code. */
+static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, uint32_t nin, int active,
+                   const char *timeline) {
+  a2_config cfg = *cfg0;
+  a2_program k = {0};
+  int rc = combine(o, &cfg, jobs, nin, &k);
+  if (rc) return rc;
+  uint32_t P = k.nranks;
+  a2_err e = {0};
   combined_source cs = {{combined_fill, NULL}, jobs, nin, active};
   k.source = &cs.base;
   uint32_t *dev = calloc(P, sizeof *dev);
   const char **names = calloc(P, sizeof *names);
   a2_sim *sim = NULL;
-  int rc = A2_EXIT_OK;
   if (!dev || !names) {
     rc = a2_cmd_oom_error("--job", "out of memory");
     goto out;
@@ -329,24 +363,7 @@ static int run_set(a2_run_opts *o, const a2_config *cfg0, job *jobs, uint32_t ni
     }
     j->together_ps = end > j->start_ps ? end - j->start_ps : 0;
   }
-  if (st != A2_RUN_DONE) {
-    fprintf(stderr, "a2a3sim: --job: %s\n",
-            st == A2_RUN_DEADLOCK ? "deadlock: no event left and cores still blocked"
-                                  : "a limit was reached with work left");
-    a2_sim_report_blocked(sim, stderr);
-    rc = A2_EXIT_FAIL;
-  }
-  if (a2_sim_races(sim)) {
-    fprintf(stderr, "a2a3sim: --job: %llu data race(s):\n", (unsigned long long)a2_sim_races(sim));
-    a2_sim_report_races(sim, stderr);
-    rc = A2_EXIT_FAIL;
-  }
-  if (a2_sim_unrouted(sim)) {
-    fprintf(stderr, "a2a3sim: --job: %llu transfer(s) could not be routed (a link that is down):\n",
-            (unsigned long long)a2_sim_unrouted(sim));
-    a2_sim_report_unrouted(sim, stderr);
-    rc = A2_EXIT_FAIL;
-  }
+  rc = outcome(sim, st);
 out:
   a2_sim_free(sim);
   k.source = NULL; /* cs is on the stack; the jobs own their sources */

@@ -1,9 +1,12 @@
-/* a2a3sim sweep: the flags. Lists, the --sizes SPEC and the --set axes are
- * checked here, before any point runs: every --set value against a scratch
- * config (the messages `run` would print) and every combination of them
- * against the cross-key rules. */
+/* a2a3sim sweep: the flags, one table (common/flags.h) from which the
+ * parser, `a2a3sim sweep --help` and docs/cli.md's table come. Lists, the
+ * --sizes SPEC and the --set axes are checked here, before any point runs:
+ * every --set value against a scratch config (the messages `run` would
+ * print) and every combination of them against the cross-key rules. */
+#include "common/flags.h"
+
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,51 +16,6 @@
 #include "collectives/hccl_choose.h"
 #include "common/units.h"
 #include "sweep/sweep.h"
-
-static const char sweep_usage[] =
-    "usage: a2a3sim sweep (--algo A,B,.. | --hccl OP) --ranks P,Q,.. --sizes SPEC\n"
-    "                     [--algo A,B,..] [--hccl OP [--hccl-device a2|a3]]\n"
-    "                     [--set KEY=V1,V2,..]... [--config FILE] [--jobs N] -o DIR\n"
-    "                     [--m/--k/--n/--compute-cores/--comm-cores LIST] [--no-data]\n"
-    "\n"
-    "Runs `a2a3sim run --json` for every point of the grid algos x ranks x sizes x\n"
-    "(each --set with several values), one process per point, and writes DIR/sweep.csv,\n"
-    "DIR/plot.gp with the PNGs gnuplot makes from it, and DIR/crossovers.txt (also\n"
-    "printed): which algorithm is fastest at each size. Fused GEMM built-ins fill the\n"
-    "overlap columns (compute_us .. tflops; docs/sweep.md).\n"
-    "\n"
-    "  --algo LIST        built-in collectives, comma-separated (a2a3sim list)\n"
-    "  --hccl OP          also HCCL's choice for OP (allreduce, allgather, reduce_scatter,\n"
-    "                     all_to_all, broadcast) at every point: an 'hccl' line in the\n"
-    "                     plots and hccl.txt, where it misses the measured best; the\n"
-    "                     chosen built-ins join --algo, which defaults to OP's built-ins\n"
-    "  --hccl-device D    with --hccl: the rules of a2 (910B, default) or a3 (910_93)\n"
-    "  --ranks LIST       rank counts, comma-separated: 2,4,8\n"
-    "  --sizes SPEC       bytes per rank: 256B..64MiB:x4 (from 256 B, times 4 while\n"
-    "                     <= 64 MiB), 1KiB..8KiB:+1KiB (steps of 1 KiB), or a list\n"
-    "                     256,4KiB,1MiB\n"
-    "  --set KEY=V1,V2,.. a config key to sweep (one CSV column per such key); with one\n"
-    "                     value, a plain override as in `a2a3sim run`. Repeatable\n"
-    "  --m, --k, --n LIST, --compute-cores LIST, --comm-cores LIST\n"
-    "                     the GEMM built-ins' flags (a2a3sim run --help), swept like\n"
-    "                     --set (columns m, k, n, compute_cores, comm_cores); with --m,\n"
-    "                     --sizes is not given (M replaces it; size_bytes is empty)\n"
-    "  --config FILE      YAML config (default: the built-in " A2_DEFAULT_CONFIG
-    ")\n"
-    "  --no-data          every point timing-only (run --no-data: no golden check)\n"
-    "  --jobs N           points run at once (default: the number of online CPUs)\n"
-    "  -o, --output DIR   where the files go (created if missing)\n"
-    "\n"
-    "A point that the collective refuses (e.g. a size it cannot divide) is a row with\n"
-    "ok=false and the reason; it does not fail the sweep. Exit status: 0 when every\n"
-    "point ran OK or was refused, 1 when a point FAILed (mismatch, race, deadlock),\n"
-    "2 for bad flags, 3 for an internal error. Details: docs/sweep.md.\n"
-#ifdef A2_MPI
-    "\n"
-    "Built with MPI: `mpirun -n K a2a3sim sweep ...` runs point i on MPI rank i % K;\n"
-    "rank 0 gathers the rows and writes the same files.\n"
-#endif
-    ;
 
 /* Split s at commas into fresh strings; an empty list or item is an error. */
 static int split_list(const char *flag, const char *s, char ***items, size_t *n) {
@@ -279,9 +237,6 @@ static int parse_set(const char *arg, a2_sweep *s) {
 /* A run flag of the GEMM built-ins as a set: LIST of positive integers. */
 static int parse_flag_set(const char *flag, const char *key, const char *arg, a2_sweep *s) {
   if (s->nsets == A2_MAX_SETS) return a2_cmd_usage_error(flag, "more than %d sets", A2_MAX_SETS);
-  for (size_t j = 0; j < s->nsets; j++)
-    if (s->sets[j].flag && !strcmp(s->sets[j].flag, flag))
-      return a2_cmd_usage_error(flag, "given twice (use one comma-separated list)");
   a2_sweep_set *set = &s->sets[s->nsets];
   if (!(set->key = a2_sweep_strdup(key))) return a2_cmd_oom_error(flag, "out of memory");
   set->flag = flag;
@@ -358,123 +313,165 @@ static int prepare_dir(const char *dir) {
   return 0;
 }
 
+/* ---- the table: setters, rows, commands ---- */
+
+static int set_algo(const a2_flag *f, const char *v, void *s) {
+  (void)f;
+  return parse_algos(v, s);
+}
+
+static int set_hccl(const a2_flag *f, const char *v, void *opts) {
+  a2_sweep *s = opts;
+  (void)f;
+  if (!a2_hccl_is_op(v))
+    return a2_cmd_usage_error("--hccl", "unknown operation '%s'; expected one of %s", v,
+                              a2_hccl_ops());
+  s->hccl_op = v;
+  return 0;
+}
+
+static int set_ranks(const a2_flag *f, const char *v, void *s) {
+  (void)f;
+  return parse_ranks(v, s);
+}
+
+static int set_sizes(const a2_flag *f, const char *v, void *opts) {
+  a2_sweep *s = opts;
+  (void)f;
+  return a2_sweep_parse_sizes(v, &s->sizes, &s->nsizes);
+}
+
+static int set_set(const a2_flag *f, const char *v, void *s) {
+  (void)f;
+  return parse_set(v, s);
+}
+
+/* --m LIST ...: a set whose CSV column is the flag's name ("compute_cores"). */
+static int set_gemm(const a2_flag *f, const char *v, void *s) {
+  char key[32];
+  snprintf(key, sizeof key, "%s", f->name + 2);
+  for (char *p = key; *p; p++)
+    if (*p == '-') *p = '_';
+  return parse_flag_set(f->name, key, v, s);
+}
+
+#define AT(field) offsetof(a2_sweep, field)
+static const char *const devices[] = {"a2", "a3", NULL}; /* a2_hccl_device */
+
+static const a2_flag rows[] = {
+    {A2_FLAG_CUSTOM, "--algo", .arg = "LIST", .type = "list of names", .set = set_algo,
+     .twice = "given twice (use one comma-separated list)",
+     .help = "built-in collectives, comma-separated (`a2a3sim list`)"},
+    {A2_FLAG_CUSTOM, "--hccl", .arg = "OP", .type = "operation", .set = set_hccl,
+     .twice = "given twice",
+     .help = "also HCCL's choice for OP (allreduce, allgather, reduce_scatter, all_to_all, "
+             "broadcast) at every point: an `hccl` line in the plots and hccl.txt, where it "
+             "misses the measured best; the chosen built-ins join `--algo`, which defaults to "
+             "OP's built-ins"},
+    {A2_FLAG_CHOICE, "--hccl-device", .arg = "a2|a3", .off = AT(hccl_device), .choices = devices,
+     .def = "a2",
+     .help = "with `--hccl`: the rules of `a2` (910B) or `a3` (910_93), as `a2a3sim run "
+             "--hccl-device`"},
+    {A2_FLAG_CUSTOM, "--ranks", .arg = "LIST", .type = "list of integers 1..1048576",
+     .set = set_ranks, .twice = "given twice (use one comma-separated list)",
+     .help = "rank counts, comma-separated: `2,4,8`"},
+    {A2_FLAG_CUSTOM, "--sizes", .arg = "SPEC", .type = "sizes", .set = set_sizes,
+     .twice = "given twice",
+     .help = "bytes per rank: `256B..64MiB:x4` (from 256 B, times 4 while <= 64 MiB), "
+             "`1KiB..8KiB:+1KiB` (steps of 1 KiB), or a list `256,4KiB,1MiB`"},
+    {A2_FLAG_CUSTOM, "--set", .arg = "KEY=V1,V2,..", .type = "KEY=list", .set = set_set,
+     .repeat = true,
+     .help = "a config key to sweep (one CSV column per such key); with one value, a plain "
+             "override as in `a2a3sim run`"},
+    {A2_FLAG_STRING, "--config", .arg = "FILE", .type = "file", .off = AT(config_path),
+     .twice = "given twice", .def = "the built-in " A2_DEFAULT_CONFIG,
+     .help = "YAML config (docs/config.md)"},
+    {A2_FLAG_BOOL, "--no-data", .off = AT(no_data),
+     .help = "every point timing-only (`run --no-data`: no golden check)"},
+    {A2_FLAG_UINT, "--jobs", .arg = "N", .off = AT(jobs), .lo = 1, .hi = 1024,
+     .twice = "given twice", .def = "the number of online CPUs", .help = "points run at once"},
+    {A2_FLAG_STRING, "--output", .letter = "-o", .arg = "DIR", .type = "directory",
+     .off = AT(out_dir), .twice = "given twice", .help = "where the files go (created if missing)"},
+    {A2_FLAG_SECTION, "The GEMM built-ins' flags",
+     .help = "comma-separated values of `a2a3sim run`'s flags, swept like `--set`: one CSV "
+             "column each, `m`, `k`, `n`, `compute_cores`, `comm_cores`"},
+    {A2_FLAG_CUSTOM, "--m", .arg = "LIST", .type = "list of integers", .set = set_gemm,
+     .twice = "given twice (use one comma-separated list)",
+     .help = "M values; with `--m`, `--sizes` is not given (M replaces it; the CSV's size_bytes is "
+             "empty)"},
+    {A2_FLAG_CUSTOM, "--k", .arg = "LIST", .type = "list of integers", .set = set_gemm,
+     .twice = "given twice (use one comma-separated list)", .help = "K values"},
+    {A2_FLAG_CUSTOM, "--n", .arg = "LIST", .type = "list of integers", .set = set_gemm,
+     .twice = "given twice (use one comma-separated list)", .help = "N values"},
+    {A2_FLAG_CUSTOM, "--compute-cores", .arg = "LIST", .type = "list of integers", .set = set_gemm,
+     .twice = "given twice (use one comma-separated list)", .help = "cube cores per rank"},
+    {A2_FLAG_CUSTOM, "--comm-cores", .arg = "LIST", .type = "list of integers", .set = set_gemm,
+     .twice = "given twice (use one comma-separated list)",
+     .help = "communicating vector cores per rank"},
+};
+_Static_assert(sizeof rows / sizeof rows[0] <= A2_FLAGS_MAX, "A2_FLAGS_MAX holds the table");
+
+static const a2_flag_cmd cmds[] = {{
+    "sweep",
+    0,
+    "usage: a2a3sim sweep (--algo A,B,.. | --hccl OP) --ranks P,Q,..\n"
+    "                     (--sizes SPEC | --m LIST) -o DIR [FLAG]...\n",
+    .about = "Runs `a2a3sim run --json` for every point of the grid algos x ranks x sizes x\n"
+             "(each --set with several values), one process per point, and writes DIR/sweep.csv,\n"
+             "DIR/plot.gp with the PNGs gnuplot makes from it, and DIR/crossovers.txt (also\n"
+             "printed): which algorithm is fastest at each size. Fused GEMM built-ins fill the\n"
+             "overlap columns (compute_us .. tflops; docs/sweep.md).\n",
+    .after = "A point that the collective refuses (e.g. a size it cannot divide) is a row with\n"
+             "ok=false and the reason; it does not fail the sweep. Exit status: 0 when every\n"
+             "point ran OK or was refused, 1 when a point FAILed (mismatch, race, deadlock),\n"
+             "2 for bad flags, 3 for an internal error. Details: docs/sweep.md.\n"
+#ifdef A2_MPI
+             "\n"
+             "Built with MPI: `mpirun -n K a2a3sim sweep ...` runs point i on MPI rank i % K;\n"
+             "rank 0 gathers the rows and writes the same files.\n"
+#endif
+    ,
+}};
+
+const a2_flag_table a2_sweep_flags = {rows, sizeof rows / sizeof rows[0], cmds, 1};
+
+/* The grid's size: the axes of the sets, then every point; 0 or an exit status. */
+static int count_points(a2_sweep *s) {
+  s->ncombos = 1;
+  for (size_t i = 0; i < s->nsets; i++) {
+    if (s->sets[i].nvalues < 2) continue;
+    s->axes[s->naxes++] = i;
+    if (s->ncombos > A2_SWEEP_MAX_POINTS / s->sets[i].nvalues)
+      return a2_cmd_usage_error(NULL, "the grid has more than %d points", A2_SWEEP_MAX_POINTS);
+    s->ncombos *= s->sets[i].nvalues;
+  }
+  int rc = check_sets(s);
+  if (rc) return rc;
+  if (s->hccl_op && (rc = a2_sweep_hccl_prepare(s))) return rc; /* may add algorithms */
+  const size_t factors[] = {s->nalgos, s->nranks, s->nsizes, s->ncombos};
+  s->npoints = 1;
+  for (size_t i = 0; i < 4; i++) {
+    if (factors[i] > A2_SWEEP_MAX_POINTS / s->npoints)
+      return a2_cmd_usage_error(NULL, "the grid has more than %d points", A2_SWEEP_MAX_POINTS);
+    s->npoints *= factors[i];
+  }
+  return 0;
+}
+
 int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
-  enum {
-    O_ALGO = 256,
-    O_RANKS,
-    O_SIZES,
-    O_SET,
-    O_CONFIG,
-    O_JOBS,
-    O_HELP,
-    O_HCCL,
-    O_HCCL_DEVICE,
-    O_NODATA,
-    O_GEMM
-  };
-  /* the GEMM built-ins' run flags: flag, CSV column */
-  static const char *const gemm_flags[][2] = {{"--m", "m"},
-                                              {"--k", "k"},
-                                              {"--n", "n"},
-                                              {"--compute-cores", "compute_cores"},
-                                              {"--comm-cores", "comm_cores"}};
-  static const struct option longs[] = {{"algo", required_argument, 0, O_ALGO},
-                                        {"ranks", required_argument, 0, O_RANKS},
-                                        {"sizes", required_argument, 0, O_SIZES},
-                                        {"set", required_argument, 0, O_SET},
-                                        {"config", required_argument, 0, O_CONFIG},
-                                        {"jobs", required_argument, 0, O_JOBS},
-                                        {"output", required_argument, 0, 'o'},
-                                        {"help", no_argument, 0, O_HELP},
-                                        {"hccl", required_argument, 0, O_HCCL},
-                                        {"hccl-device", required_argument, 0, O_HCCL_DEVICE},
-                                        {"no-data", no_argument, 0, O_NODATA},
-                                        {"m", required_argument, 0, O_GEMM + 0},
-                                        {"k", required_argument, 0, O_GEMM + 1},
-                                        {"n", required_argument, 0, O_GEMM + 2},
-                                        {"compute-cores", required_argument, 0, O_GEMM + 3},
-                                        {"comm-cores", required_argument, 0, O_GEMM + 4},
-                                        {0, 0, 0, 0}};
   memset(s, 0, sizeof *s);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   s->jobs = cpus > 0 ? (unsigned)cpus : 1;
-  bool have_jobs = false, have_device = false;
-  opterr = 0;
-  optind = 1;
-  int c, rc;
-  while ((c = getopt_long(argc, argv, ":ho:", longs, NULL)) != -1) {
-    rc = 0;
-    switch (c) {
-    case O_ALGO:
-      if (s->algos)
-        return a2_cmd_usage_error("--algo", "given twice (use one comma-separated list)");
-      rc = parse_algos(optarg, s);
-      break;
-    case O_RANKS:
-      if (s->ranks)
-        return a2_cmd_usage_error("--ranks", "given twice (use one comma-separated list)");
-      rc = parse_ranks(optarg, s);
-      break;
-    case O_SIZES:
-      if (s->sizes) return a2_cmd_usage_error("--sizes", "given twice");
-      rc = a2_sweep_parse_sizes(optarg, &s->sizes, &s->nsizes);
-      break;
-    case O_SET: rc = parse_set(optarg, s); break;
-    case O_CONFIG:
-      if (s->config_path) return a2_cmd_usage_error("--config", "given twice");
-      s->config_path = optarg;
-      break;
-    case O_JOBS: {
-      uint64_t v;
-      if (have_jobs) return a2_cmd_usage_error("--jobs", "given twice");
-      have_jobs = true;
-      if (a2_parse_quantity(optarg, A2_UNIT_COUNT, &v, NULL, 0) || v < 1 || v > 1024)
-        return a2_cmd_usage_error("--jobs", "expected an integer in 1..1024, got '%s'", optarg);
-      s->jobs = (unsigned)v;
-      break;
-    }
-    case O_HCCL:
-      if (s->hccl_op) return a2_cmd_usage_error("--hccl", "given twice");
-      if (!a2_hccl_is_op(optarg))
-        return a2_cmd_usage_error("--hccl", "unknown operation '%s'; expected one of %s", optarg,
-                                  a2_hccl_ops());
-      s->hccl_op = optarg;
-      break;
-    case O_HCCL_DEVICE:
-      if (!strcmp(optarg, "a2") || !strcmp(optarg, "a3"))
-        s->hccl_device = optarg[1] == '3';
-      else
-        return a2_cmd_usage_error("--hccl-device", "expected a2 or a3, got '%s'", optarg);
-      have_device = true;
-      break;
-    case 'o':
-      if (s->out_dir) return a2_cmd_usage_error("-o", "given twice");
-      s->out_dir = optarg;
-      break;
-    case O_NODATA: s->no_data = true; break;
-    case O_GEMM + 0:
-    case O_GEMM + 1:
-    case O_GEMM + 2:
-    case O_GEMM + 3:
-    case O_GEMM + 4:
-      rc = parse_flag_set(gemm_flags[c - O_GEMM][0], gemm_flags[c - O_GEMM][1], optarg, s);
-      break;
-    case 'h':
-    case O_HELP: fputs(sweep_usage, stdout); return -1;
-    case ':': return a2_cmd_usage_error(argv[optind - 1], "missing value");
-    default: return a2_cmd_usage_error(argv[optind - 1], "unknown flag (see a2a3sim sweep --help)");
-    }
-    if (rc) return rc;
-  }
-  if (optind < argc) return a2_cmd_usage_error(argv[optind], "unexpected argument");
+  a2_flags_seen seen;
+  int rc = a2_flags_parse(&a2_sweep_flags, 0, argc, argv, s, &seen);
+  if (rc) return rc;
   if (!s->algos && !s->hccl_op)
     return a2_cmd_usage_error("--algo", "required: a comma-separated list (see a2a3sim list)");
-  if (have_device && !s->hccl_op) return a2_cmd_usage_error("--hccl-device", "only with --hccl OP");
+  if (a2_flags_given(&seen, "--hccl-device") && !s->hccl_op)
+    return a2_cmd_usage_error("--hccl-device", "only with --hccl OP");
   if (!s->ranks)
     return a2_cmd_usage_error("--ranks", "required: a comma-separated list such as 2,4,8");
-  bool have_m = false;
-  for (size_t i = 0; i < s->nsets; i++)
-    have_m |= s->sets[i].flag && !strcmp(s->sets[i].flag, "--m");
+  bool have_m = a2_flags_given(&seen, "--m");
   if (have_m && s->sizes)
     return a2_cmd_usage_error("--sizes", "not with --m (the GEMM's M replaces the size)");
   if (have_m) {
@@ -484,23 +481,7 @@ int a2_sweep_parse(int argc, char **argv, a2_sweep *s) {
   }
   if (!s->sizes) return a2_cmd_usage_error("--sizes", "required; %s", sizes_expected);
   if (!s->out_dir) return a2_cmd_usage_error("-o", "required: the output directory");
-  s->ncombos = 1;
-  for (size_t i = 0; i < s->nsets; i++) {
-    if (s->sets[i].nvalues < 2) continue;
-    s->axes[s->naxes++] = i;
-    if (s->ncombos > A2_SWEEP_MAX_POINTS / s->sets[i].nvalues)
-      return a2_cmd_usage_error(NULL, "the grid has more than %d points", A2_SWEEP_MAX_POINTS);
-    s->ncombos *= s->sets[i].nvalues;
-  }
-  if ((rc = check_sets(s))) return rc;
-  if (s->hccl_op && (rc = a2_sweep_hccl_prepare(s))) return rc; /* may add algorithms */
-  const size_t factors[] = {s->nalgos, s->nranks, s->nsizes, s->ncombos};
-  s->npoints = 1;
-  for (size_t i = 0; i < 4; i++) {
-    if (factors[i] > A2_SWEEP_MAX_POINTS / s->npoints)
-      return a2_cmd_usage_error(NULL, "the grid has more than %d points", A2_SWEEP_MAX_POINTS);
-    s->npoints *= factors[i];
-  }
+  if ((rc = count_points(s))) return rc;
   return prepare_dir(s->out_dir);
 }
 

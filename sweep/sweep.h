@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "common/cmd_err.h"
+#include "common/flags.h"
 #include "configs/config.h"
 #include "procs/procs.h"
 
@@ -94,6 +95,8 @@ typedef struct {
   size_t algo, rank, size, combo;
 } a2_sweep_coord;
 
+/* flags.c: the flags' table (a2a3sim help --markdown sweep prints it). */
+extern const a2_flag_table a2_sweep_flags;
 /* flags.c: parse the flags into *s (after loading --config to check
  * every --set value). 0 to go on, -1 after --help, or an exit code after
  * printing the error. Free with a2_sweep_free. */

@@ -269,5 +269,34 @@ TEST(CalibrateFit, BadFitFlagsAreRefusedBeforeAnythingRuns) {
   EXPECT_FALSE(Exists(tmp.path() + "/x.yaml"));
 }
 
+// The flags' own rules, from calibrate's flag table (calibrate/flags.c).
+TEST(CalibrateFlags, RefusedByTheirRows) {
+  TempDir tmp;
+  std::string csv = tmp.Write(
+      "t.csv", std::string(CsvHeader()) + "r1,allreduce_mesh,2,4KiB,,time,1us,15%,test\n");
+  EXPECT_TRUE(RunFailsWithUsage({"calibrate", csv, "--max-evals", "5"},
+                                {"error: --max-evals: only with --fit"}));
+  EXPECT_TRUE(RunFailsWithUsage({"calibrate", csv, "--max-evals", "0", "--fit", "chip.clock"},
+                                {"error: --max-evals: expected an integer in 1..100000, got '0'"}));
+  EXPECT_TRUE(RunFailsWithUsage({"calibrate", csv, "--jobs", "1", "--jobs", "2"},
+                                {"error: --jobs: given twice"}));
+  EXPECT_TRUE(RunFailsWithUsage({"calibrate", csv, "--fit", "chip.clock", "--fit", "chip.clock"},
+                                {"error: --fit: given twice (use one comma-separated list)"}));
+  EXPECT_TRUE(RunFailsWithUsage({"calibrate", csv, "--holdout", "test"},
+                                {"error: --holdout: only with --fit"}));
+  EXPECT_TRUE(RunFailsWithUsage({"calibrate", csv, "--fitt", "chip.clock"},
+                                {"error: --fitt: unknown flag (see a2a3sim calibrate --help)"}));
+  // the files may come before, between and after the flags, in their order
+  std::string csv2 = tmp.Write(
+      "u.csv", std::string(CsvHeader()) + "r2,allreduce_mesh,2,8KiB,,time,1us,15%,test\n");
+  CliResult a = RunCli({"calibrate", csv, csv2, "--jobs", "1"});
+  CliResult b = RunCli({"calibrate", "--jobs", "1", csv, csv2});
+  CliResult c = RunCli({"calibrate", csv, "--jobs", "1", csv2});
+  EXPECT_EQ(a.exit_code, 0) << a;
+  EXPECT_NE(a.out.find("r2"), std::string::npos) << a;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.out, c.out);
+}
+
 }  // namespace
 }  // namespace a2test

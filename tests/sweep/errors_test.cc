@@ -142,6 +142,23 @@ TEST_F(SweepErrors, UnknownFlagIsNamed) {
                                 {"error: --frobnicate: unknown flag", "sweep --help"}));
 }
 
+TEST_F(SweepErrors, FlagsTheTableTakesOnceAreRefusedTwice) {
+  std::vector<std::string> a = With(dir_, "--jobs", "1");
+  a.insert(a.end(), {"--jobs", "2"});
+  EXPECT_TRUE(RunFailsWithUsage(a, {"error: --jobs: given twice"}));
+  a = With(dir_, "--ranks", "2");
+  a.insert(a.end(), {"--ranks", "4"});
+  EXPECT_TRUE(RunFailsWithUsage(a, {"error: --ranks: given twice (use one comma-separated list)"}));
+  a = {"sweep", "--algo", "gemm", "--ranks", "2", "--m", "128", "--m", "256", "-o", dir_};
+  EXPECT_TRUE(RunFailsWithUsage(a, {"error: --m: given twice (use one comma-separated list)"}));
+}
+
+TEST_F(SweepErrors, BadDeviceNamesTheChoices) {
+  std::vector<std::string> a = With(dir_, "--hccl", "allreduce");
+  a.insert(a.end(), {"--hccl-device", "a9"});
+  EXPECT_TRUE(RunFailsWithUsage(a, {"error: --hccl-device: expected one of a2, a3, got 'a9'"}));
+}
+
 TEST(SweepHelp, HelpAndTopLevelUsageMentionSweep) {
   CliResult h = RunCli({"sweep", "--help"});
   EXPECT_EQ(h.exit_code, 0) << h;
