@@ -95,6 +95,8 @@ typedef struct a2_config {
   uint64_t sdma_launch_ps;      /* chip.sdma.launch: per descriptor, serial on its queue */
   uint64_t sdma_write_bw;       /* chip.sdma.write_bandwidth: per queue, a put, bytes/s */
   uint64_t sdma_read_bw;        /* chip.sdma.read_bandwidth: per queue, a get, bytes/s */
+  uint64_t sdma_local_bw;       /* chip.sdma.local_bandwidth: per queue, a put/get within
+                                   the rank's own NPU, bytes/s */
   /* interconnect.* */
   a2_topology topology;    /* interconnect.topology: full_mesh | ring | switch */
   uint32_t ranks;          /* interconnect.ranks: NPUs in the system */

@@ -69,6 +69,7 @@ const a2_config_key a2_config_keys[] = {
     KEY("chip.sdma.launch", A2_UNIT_TIME, 0, ONE_S, sdma_launch_ps, "1us"),
     KEY("chip.sdma.write_bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, sdma_write_bw, "19.5GB/s"),
     KEY("chip.sdma.read_bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, sdma_read_bw, "27.1GB/s"),
+    KEY("chip.sdma.local_bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, sdma_local_bw, "77GB/s"),
     ENUM_KEY("interconnect.topology", topology, "full_mesh", topology_names),
     KEY("interconnect.ranks", A2_UNIT_COUNT, 1, 1048576, ranks, "8"),
     KEY("interconnect.link.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, link_bw, "28GB/s"),

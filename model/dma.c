@@ -10,7 +10,9 @@
  *
  * while its bytes go on through the fabric (their latency overlaps the next
  * descriptor's launch). The engine is the SDMA write engine for a put, the
- * SDMA read engine for a get, and RDMA on the NIC when the route crosses
+ * SDMA read engine for a get, the local-copy engine for a put/get whose
+ * source and destination are on the same NPU (peer = the rank itself, at
+ * chip.sdma.local_bandwidth), and RDMA on the NIC when the route crosses
  * NIC ports (two_level, between groups). Each queue's engine stages are its
  * own and it uses one at a time, so they serve one descriptor at a time and
  * E(n) is the time they take (a get's data reaches the engine after its
@@ -26,7 +28,7 @@
 #include "common/oom.h"
 #include "model/internal.h"
 
-enum { ENG_SDMA_WRITE = 0, ENG_SDMA_READ, ENG_RDMA, ENG_KINDS };
+enum { ENG_SDMA_WRITE = 0, ENG_SDMA_READ, ENG_SDMA_LOCAL, ENG_RDMA, ENG_KINDS };
 
 /* A put/get issued to a queue and not yet complete, in issue order. */
 typedef struct {
@@ -90,6 +92,10 @@ a2_code a2_dma_build(a2_sim *s, a2_err *err) {
         rc = a2_noc_add_stage(s->net, A2_STAGE_SDMA_READ,
                               a2_fault_rank_scale(s, r, cfg->sdma_read_bw, 0), 0, (int32_t)r,
                               (int32_t)q, &dq->stage[ENG_SDMA_READ], err);
+      if (!rc)
+        rc = a2_noc_add_stage(s->net, A2_STAGE_SDMA_LOCAL,
+                              a2_fault_rank_scale(s, r, cfg->sdma_local_bw, 0), 0, (int32_t)r,
+                              (int32_t)q, &dq->stage[ENG_SDMA_LOCAL], err);
       if (!rc && nic)
         rc = a2_noc_add_stage(s->net, A2_STAGE_RDMA, a2_fault_rank_scale(s, r, cfg->rdma_bw, 0), 0,
                               (int32_t)r, (int32_t)q, &dq->stage[ENG_RDMA], err);
@@ -192,10 +198,14 @@ uint64_t a2_dma_launch(a2_core *c, const a2_instr *in, uint64_t len, uint64_t t,
   }
   uint32_t peer = (uint32_t)in->peer;
   int rdma = a2_topo_via_nic(s->topo, s->dev[c->rank], s->dev[peer]);
-  int e = rdma ? ENG_RDMA : in->op == A2_OP_PUT ? ENG_SDMA_WRITE : ENG_SDMA_READ;
+  int e = rdma                  ? ENG_RDMA
+          : peer == c->rank     ? ENG_SDMA_LOCAL
+          : in->op == A2_OP_PUT ? ENG_SDMA_WRITE
+                                : ENG_SDMA_READ;
   uint64_t a = a2_fault_rank_scale(s, c->rank, rdma ? cfg->rdma_launch_ps : cfg->sdma_launch_ps, 1);
   uint64_t bw = a2_fault_rank_scale(s, c->rank,
                                     rdma                  ? cfg->rdma_bw
+                                    : e == ENG_SDMA_LOCAL ? cfg->sdma_local_bw
                                     : e == ENG_SDMA_WRITE ? cfg->sdma_write_bw
                                                           : cfg->sdma_read_bw,
                                     0);

@@ -70,7 +70,8 @@ static void name_stage(a2_observer *o, uint32_t id) {
     snprintf(so->name, sizeof so->name, "util %s", a2_stage_kind_name(kind));
   } else { /* a core's MTE engine, or a DMA queue's engine */
     owner = (uint32_t)a;
-    int dma = kind == A2_STAGE_SDMA_WRITE || kind == A2_STAGE_SDMA_READ || kind == A2_STAGE_RDMA;
+    int dma = kind == A2_STAGE_SDMA_WRITE || kind == A2_STAGE_SDMA_READ ||
+              kind == A2_STAGE_SDMA_LOCAL || kind == A2_STAGE_RDMA;
     snprintf(so->track, sizeof so->track, "%s %s%d", a2_stage_kind_name(kind),
              dma ? "queue" : "core", b);
   }

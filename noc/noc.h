@@ -72,7 +72,7 @@ static inline void *a2_xfer_context(a2_xfer *x) {
 }
 
 /* A DMA queue's engine has one stage per rate: SDMA writes (put), SDMA
- * reads (get), RDMA messages through the NIC. */
+ * reads (get), RDMA messages through the NIC, SDMA copies within one NPU. */
 typedef enum {
   A2_STAGE_LINK = 0,
   A2_STAGE_HBM,
@@ -81,15 +81,16 @@ typedef enum {
   A2_STAGE_SDMA_WRITE,
   A2_STAGE_SDMA_READ,
   A2_STAGE_RDMA,
-  A2_STAGE_L2,     /* a rank's L2, which its cube cores' loads pass */
-  A2_STAGE_MTE2,   /* a cube core's GM -> L1 engine */
-  A2_STAGE_FIXPIPE /* a cube core's L0C -> GM engine */
+  A2_STAGE_L2,        /* a rank's L2, which its cube cores' loads pass */
+  A2_STAGE_MTE2,      /* a cube core's GM -> L1 engine */
+  A2_STAGE_FIXPIPE,   /* a cube core's L0C -> GM engine */
+  A2_STAGE_SDMA_LOCAL /* a DMA queue's copies within its own NPU */
 } a2_stage_kind;
 /* A kind's name in reports and timelines: "link", "hbm", "mte_in", "mte_out",
- * "sdma_write", "sdma_read", "rdma", "l2", "mte2", "fixpipe". */
+ * "sdma_write", "sdma_read", "rdma", "l2", "mte2", "fixpipe", "sdma_local". */
 static inline const char *a2_stage_kind_name(a2_stage_kind k) {
-  static const char *const names[] = {"link",      "hbm",  "mte_in", "mte_out", "sdma_write",
-                                      "sdma_read", "rdma", "l2",     "mte2",    "fixpipe"};
+  static const char *const names[] = {"link", "hbm", "mte_in", "mte_out", "sdma_write", "sdma_read",
+                                      "rdma", "l2",  "mte2",   "fixpipe", "sdma_local"};
   return names[k];
 }
 

@@ -25,7 +25,7 @@ const std::string kDefaultFile = std::string(A2_SOURCE_DIR) + "/configs/a2-8p-hc
   X(clock_hz) X(vector_cores) X(ub_bytes) X(vec_bytes_per_cycle) X(vec_startup_cycles)          \
   X(mte_in_bw) X(mte_out_bw) X(mte_lat_ps) X(rd_window_bytes) X(wr_window_bytes) X(hbm_bw)      \
   X(hbm_lat_ps) X(window_bytes) X(sdma_queues) X(sdma_launch_ps) X(sdma_write_bw)              \
-  X(sdma_read_bw) X(topology)                                                                   \
+  X(sdma_read_bw) X(sdma_local_bw) X(topology)                                                           \
   X(ranks) X(link_bw) X(link_lat_ps) X(packet_bytes) X(switch_lat_ps) X(ctrl_bytes)          \
   X(group_size) X(nic_bw) X(nic_lat_ps) X(rdma_launch_ps) X(rdma_bw) X(torus_width) X(timing)
 // clang-format on
@@ -84,6 +84,7 @@ TEST(ConfigTest, DefaultHasTheReferenceFigures) {
   EXPECT_EQ(c.sdma_launch_ps, 1000000u);
   EXPECT_EQ(c.sdma_write_bw, 19500000000u);
   EXPECT_EQ(c.sdma_read_bw, 27100000000u);
+  EXPECT_EQ(c.sdma_local_bw, 77000000000u);
   EXPECT_EQ(c.topology, A2_TOPO_FULL_MESH);
   EXPECT_EQ(c.ranks, 8u);
   EXPECT_EQ(c.link_bw, 28000000000u);
@@ -566,6 +567,7 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
             "    launch: 1 us\n"
             "    write_bandwidth: 19.5 GB/s\n"
             "    read_bandwidth: 27.1 GB/s\n"
+            "    local_bandwidth: 77 GB/s\n"
             "interconnect:\n"
             "  topology: full_mesh\n"
             "  ranks: 8\n"

@@ -27,6 +27,7 @@ static void check_same(const a2_config *a, const a2_config *b, const char *text)
   SAME(sdma_launch_ps);
   SAME(sdma_write_bw);
   SAME(sdma_read_bw);
+  SAME(sdma_local_bw);
   SAME(topology);
   SAME(ranks);
   SAME(link_bw);

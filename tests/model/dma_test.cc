@@ -1,7 +1,8 @@
 // Tests for put/get on the DMA engines (model/dma.c, docs/timing-model.md,
 // "DMA engines"): a queue serves its descriptors one after another at
 // launch + engine time each, while their flight overlaps; queues run
-// concurrently; puts and gets have their own rates; between servers a
+// concurrently; puts and gets have their own rates, and a copy within one
+// NPU the local-copy rate; between servers a
 // put/get is RDMA on the NIC; a queue completes in issue order; a put can
 // add at its destination; the engines exist only for programs with put/get.
 // The expected times are written here from the documented equations, with
@@ -197,6 +198,51 @@ TEST(DmaTest, QueuesRunConcurrently) {
   EXPECT_LE(three, one + 3 * Ser(c.packet_bytes, c.hbm_bw));
 }
 
+// Rank 0: kM puts (or gets) of kBlock bytes within its own NPU (peer 0) on
+// queue 0: a local copy, window to tensor (get) or tensor to window (put).
+void SelfStream(Program &K, bool put) {
+  a2_tb *tb = &K.tb;
+  uint16_t loc = a2_tb_buf(tb, "loc", A2_BUF_TENSOR, A2_FP32, kM * kBlock, A2_INIT_PATTERN);
+  uint16_t win = a2_tb_buf(tb, "win", A2_BUF_WINDOW, A2_FP32, kM * kBlock, A2_INIT_ZERO);
+  a2_tb_at(tb, 0, 0);
+  for (uint32_t j = 0; j < kM; j++) {
+    a2_tb_dma how = On(0);
+    if (put)
+      a2_tb_put(tb, win, 0, j * kBlock, kBlock, loc, j * kBlock, &how);
+    else
+      a2_tb_get(tb, loc, j * kBlock, kBlock, win, 0, j * kBlock, &how);
+  }
+  ASSERT_EQ(tb->rc, A2_OK) << K.err.msg;
+}
+
+TEST(DmaTest, ACopyWithinOneNpuRunsAtTheLocalRate) {
+  // descriptor j starts at j (a + E_L), E_L at chip.sdma.local_bandwidth
+  // (the engine binds); the last packet then passes the rank's HBM twice
+  for (bool put : {true, false})
+    for (uint64_t local : {10000000000ull, 77000000000ull, 200000000000ull}) {
+      a2_config c = Default();
+      c.sdma_local_bw = local;
+      Program K(2);
+      SelfStream(K, put);
+      const uint64_t p = c.packet_bytes, E = (kBlock / p) * Ser(p, local);
+      ASSERT_LT(2 * Ser(p, c.hbm_bw), Ser(p, local));
+      EXPECT_EQ(Both(c, K.k), kM * (c.sdma_launch_ps + E) + 2 * (Ser(p, c.hbm_bw) + c.hbm_lat_ps))
+          << (put ? "put" : "get") << " at " << local << " B/s";
+    }
+}
+
+TEST(DmaTest, APutToAnotherNpuDoesNotUseTheLocalRate) {
+  a2_config c = Default();
+  Program K(2);
+  Stream(K, true, {0});
+  const uint64_t at_default = Both(c, K.k);
+  c.sdma_local_bw = c.sdma_write_bw / 4;
+  EXPECT_EQ(Both(c, K.k), at_default);
+  const uint64_t a = c.sdma_launch_ps,
+                 E = (kBlock / c.packet_bytes) * Ser(c.packet_bytes, c.sdma_write_bw);
+  EXPECT_EQ(at_default, (kM - 1) * (a + E) + a + Pipe(c, c.sdma_write_bw));
+}
+
 TEST(DmaTest, BetweenServersAPutIsRdmaOnTheNic) {
   a2_config c = Default();
   c.topology = A2_TOPO_TWO_LEVEL;
@@ -275,14 +321,15 @@ TEST(DmaTest, EnginesAreBuiltOnlyForProgramsWithPutOrGet) {
   Outcome a = Simulate(c, with.k, A2_TIMING_PACKET), b = Simulate(c, without.k, A2_TIMING_PACKET);
   ASSERT_TRUE(Done(a));
   ASSERT_TRUE(Done(b));
-  EXPECT_EQ(a.stages, b.stages + 2 * 2 * c.sdma_queues);  // a write and a read engine each
+  // a write, a read and a local-copy engine each
+  EXPECT_EQ(a.stages, b.stages + 2 * 3 * c.sdma_queues);
   c.topology = A2_TOPO_TWO_LEVEL;
   c.ranks = 16;
   Outcome nic = Simulate(c, with.k, A2_TIMING_PACKET, {0, 8}),
           plain = Simulate(c, without.k, A2_TIMING_PACKET, {0, 8});
   ASSERT_TRUE(Done(nic));
   ASSERT_TRUE(Done(plain));
-  EXPECT_EQ(nic.stages, plain.stages + 2 * 3 * c.sdma_queues);  // and an RDMA engine
+  EXPECT_EQ(nic.stages, plain.stages + 2 * 4 * c.sdma_queues);  // and an RDMA engine
 }
 
 TEST(DmaValidationTest, AQueueTheChipDoesNotHaveIsRefusedWithItsLine) {
