@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -132,14 +133,21 @@ struct Parsed {
   Opts o;
   a2_flags_seen seen;
   std::string out, err;
+  // the arguments and argv: o's and seen's strings point into them, so
+  // they live as long as p
+  std::shared_ptr<std::vector<std::string>> args;
+  std::shared_ptr<std::vector<char *>> argv;
 };
 
-Parsed Parse(std::vector<std::string> args, size_t cmd = 0) {
+Parsed Parse(std::vector<std::string> given, size_t cmd = 0) {
+  Parsed p{};
+  p.args = std::make_shared<std::vector<std::string>>(std::move(given));
+  std::vector<std::string> &args = *p.args;
   args.insert(args.begin(), kCmds[cmd].name);
-  std::vector<char *> argv;
+  p.argv = std::make_shared<std::vector<char *>>();
+  std::vector<char *> &argv = *p.argv;
   for (std::string &a : args) argv.push_back(&a[0]);
   argv.push_back(nullptr);
-  Parsed p{};
   p.o.count = 3;
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
