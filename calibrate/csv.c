@@ -21,8 +21,8 @@ static const char header9[] = "row,program,ranks,size,args,metric,measured,toler
 
 /* Flags a row may not give in `args`: the columns and calibrate set them. */
 static const char *const reserved[] = {
-    "--algo",  "--program", "--ranks",   "--size", "--json", "--timeline", "--trace",
-    "--trace-file", "--profile", "--help", "-h",   "-o",     NULL};
+    "--algo",       "--program", "--ranks", "--size", "--json", "--timeline", "--trace",
+    "--trace-file", "--profile", "--help",  "-h",     "-o",     NULL};
 
 char *a2_cal_strdup(const char *s) {
   size_t n = strlen(s) + 1;
