@@ -202,8 +202,8 @@ static bool same_run(const a2_cal_row *a, const a2_cal_row *b) {
   if (!same_text(a->program_path ? a->program_path : a->program,
                  b->program_path ? b->program_path : b->program) ||
       (a->program_path == NULL) != (b->program_path == NULL) || !same_text(a->ranks, b->ranks) ||
-      !same_text(a->config_path, b->config_path) ||
-      !same_text(a->size, b->size) || a->nargs != b->nargs)
+      !same_text(a->config_path, b->config_path) || !same_text(a->size, b->size) ||
+      a->nargs != b->nargs)
     return false;
   for (size_t i = 0; i < a->nargs; i++)
     if (strcmp(a->args[i], b->args[i])) return false;
