@@ -204,6 +204,7 @@ pto-isa-gemm-ar-rev2|chip.mte.remote_write_window|gemm-ar-comm.csv|
 hixl-hccs|chip.sdma.write_bandwidth|hccl-allreduce.csv|
 limulidae|chip.sdma.write_bandwidth|hixl-hccs.csv|
 hixl-roce|||only its own rows depend on interconnect.nic.rdma_launch and rdma_bandwidth (the NIC's RDMA engine): nothing else fixes them
+hixl-a3-hccs|||only its own fit rows depend on the A3 SDMA keys (chip.sdma.* of configs/a3-*.yaml): nothing else fixes them; the A3 FabricMem rows they predict are predict rows
 SPEC
 }
 # The summary line's figures: "median M %, worst W % (ROW), K within".

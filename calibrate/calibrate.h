@@ -83,6 +83,8 @@ typedef struct {
   char *program;         /* the `program` field as written */
   char *program_path;    /* the program file to run: the CSV's folder + program, normalised;
                             NULL for a built-in */
+  char *config_path;     /* args' --config FILE: the CSV's folder + FILE, normalised; the row
+                            runs with it instead of calibrate's config. NULL: none */
   char *ranks;           /* NULL: none (args hold -d) */
   char *size;            /* NULL: none */
   char **args;           /* further `run` flags, split at blanks */

@@ -62,7 +62,13 @@ static void head_line(const a2_cal_runner *r, FILE *out) {
     fprintf(out, "the fit uses the %zu fit row%s%s; ", used, used == 1 ? "" : "s",
             held ? " not held out" : "");
   }
-  fprintf(out, "config: %s", o->config_path ? o->config_path : "built-in " A2_DEFAULT_CONFIG);
+  size_t own = 0; /* rows with --config in their args run with their own */
+  for (size_t i = 0; i < t->nrows; i++) own += t->rows[i].config_path != NULL;
+  if (own == t->nrows && own)
+    fprintf(out, "config: each row's own (--config in its args)");
+  else
+    fprintf(out, "config: %s%s", o->config_path ? o->config_path : "built-in " A2_DEFAULT_CONFIG,
+            own ? " (rows with --config in their args: their own)" : "");
   for (size_t i = 0; i < o->nsets; i++) fprintf(out, ", --set %s", o->sets[i]);
   fputc('\n', out);
 }

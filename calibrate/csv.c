@@ -21,8 +21,8 @@ static const char header9[] = "row,program,ranks,size,args,metric,measured,toler
 
 /* Flags a row may not give in `args`: the columns and calibrate set them. */
 static const char *const reserved[] = {
-    "--algo",  "--program",    "--ranks",   "--size", "--config", "--json", "--timeline",
-    "--trace", "--trace-file", "--profile", "--help", "-h",       "-o",     NULL};
+    "--algo",       "--program", "--ranks", "--size", "--json", "--timeline", "--trace",
+    "--trace-file", "--profile", "--help",  "-h",     "-o",     NULL};
 
 char *a2_cal_strdup(const char *s) {
   size_t n = strlen(s) + 1;
@@ -59,6 +59,7 @@ void a2_cal_table_free(a2_cal_table *t) {
     free(r->id);
     free(r->program);
     free(r->program_path);
+    free(r->config_path);
     free(r->ranks);
     free(r->size);
     for (size_t j = 0; j < r->nargs; j++) free(r->args[j]);
@@ -287,7 +288,22 @@ static bool has_flag(const a2_cal_row *r, const char *a, const char *b) {
   return false;
 }
 
-/* args: split at blanks; no flag the columns or calibrate give. */
+/* A row's `--config FILE` (or --config=FILE): the file, relative to the
+ * CSV's folder as a trace file is, becomes the row's config. */
+static a2_code row_config(reader *rd, a2_cal_row *r, const char *file, int col) {
+  if (r->config_path) return FAIL(rd, col, "args: --config given twice");
+  if (!file || !*file) return FAIL(rd, col, "args: --config needs a file (--config FILE)");
+  if (!(r->config_path = resolve(rd->path, file)))
+    return a2_err_set(rd->err, A2_E_NOMEM, rd->path, rd->line, col, "out of memory");
+  if (access(r->config_path, R_OK))
+    return FAIL(rd, col,
+                "args: --config: cannot read '%.60s' (%.120s, relative to the CSV's folder): %s",
+                file, r->config_path, strerror(errno));
+  return A2_OK;
+}
+
+/* args: split at blanks; no flag the columns or calibrate give; a
+ * `--config FILE` is the row's config (row_config), not a run flag. */
 static a2_code check_args(reader *rd, a2_cal_row *r, const char *text) {
   int col = r->col[A2_CAL_COL_ARGS];
   size_t n = 0, len = strlen(text);
@@ -302,6 +318,28 @@ static a2_code check_args(reader *rd, a2_cal_row *r, const char *text) {
     if (!arg) return a2_err_set(rd->err, A2_E_NOMEM, rd->path, rd->line, col, "out of memory");
     memcpy(arg, text + start, i - start);
     arg[i - start] = '\0';
+    if (!strcmp(arg, "--config") || !strncmp(arg, "--config=", 9)) {
+      const char *file = arg[8] == '=' ? arg + 9 : NULL;
+      char *next = NULL;
+      if (!file) { /* the next blank-separated word */
+        while (i < len && blank(text[i])) i++;
+        size_t fs = i;
+        while (i < len && !blank(text[i])) i++;
+        next = malloc(i - fs + 1);
+        if (!next) {
+          free(arg);
+          return a2_err_set(rd->err, A2_E_NOMEM, rd->path, rd->line, col, "out of memory");
+        }
+        memcpy(next, text + fs, i - fs);
+        next[i - fs] = '\0';
+        file = next;
+      }
+      a2_code rc = row_config(rd, r, file, col + (int)start);
+      free(next);
+      free(arg);
+      if (rc) return rc;
+      continue;
+    }
     r->args[n++] = arg;
     r->nargs = n;
     for (const char *const *f = reserved; *f; f++) {
@@ -309,8 +347,7 @@ static a2_code check_args(reader *rd, a2_cal_row *r, const char *text) {
       if (!strcmp(arg, *f) || (!strncmp(arg, *f, lf) && arg[lf] == '='))
         return FAIL(rd, col + (int)start,
                     "args: %s is not a row's flag (the program, ranks and size columns give "
-                    "--algo/--program, --ranks and --size; calibrate gives --config and "
-                    "--json)",
+                    "--algo/--program, --ranks and --size; calibrate gives --json)",
                     *f);
     }
   }

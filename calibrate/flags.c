@@ -155,7 +155,8 @@ enum { CAL_FIT = 1 }; /* flags that need --fit */
 static const a2_flag rows[] = {
     {A2_FLAG_STRING, "--config", .arg = "FILE", .type = "file", .off = AT(config_path),
      .twice = "given twice", .def = "the built-in " A2_DEFAULT_CONFIG,
-     .help = "YAML config every row runs with (docs/config.md)"},
+     .help = "YAML config every row runs with (docs/config.md); a row whose args give "
+             "--config FILE runs with that file instead (docs/calibrate.md)"},
     {A2_FLAG_CUSTOM, "--set", .arg = "KEY=VALUE", .type = "KEY=VALUE", .set = set_set,
      .repeat = true,
      .help = "override a config key for every row, as `a2a3sim run --set`; it also gives a "

@@ -127,9 +127,9 @@ char **a2_cal_row_argv(const a2_cal_opts *o, const a2_cal_row *row, const uint64
     push(&a, "--size");
     push(&a, row->size);
   }
-  if (o->config_path) {
+  if (row->config_path || o->config_path) { /* the row's own config wins */
     push(&a, "--config");
-    push(&a, o->config_path);
+    push(&a, row->config_path ? row->config_path : o->config_path);
   }
   for (size_t i = 0; i < o->nsets; i++) {
     if (set_is_fitted(o, o->sets[i])) continue;
@@ -202,7 +202,8 @@ static bool same_run(const a2_cal_row *a, const a2_cal_row *b) {
   if (!same_text(a->program_path ? a->program_path : a->program,
                  b->program_path ? b->program_path : b->program) ||
       (a->program_path == NULL) != (b->program_path == NULL) || !same_text(a->ranks, b->ranks) ||
-      !same_text(a->size, b->size) || a->nargs != b->nargs)
+      !same_text(a->config_path, b->config_path) || !same_text(a->size, b->size) ||
+      a->nargs != b->nargs)
     return false;
   for (size_t i = 0; i < a->nargs; i++)
     if (strcmp(a->args[i], b->args[i])) return false;

@@ -1,9 +1,12 @@
 /* a2a3sim config check FILE [--set KEY=VALUE]...: validate a config and print
- * it resolved (every key, defaults filled in, with units). */
+ * it resolved (every key, defaults filled in, with units). For a config that
+ * declares `chip.device: a3`, first one comment line per parameter it still
+ * takes from the A2 defaults (a2_config_inherited; docs/sources.md). */
 #include <stddef.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/cmd_err.h"
 
 static int set_set(const a2_flag *f, const char *s, void *opts) {
   a2_run_opts *o = opts;
@@ -21,7 +24,9 @@ static const a2_flag rows[] = {
 static const a2_flag_cmd cmds[] = {
     {"config check", 1, "usage: a2a3sim config check FILE [--set KEY=VALUE]...\n",
      .about = "Loads FILE over the built-in defaults, applies the overrides, validates\n"
-              "(errors name FILE:LINE:COL) and prints the resolved config as YAML with units.\n"},
+              "(errors name FILE:LINE:COL) and prints the resolved config as YAML with units.\n"
+              "For a config with chip.device: a3, a comment line first for each parameter it\n"
+              "leaves at the A2 defaults (inherited from A2, low confidence).\n"},
 };
 
 const a2_flag_table a2_config_flags = {rows, 1, cmds, 1};
@@ -41,7 +46,20 @@ int a2_cli_config(int argc, char **argv) {
   o.config_path = seen.args[0];
   a2_config cfg;
   if ((rc = a2_load_run_config(&o, &cfg, NULL))) return rc;
+  a2_config_inherited_key inh[64];
+  unsigned n = 0;
+  a2_err e = {0};
+  if (a2_config_inherited(o.config_path, (const char *const *)o.sets, (unsigned)o.nsets, inh, 64,
+                          &n, &e)) {
+    a2_cmd_error(&e); /* not reached: the same load passed above */
+    return a2_err_exit_code(e.code);
+  }
   printf("# %s: OK (resolved, with defaults)\n", o.config_path);
+  if (cfg.device == A2_DEVICE_A3)
+    printf("# chip.device a3: %u parameter%s inherited from the A2 defaults (docs/sources.md)\n", n,
+           n == 1 ? "" : "s");
+  for (unsigned i = 0; i < n && i < 64; i++)
+    printf("# inherited from A2 (low confidence): %s = %s\n", inh[i].path, inh[i].value);
   a2_config_print(&cfg, stdout);
   return A2_EXIT_OK;
 }

@@ -655,8 +655,10 @@ static a2_code single_document(loader *L, yaml_parser_t *p, const char *text, si
   }
 }
 
+/* given (may be NULL): per table row, 1 when the file gives the key. */
 static a2_code load_text(const char *text, size_t len, const char *name, a2_config *cfg,
-                         a2_config_job *jobs, unsigned jobs_max, unsigned *njobs, a2_err *err) {
+                         a2_config_job *jobs, unsigned jobs_max, unsigned *njobs,
+                         unsigned char *given, a2_err *err) {
   a2_config tmp;
   a2_config_default(&tmp);
   yaml_parser_t parser;
@@ -686,6 +688,8 @@ static a2_code load_text(const char *text, size_t len, const char *name, a2_conf
   if (rc == A2_OK) rc = check(&tmp, name, L.marks, &L.lmarks, err);
   if (rc == A2_OK) *cfg = tmp;
   if (rc == A2_OK && njobs) *njobs = L.njobs;
+  for (unsigned i = 0; rc == A2_OK && given && i < a2_config_nkeys; i++)
+    given[i] = L.marks[i].line != 0;
   yaml_document_delete(&doc);
   yaml_parser_delete(&parser);
   return rc;
@@ -694,11 +698,11 @@ static a2_code load_text(const char *text, size_t len, const char *name, a2_conf
 a2_code a2_config_load_string(const char *yaml, const char *name, a2_config *cfg, a2_err *err) {
   /* strnlen: a huge string is refused without reading all of it */
   return load_text(yaml ? yaml : "", yaml ? strnlen(yaml, MAX_FILE_BYTES) : 0,
-                   name ? name : "<string>", cfg, NULL, 0, NULL, err);
+                   name ? name : "<string>", cfg, NULL, 0, NULL, NULL, err);
 }
 
 static a2_code load_file(const char *path, a2_config *cfg, a2_config_job *jobs, unsigned max,
-                         unsigned *njobs, a2_err *err) {
+                         unsigned *njobs, unsigned char *given, a2_err *err) {
   FILE *f = fopen(path, "rb");
   if (!f) return a2_err_set(err, A2_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
   char *buf = NULL;
@@ -725,23 +729,75 @@ static a2_code load_file(const char *path, a2_config *cfg, a2_config_job *jobs, 
     }
   }
   fclose(f);
-  if (rc == A2_OK) rc = load_text(buf ? buf : "", len, path, cfg, jobs, max, njobs, err);
+  if (rc == A2_OK) rc = load_text(buf ? buf : "", len, path, cfg, jobs, max, njobs, given, err);
   free(buf);
   return rc;
 }
 
 a2_code a2_config_load(const char *path, a2_config *cfg, a2_err *err) {
-  return load_file(path, cfg, NULL, 0, NULL, err);
+  return load_file(path, cfg, NULL, 0, NULL, NULL, err);
 }
 
 a2_code a2_config_load_jobs(const char *path, a2_config_job *jobs, unsigned max, unsigned *n,
                             a2_err *err) {
   a2_config cfg;
   *n = 0;
-  a2_code rc = load_file(path, &cfg, jobs, max, n, err);
+  a2_code rc = load_file(path, &cfg, jobs, max, n, NULL, err);
   if (rc == A2_OK && *n > max) {
     *n = 0;
     return a2_err_set(err, A2_E_INPUT, path, 0, 0, "more than %u jobs", max);
   }
   return rc;
+}
+
+/* ---- what an A3 config inherits from the A2 ------------------------------ */
+
+/* Whether the config's topology reads key k (a key it does not read is not
+ * a parameter of that config); chip.device and interconnect.timing are no
+ * hardware parameters. */
+static int key_used(const a2_config *cfg, const char *p) {
+  a2_topology t = cfg->topology;
+  if (!strcmp(p, "chip.device") || !strcmp(p, "interconnect.timing")) return 0;
+  if (!strncmp(p, "interconnect.link.", 18)) return t != A2_TOPO_LEVELS;
+  if (!strcmp(p, "interconnect.switch_latency"))
+    return t == A2_TOPO_SWITCH || t == A2_TOPO_TWO_LEVEL;
+  if (!strcmp(p, "interconnect.group_size") || !strcmp(p, "interconnect.nic.bandwidth") ||
+      !strcmp(p, "interconnect.nic.latency") || !strcmp(p, "interconnect.nic.engine"))
+    return t == A2_TOPO_TWO_LEVEL;
+  if (!strncmp(p, "interconnect.nic.rdma_", 22)) {
+    if (t == A2_TOPO_TWO_LEVEL) return cfg->nic_engine == A2_ENGINE_RDMA;
+    for (uint32_t i = 1; t == A2_TOPO_LEVELS && i < cfg->nlevels; i++)
+      if (cfg->levels[i].engine == A2_ENGINE_RDMA) return 1;
+    return 0;
+  }
+  if (!strcmp(p, "interconnect.torus_width")) return t == A2_TOPO_TORUS;
+  return 1;
+}
+
+a2_code a2_config_inherited(const char *path, const char *const *sets, unsigned nsets,
+                            a2_config_inherited_key *out, unsigned max, unsigned *n, a2_err *err) {
+  a2_config cfg;
+  unsigned char given[A2_CONFIG_MAX_KEYS] = {0};
+  *n = 0;
+  a2_code rc = load_file(path, &cfg, NULL, 0, NULL, given, err);
+  for (unsigned i = 0; rc == A2_OK && i < nsets; i++) {
+    const char *eq = strchr(sets[i], '=');
+    char key[128];
+    snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - sets[i]) : (int)strlen(sets[i]), sets[i]);
+    rc = a2_config_set(&cfg, key, eq ? eq + 1 : "", err);
+    const a2_config_key *k = a2_config_key_find(key);
+    if (k) given[k - a2_config_keys] = 1;
+  }
+  if (rc == A2_OK) rc = a2_config_validate(&cfg, path, err);
+  if (rc != A2_OK || cfg.device != A2_DEVICE_A3) return rc;
+  for (unsigned i = 0; i < a2_config_nkeys; i++) {
+    const a2_config_key *k = &a2_config_keys[i];
+    if (given[i] || !key_used(&cfg, k->path)) continue;
+    if (*n < max) {
+      out[*n].path = k->path;
+      a2_config_key_format(k, a2_config_key_get(&cfg, k), out[*n].value, sizeof out[*n].value);
+    }
+    (*n)++;
+  }
+  return A2_OK;
 }

@@ -39,6 +39,14 @@ typedef enum {
   A2_LEVEL_SWITCH = 0, /* every NPU has an up- and a down-port to the level's switch */
   A2_LEVEL_MESH = 1    /* a link per ordered pair of NPUs of a group (level 0 only) */
 } a2_level_kind;
+/* The engine a put/get runs on when its route crosses a switch level
+ * (levels) or the NIC ports (two_level) (docs/timing-model.md, "DMA
+ * engines"). */
+typedef enum {
+  A2_ENGINE_RDMA = 0, /* RDMA on the NIC: interconnect.nic.rdma_* (RoCE between A2 servers) */
+  A2_ENGINE_SDMA = 1  /* the chip's SDMA engines: chip.sdma.* (the A3 super-node's Unified Bus) */
+} a2_engine;
+
 typedef struct {
   char name[A2_LEVEL_NAME_MAX]; /* name: letters, digits, '_', '-', '.' */
   a2_level_kind kind;           /* kind: switch | mesh */
@@ -47,6 +55,8 @@ typedef struct {
                                    direction, bytes/s */
   uint64_t lat_ps;              /* latency: one way across the level */
   uint64_t switch_lat_ps;       /* switch_latency: added once per crossing of a switch level */
+  a2_engine engine;             /* engine: what a put/get whose lowest common level is this
+                                   one runs on (levels above the lowest) */
 } a2_level;
 
 /* How the network times packets (docs/timing-model.md). */
@@ -60,43 +70,53 @@ typedef enum {
                                 kernel's horizon) */
 } a2_timing;
 
+/* Which chip a config describes (chip.device): `a2a3sim config check` lists
+ * the keys an a3 config leaves at the A2 defaults. */
+typedef enum { A2_DEVICE_A2 = 0, A2_DEVICE_A3 = 1 } a2_device;
+
+/* Whether a put's descriptor launch overlaps the transfer of the put
+ * before it on its queue (chip.sdma.launch_overlap; docs/timing-model.md). */
+typedef enum { A2_OVERLAP_NONE = 0, A2_OVERLAP_PUTS = 1 } a2_launch_overlap;
+
 typedef struct a2_config {
   /* chip.* */
-  uint64_t clock_hz;            /* chip.clock: AI core clock */
-  uint32_t vector_cores;        /* chip.vector_cores: AIV cores per rank */
-  uint64_t ub_bytes;            /* chip.ub_size: unified buffer per vector core */
-  uint32_t vec_bytes_per_cycle; /* chip.vector.bytes_per_cycle */
-  uint32_t vec_startup_cycles;  /* chip.vector.startup_cycles: fixed cost per op */
-  uint64_t mte_in_bw;           /* chip.mte.gm_to_ub: per core, bytes/s */
-  uint64_t mte_out_bw;          /* chip.mte.ub_to_gm: per core, bytes/s */
-  uint64_t mte_lat_ps;          /* chip.mte.latency: per transfer stage */
-  uint64_t rd_window_bytes;     /* chip.mte.remote_read_window: remote-load bytes a core may
-                                   have requested and not yet received */
-  uint64_t wr_window_bytes;     /* chip.mte.remote_write_window: remote-store bytes a core may
-                                   have sent and not yet had acknowledged */
-  uint32_t cube_cores;          /* chip.cube_cores: AIC cores per rank */
-  uint64_t l1_bytes;            /* chip.cube.l1_size: L1 buffer per cube core */
-  uint64_t l0a_bytes;           /* chip.cube.l0a_size: the cube's left-operand buffer */
-  uint64_t l0b_bytes;           /* chip.cube.l0b_size: the cube's right-operand buffer */
-  uint64_t l0c_bytes;           /* chip.cube.l0c_size: the cube's fp32 accumulator buffer */
-  uint32_t cube_fp16_macs;      /* chip.cube.fp16_macs_per_cycle: fp16 multiply-adds per cycle */
-  uint32_t cube_startup_cycles; /* chip.cube.startup_cycles: fixed cost per tmatmul */
-  uint64_t gm_to_l1_bw;         /* chip.cube.gm_to_l1: MTE2 per cube core, bytes/s */
-  uint64_t l1_to_l0a_bw;        /* chip.cube.l1_to_l0a: MTE1 per cube core, bytes/s */
-  uint64_t l1_to_l0b_bw;        /* chip.cube.l1_to_l0b: MTE1 per cube core, bytes/s */
-  uint64_t l0c_to_gm_bw;        /* chip.cube.l0c_to_gm: FixPipe per cube core, bytes/s */
-  uint64_t l2_bw;               /* chip.l2.bandwidth: per rank, bytes/s, what the cube
-                                   cores' loads share (they read through L2) */
-  uint64_t l2_lat_ps;           /* chip.l2.latency: per cube-core load */
-  uint64_t hbm_bw;              /* chip.hbm.bandwidth: per rank, bytes/s */
-  uint64_t hbm_lat_ps;          /* chip.hbm.latency */
-  uint64_t window_bytes;        /* chip.window_size: max symmetric window bytes per rank */
-  uint32_t sdma_queues;         /* chip.sdma.queues: DMA queues per rank (put/get) */
-  uint64_t sdma_launch_ps;      /* chip.sdma.launch: per descriptor, serial on its queue */
-  uint64_t sdma_write_bw;       /* chip.sdma.write_bandwidth: per queue, a put, bytes/s */
-  uint64_t sdma_read_bw;        /* chip.sdma.read_bandwidth: per queue, a get, bytes/s */
-  uint64_t sdma_local_bw;       /* chip.sdma.local_bandwidth: per queue, a put/get within
-                                   the rank's own NPU, bytes/s */
+  a2_device device;               /* chip.device: a2 | a3 */
+  uint64_t clock_hz;              /* chip.clock: AI core clock */
+  uint32_t vector_cores;          /* chip.vector_cores: AIV cores per rank */
+  uint64_t ub_bytes;              /* chip.ub_size: unified buffer per vector core */
+  uint32_t vec_bytes_per_cycle;   /* chip.vector.bytes_per_cycle */
+  uint32_t vec_startup_cycles;    /* chip.vector.startup_cycles: fixed cost per op */
+  uint64_t mte_in_bw;             /* chip.mte.gm_to_ub: per core, bytes/s */
+  uint64_t mte_out_bw;            /* chip.mte.ub_to_gm: per core, bytes/s */
+  uint64_t mte_lat_ps;            /* chip.mte.latency: per transfer stage */
+  uint64_t rd_window_bytes;       /* chip.mte.remote_read_window: remote-load bytes a core may
+                                     have requested and not yet received */
+  uint64_t wr_window_bytes;       /* chip.mte.remote_write_window: remote-store bytes a core may
+                                     have sent and not yet had acknowledged */
+  uint32_t cube_cores;            /* chip.cube_cores: AIC cores per rank */
+  uint64_t l1_bytes;              /* chip.cube.l1_size: L1 buffer per cube core */
+  uint64_t l0a_bytes;             /* chip.cube.l0a_size: the cube's left-operand buffer */
+  uint64_t l0b_bytes;             /* chip.cube.l0b_size: the cube's right-operand buffer */
+  uint64_t l0c_bytes;             /* chip.cube.l0c_size: the cube's fp32 accumulator buffer */
+  uint32_t cube_fp16_macs;        /* chip.cube.fp16_macs_per_cycle: fp16 multiply-adds per cycle */
+  uint32_t cube_startup_cycles;   /* chip.cube.startup_cycles: fixed cost per tmatmul */
+  uint64_t gm_to_l1_bw;           /* chip.cube.gm_to_l1: MTE2 per cube core, bytes/s */
+  uint64_t l1_to_l0a_bw;          /* chip.cube.l1_to_l0a: MTE1 per cube core, bytes/s */
+  uint64_t l1_to_l0b_bw;          /* chip.cube.l1_to_l0b: MTE1 per cube core, bytes/s */
+  uint64_t l0c_to_gm_bw;          /* chip.cube.l0c_to_gm: FixPipe per cube core, bytes/s */
+  uint64_t l2_bw;                 /* chip.l2.bandwidth: per rank, bytes/s, what the cube
+                                     cores' loads share (they read through L2) */
+  uint64_t l2_lat_ps;             /* chip.l2.latency: per cube-core load */
+  uint64_t hbm_bw;                /* chip.hbm.bandwidth: per rank, bytes/s */
+  uint64_t hbm_lat_ps;            /* chip.hbm.latency */
+  uint64_t window_bytes;          /* chip.window_size: max symmetric window bytes per rank */
+  uint32_t sdma_queues;           /* chip.sdma.queues: DMA queues per rank (put/get) */
+  uint64_t sdma_launch_ps;        /* chip.sdma.launch: per descriptor, serial on its queue */
+  uint64_t sdma_write_bw;         /* chip.sdma.write_bandwidth: per queue, a put, bytes/s */
+  uint64_t sdma_read_bw;          /* chip.sdma.read_bandwidth: per queue, a get, bytes/s */
+  uint64_t sdma_local_bw;         /* chip.sdma.local_bandwidth: per queue, a put/get within
+                                     the rank's own NPU, bytes/s */
+  a2_launch_overlap sdma_overlap; /* chip.sdma.launch_overlap: none | puts */
   /* interconnect.* */
   a2_topology topology;    /* interconnect.topology: full_mesh | ring | switch */
   uint32_t ranks;          /* interconnect.ranks: NPUs in the system */
@@ -110,6 +130,7 @@ typedef struct a2_config {
   uint64_t nic_lat_ps;     /* interconnect.nic.latency: NIC + cable, per direction */
   uint64_t rdma_launch_ps; /* interconnect.nic.rdma_launch: per RDMA message, serial on its queue */
   uint64_t rdma_bw;        /* interconnect.nic.rdma_bandwidth: per queue, an RDMA put/get */
+  a2_engine nic_engine;    /* interconnect.nic.engine: rdma | sdma, a put/get between groups */
   uint32_t torus_width;    /* interconnect.torus_width: X size of the torus */
   a2_timing timing;        /* interconnect.timing: packet | reservation | ordered */
   /* interconnect.levels (topology levels): lowest first; ignored by the
@@ -204,6 +225,21 @@ typedef struct {
  * *n of them, at most max (more is an error at the first extra entry). */
 a2_code a2_config_load_jobs(const char *path, a2_config_job *jobs, unsigned max, unsigned *n,
                             a2_err *err);
+
+/* What a config that declares `chip.device: a3` takes from the A2: every
+ * key that neither the file at path nor one of the nsets `--set KEY=VALUE`
+ * gives and that the config's topology reads (not chip.device or
+ * interconnect.timing, which are no hardware parameters), in table order,
+ * with its value as config check prints it. *n of them (at most max written
+ * to out); none for a config of another device. The file is loaded and the
+ * sets applied as a2_config_load and a2_config_set do (their errors). The
+ * A3 configs cite a source for every key they give (docs/sources.md). */
+typedef struct {
+  const char *path; /* the key's dotted path (static) */
+  char value[64];   /* "0 ps", "192 KiB" */
+} a2_config_inherited_key;
+a2_code a2_config_inherited(const char *path, const char *const *sets, unsigned nsets,
+                            a2_config_inherited_key *out, unsigned max, unsigned *n, a2_err *err);
 
 /* Convenience: picoseconds per cycle, rounded to nearest. */
 uint64_t a2_config_cycle_ps(const a2_config *cfg);

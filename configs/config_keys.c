@@ -32,8 +32,20 @@ _Static_assert(sizeof(a2_topology) == 4, "topology is stored as a 4-byte field")
 static const char *const timing_names[] = {"packet", "reservation", "ordered", NULL};
 _Static_assert(NAMES_LAST(timing_names) == A2_TIMING_ORDERED, "a name per a2_timing");
 _Static_assert(sizeof(a2_timing) == 4, "timing is stored as a 4-byte field");
+static const char *const device_names[] = {"a2", "a3", NULL};
+_Static_assert(NAMES_LAST(device_names) == A2_DEVICE_A3, "a name per a2_device");
+_Static_assert(sizeof(a2_device) == 4, "device is stored as a 4-byte field");
+static const char *const overlap_names[] = {"none", "puts", NULL};
+_Static_assert(NAMES_LAST(overlap_names) == A2_OVERLAP_PUTS, "a name per a2_launch_overlap");
+_Static_assert(sizeof(a2_launch_overlap) == 4, "launch_overlap is stored as a 4-byte field");
+const char *const a2_engine_names[] = {"rdma", "sdma", NULL};
+_Static_assert(NAMES_LAST(a2_engine_names) == A2_ENGINE_SDMA, "a name per a2_engine");
+_Static_assert(sizeof(a2_engine) == 4, "engine is stored as a 4-byte field");
 
 const a2_config_key a2_config_keys[] = {
+    /* which chip the config describes: `config check` lists what an a3
+     * config leaves at the A2 defaults (configs/provenance.c) */
+    ENUM_KEY("chip.device", device, "a2", device_names),
     KEY("chip.clock", A2_UNIT_FREQUENCY, 1, ONE_THZ, clock_hz, "1.8GHz"),
     KEY("chip.vector_cores", A2_UNIT_COUNT, 1, 1024, vector_cores, "48"),
     KEY("chip.ub_size", A2_UNIT_BYTES, KIB, ANY, ub_bytes, "192KiB"),
@@ -70,6 +82,7 @@ const a2_config_key a2_config_keys[] = {
     KEY("chip.sdma.write_bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, sdma_write_bw, "19.5GB/s"),
     KEY("chip.sdma.read_bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, sdma_read_bw, "27.1GB/s"),
     KEY("chip.sdma.local_bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, sdma_local_bw, "77GB/s"),
+    ENUM_KEY("chip.sdma.launch_overlap", sdma_overlap, "none", overlap_names),
     ENUM_KEY("interconnect.topology", topology, "full_mesh", topology_names),
     KEY("interconnect.ranks", A2_UNIT_COUNT, 1, 1048576, ranks, "8"),
     KEY("interconnect.link.bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, link_bw, "28GB/s"),
@@ -86,6 +99,8 @@ const a2_config_key a2_config_keys[] = {
     /* two_level, between groups: a put/get is an RDMA message on the NIC */
     KEY("interconnect.nic.rdma_launch", A2_UNIT_TIME, 0, ONE_S, rdma_launch_ps, "0.11us"),
     KEY("interconnect.nic.rdma_bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, rdma_bw, "23.8GB/s"),
+    /* two_level, between groups: RDMA on the NIC, or the SDMA engines (A3 UB) */
+    ENUM_KEY("interconnect.nic.engine", nic_engine, "rdma", a2_engine_names),
     /* torus: torus_width x (ranks / torus_width) */
     KEY("interconnect.torus_width", A2_UNIT_COUNT, 1, 1048576, torus_width, "4"),
     /* How the network times packets: exact per-packet FIFO, or per-transfer

@@ -37,6 +37,10 @@ typedef struct a2_config_key {
  * loader can keep per-row state in fixed arrays. */
 #define A2_CONFIG_MAX_KEYS 64
 
+/* The names of a2_engine ("rdma", "sdma"), for interconnect.nic.engine and
+ * a level's engine. */
+extern const char *const a2_engine_names[];
+
 /* Rows in print order; keys of one section are contiguous. */
 extern const a2_config_key a2_config_keys[];
 extern const unsigned a2_config_nkeys;

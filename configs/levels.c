@@ -21,6 +21,7 @@ const a2_config_key a2_level_fields[] = {
     {"bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, LFIELD(bw), "", NULL},
     {"latency", A2_UNIT_TIME, 0, ONE_S, LFIELD(lat_ps), "", NULL},
     {"switch_latency", A2_UNIT_TIME, 0, ONE_S, LFIELD(switch_lat_ps), "0ns", NULL},
+    {"engine", A2_KEY_ENUM, 0, 1, LFIELD(engine), "rdma", a2_engine_names},
 };
 const unsigned a2_level_nfields = sizeof a2_level_fields / sizeof a2_level_fields[0];
 

@@ -17,8 +17,8 @@ extern "C" {
 /* The rows of a level's fields other than `name`; offsets are into a2_level. */
 extern const a2_config_key a2_level_fields[];
 extern const unsigned a2_level_nfields;
-/* "name, kind, fanout, bandwidth, latency, switch_latency" */
-#define A2_LEVEL_FIELD_LIST "name, kind, fanout, bandwidth, latency, switch_latency"
+/* "name, kind, fanout, bandwidth, latency, switch_latency, engine" */
+#define A2_LEVEL_FIELD_LIST "name, kind, fanout, bandwidth, latency, switch_latency, engine"
 
 const a2_config_key *a2_level_field(const char *name);
 uint64_t a2_level_get(const a2_level *l, const a2_config_key *k);

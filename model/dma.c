@@ -13,11 +13,23 @@
  * SDMA read engine for a get, the local-copy engine for a put/get whose
  * source and destination are on the same NPU (peer = the rank itself, at
  * chip.sdma.local_bandwidth), and RDMA on the NIC when the route crosses
- * NIC ports (two_level, between groups). Each queue's engine stages are its
- * own and it uses one at a time, so they serve one descriptor at a time and
- * E(n) is the time they take (a get's data reaches the engine after its
- * request; only a request delayed by contention can make two of them meet
- * there, and then the stage serves them in order of arrival).
+ * NIC ports (two_level, between groups; levels, above the lowest) whose
+ * engine is rdma (interconnect.nic.engine, a level's engine). Each queue's
+ * engine stages are its own and it uses one at a time, so they serve one
+ * descriptor at a time and E(n) is the time they take (a get's data reaches
+ * the engine after its request; only a request delayed by contention can
+ * make two of them meet there, and then the stage serves them in order of
+ * arrival).
+ *
+ * With chip.sdma.launch_overlap = puts, a put on the SDMA write engine does
+ * not hold its queue while its bytes pass the engine: the next descriptor is
+ * launched once this one's launch is done and the one before it has passed
+ * the engine (G_q: when the engine finishes the queue's last descriptor),
+ *
+ *                   F_q = max(s + a, G_q),  then  G_q = max(s + a, G_q) + E(n)
+ *
+ * so a stream of puts takes max(a, E(n)) per descriptor, and the engine
+ * stage serves a descriptor's bytes while the next one is launched.
  *
  * A queue completes its put/get in the order they were issued to it: one
  * whose bytes have landed completes when every earlier one on its queue has
@@ -39,6 +51,7 @@ typedef struct {
 
 struct a2_dma_queue {
   uint64_t free_ps;   /* F_q: when the queue may start its next descriptor */
+  uint64_t eng_ps;    /* G_q: when its engine finishes its last descriptor (launch_overlap) */
   uint64_t last_done; /* completion of the last put/get it completed */
   pending *v;         /* ring of cap: v[(head + i) % cap], i < n */
   uint32_t head, n, cap;
@@ -80,7 +93,7 @@ a2_code a2_dma_build(a2_sim *s, a2_err *err) {
   uint32_t Q = cfg->sdma_queues, P = k->nranks;
   s->dmaq = calloc((size_t)P * Q, sizeof *s->dmaq);
   if (!s->dmaq) return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for DMA queues");
-  int nic = a2_topo_has_nic(s->topo);
+  int nic = a2_topo_has_nic(s->topo); /* RDMA stages: built whenever there are NICs */
   for (uint32_t r = 0; r < P; r++)
     for (uint32_t q = 0; q < Q; q++) {
       a2_dma_queue *dq = &s->dmaq[(size_t)r * Q + q];
@@ -188,6 +201,16 @@ void a2_dma_end(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   }
 }
 
+int a2_dma_via_rdma(const a2_sim *s, uint32_t src, uint32_t dst) {
+  if (!a2_topo_via_nic(s->topo, src, dst)) return 0;
+  const a2_config *cfg = s->cfg;
+  if (cfg->topology == A2_TOPO_LEVELS) {
+    uint32_t l = a2_topo_level(s->topo, src, dst);
+    return l < cfg->nlevels && cfg->levels[l].engine == A2_ENGINE_RDMA;
+  }
+  return cfg->nic_engine == A2_ENGINE_RDMA;
+}
+
 uint64_t a2_dma_launch(a2_core *c, const a2_instr *in, uint64_t len, uint64_t t, uint32_t *engine) {
   a2_sim *s = c->sim;
   const a2_config *cfg = s->cfg;
@@ -197,7 +220,7 @@ uint64_t a2_dma_launch(a2_core *c, const a2_instr *in, uint64_t len, uint64_t t,
     return t;
   }
   uint32_t peer = (uint32_t)in->peer;
-  int rdma = a2_topo_via_nic(s->topo, s->dev[c->rank], s->dev[peer]);
+  int rdma = a2_dma_via_rdma(s, s->dev[c->rank], s->dev[peer]);
   int e = rdma                  ? ENG_RDMA
           : peer == c->rank     ? ENG_SDMA_LOCAL
           : in->op == A2_OP_PUT ? ENG_SDMA_WRITE
@@ -210,7 +233,15 @@ uint64_t a2_dma_launch(a2_core *c, const a2_instr *in, uint64_t len, uint64_t t,
                                                           : cfg->sdma_read_bw,
                                     0);
   uint64_t start = t > dq->free_ps ? t : dq->free_ps; /* s = max(t, F_q) */
-  dq->free_ps = start + a + engine_ps(len, cfg->packet_bytes, bw);
+  uint64_t E = engine_ps(len, cfg->packet_bytes, bw);
+  if (e == ENG_SDMA_WRITE && cfg->sdma_overlap == A2_OVERLAP_PUTS) {
+    uint64_t go = start + a > dq->eng_ps ? start + a : dq->eng_ps;
+    dq->free_ps = go;    /* F_q = max(s + a, G_q) */
+    dq->eng_ps = go + E; /* G_q = max(s + a, G_q) + E(n) */
+  } else {
+    dq->free_ps = start + a + E;
+    if (dq->free_ps > dq->eng_ps) dq->eng_ps = dq->free_ps;
+  }
   *engine = dq->stage[e];
   return start + a;
 }

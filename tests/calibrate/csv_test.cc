@@ -57,6 +57,13 @@ std::vector<Bad> Cases() {
       {"ranks and -d", Row("\"-d 0,1\"", 4), {"t.csv:2:", "either ranks or -d"}},
       {"bad size", Row("4KB/s", 3), {"t.csv:2:", "size: '4KB/s'"}},
       {"reserved flag", Row("--json", 4), {"t.csv:2:", "args: --json is not a row's flag"}},
+      {"config without a file", Row("--config", 4), {"t.csv:2:", "args: --config needs a file"}},
+      {"config unreadable",
+       Row("--config nofile.yaml", 4),
+       {"t.csv:2:", "args: --config: cannot read 'nofile.yaml'"}},
+      {"config twice",
+       Row("\"--config=t.csv --config t.csv\"", 4),
+       {"t.csv:2:", "args: --config given twice"}},
       {"unknown metric",
        Row("latency", 5),
        {"t.csv:2:",
@@ -201,6 +208,51 @@ TEST(CalibrateCsv, AProgramPathIsRelativeToTheCsvsFolder) {
   EXPECT_EQ(r.exit_code, 0) << r;
   // The table names the file as the run opens it: the folder joined and tidied.
   EXPECT_NE(LineStarting(r.out, "r1 ").find(tmp.path() + "/k.a2t"), std::string::npos) << r;
+}
+
+// The `a2a3sim run` arguments of a markdown row's command cell.
+std::vector<std::string> CommandArgs(const std::string &row) {
+  size_t at = row.find("`a2a3sim run "), end = row.find('`', at + 1);
+  std::vector<std::string> args;
+  if (at == std::string::npos || end == std::string::npos) return args;
+  std::string cmd = row.substr(at + 13, end - at - 13);
+  for (size_t i = 0; i < cmd.size();) {
+    size_t j = cmd.find(' ', i);
+    if (j == std::string::npos) j = cmd.size();
+    if (j > i) args.push_back(cmd.substr(i, j - i));
+    i = j + 1;
+  }
+  return args;
+}
+
+// A row's --config FILE is relative to the CSV's folder, runs that row with
+// FILE instead of calibrate's config (even when calibrate has --config),
+// and the table's command names it.
+TEST(CalibrateCsv, ARowsConfigIsRelativeToTheCsvsFolderAndIsTheRowsOwn) {
+  TempDir tmp;
+  std::string dir = tmp.path() + "/a/b";
+  ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
+  std::string slow = tmp.Write("slow.yaml", "interconnect:\n  link:\n    latency: 2us\n");
+  std::string csv = tmp.Write("a/b/t.csv", std::string(CsvHeader()) + kRow + "\n" +
+                                               "r2,allreduce_mesh,2,4KiB,--config ../../slow.yaml,"
+                                               "time,1us,15%,src\n");
+  long long def = SimulatedPs({"--algo", "allreduce_mesh", "--ranks", "2", "--size", "4KiB"});
+  long long own =
+      SimulatedPs({"--algo", "allreduce_mesh", "--ranks", "2", "--size", "4KiB", "--config", slow});
+  ASSERT_GT(own, def);
+  const std::string dflt = std::string(A2_SOURCE_DIR) + "/configs/a2-8p-hccs.yaml";
+  for (bool with_config : {false, true}) {
+    SCOPED_TRACE(with_config ? "calibrate --config" : "no calibrate --config");
+    std::vector<std::string> args = {"calibrate", "--markdown", csv};
+    if (with_config) args = {"calibrate", "--markdown", "--config", dflt, csv};
+    CliResult r = RunCli(args);
+    ASSERT_EQ(r.exit_code, 0) << r;
+    std::string r1 = LineStarting(r.out, "| r1 |"), r2 = LineStarting(r.out, "| r2 |");
+    EXPECT_NE(r2.find("--config " + slow), std::string::npos) << r2;
+    EXPECT_EQ(r2.find("--config " + dflt), std::string::npos) << r2;
+    EXPECT_EQ(SimulatedPs(CommandArgs(r2)), own) << r2;
+    EXPECT_EQ(SimulatedPs(CommandArgs(r1)), def) << r1;
+  }
 }
 
 TEST(CalibrateCsv, ARowWhoseRunIsRefusedNamesItsLineAndCommand) {

@@ -213,7 +213,7 @@ TEST(ConfigTest, QuotedValuesAreAccepted) {
 TEST(ConfigTest, UnknownKeyNamesLineAndColumn) {
   std::string m = LoadFails("chip:\n  clok: 1GHz\n", 2, 3);
   EXPECT_EQ(m,
-            "unknown key 'clok' in chip (did you mean 'clock'?); valid keys: clock, "
+            "unknown key 'clok' in chip (did you mean 'clock'?); valid keys: device, clock, "
             "vector_cores, ub_size, vector, mte, cube_cores, cube, l2, hbm, window_size, sdma");
 }
 
@@ -531,6 +531,7 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
   a2_config_default(&c);
   EXPECT_EQ(Print(c),
             "chip:\n"
+            "  device: a2\n"
             "  clock: 1.8 GHz\n"
             "  vector_cores: 48\n"
             "  ub_size: 192 KiB\n"
@@ -568,6 +569,7 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
             "    write_bandwidth: 19.5 GB/s\n"
             "    read_bandwidth: 27.1 GB/s\n"
             "    local_bandwidth: 77 GB/s\n"
+            "    launch_overlap: none\n"
             "interconnect:\n"
             "  topology: full_mesh\n"
             "  ranks: 8\n"
@@ -583,6 +585,7 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
             "    latency: 1.5 us\n"
             "    rdma_launch: 110 ns\n"
             "    rdma_bandwidth: 23.8 GB/s\n"
+            "    engine: rdma\n"
             "  torus_width: 4\n"
             "  timing: packet\n");
 }

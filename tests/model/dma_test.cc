@@ -2,9 +2,11 @@
 // "DMA engines"): a queue serves its descriptors one after another at
 // launch + engine time each, while their flight overlaps; queues run
 // concurrently; puts and gets have their own rates, and a copy within one
-// NPU the local-copy rate; between servers a
-// put/get is RDMA on the NIC; a queue completes in issue order; a put can
-// add at its destination; the engines exist only for programs with put/get.
+// NPU the local-copy rate; between servers a put/get is RDMA on the NIC, or
+// SDMA where the NIC or level says so; an A3 queue launches a put while the
+// previous one passes the engine; a queue completes in issue order; a put
+// can add at its destination; the engines exist only for programs with
+// put/get.
 // The expected times are written here from the documented equations, with
 // the default config's numbers, and both network timings must give them.
 //
@@ -260,6 +262,94 @@ TEST(DmaTest, BetweenServersAPutIsRdmaOnTheNic) {
   const uint64_t Es = k * Ser(p, c.sdma_write_bw);
   EXPECT_EQ(Both(c, K.k, {0, 1}),
             (kM - 1) * (c.sdma_launch_ps + Es) + c.sdma_launch_ps + Pipe(c, c.sdma_write_bw));
+}
+
+// chip.sdma.launch_overlap = puts (the A3): a put is launched while the put
+// before it passes the engine, so a stream takes max(a, E) per descriptor;
+// gets stay serial.
+TEST(DmaTest, OverlappedLaunchesTakeTheLongerOfLaunchAndEngineTimeEach) {
+  a2_config c = Default();
+  c.sdma_overlap = A2_OVERLAP_PUTS;
+  Program K(2);
+  Stream(K, true, {0});
+  const uint64_t E = (kBlock / c.packet_bytes) * Ser(c.packet_bytes, c.sdma_write_bw);
+  // launch-bound (the default's 1 us > E): descriptor j leaves at (j + 1) a
+  ASSERT_GT(c.sdma_launch_ps, E);
+  const uint64_t a = c.sdma_launch_ps;
+  EXPECT_EQ(Both(c, K.k), kM * a + Pipe(c, c.sdma_write_bw));
+  // engine-bound: the engine serves the descriptors back to back from a on
+  c.sdma_launch_ps = E / 4;
+  EXPECT_EQ(Both(c, K.k), c.sdma_launch_ps + (kM - 1) * E + Pipe(c, c.sdma_write_bw));
+  // serial (none), the same launch: a + E each
+  c.sdma_overlap = A2_OVERLAP_NONE;
+  EXPECT_EQ(Both(c, K.k),
+            (kM - 1) * (c.sdma_launch_ps + E) + c.sdma_launch_ps + Pipe(c, c.sdma_write_bw));
+}
+
+TEST(DmaTest, OverlappedLaunchesLeaveGetsSerial) {
+  a2_config c = Default();
+  c.sdma_overlap = A2_OVERLAP_PUTS;
+  Program K(2);
+  Stream(K, false, {0});
+  const uint64_t a = c.sdma_launch_ps,
+                 E = (kBlock / c.packet_bytes) * Ser(c.packet_bytes, c.sdma_read_bw);
+  const uint64_t ctrl = Ser(c.ctrl_bytes, c.link_bw) + c.link_lat_ps;
+  EXPECT_EQ(Both(c, K.k), (kM - 1) * (a + E) + a + ctrl + Pipe(c, c.sdma_read_bw));
+}
+
+// interconnect.nic.engine = sdma (the A3 super-node): between groups a put
+// runs on the SDMA engine and pays chip.sdma.launch, not the RDMA keys.
+TEST(DmaTest, BetweenGroupsAPutRunsOnTheEngineTheNicNames) {
+  a2_config c = Default();
+  c.topology = A2_TOPO_TWO_LEVEL;
+  c.ranks = 16;
+  c.nic_engine = A2_ENGINE_SDMA;
+  Program K(2);
+  Stream(K, true, {0});
+  const uint64_t p = c.packet_bytes, k = kBlock / p;
+  ASSERT_LT(c.sdma_write_bw, c.nic_bw);  // the engine is the slowest stage
+  const uint64_t E = k * Ser(p, c.sdma_write_bw);
+  const uint64_t pipe = Ser(p, c.sdma_write_bw) + Ser(p, c.hbm_bw) + c.hbm_lat_ps +
+                        Ser(p, c.nic_bw) + c.nic_lat_ps + c.switch_lat_ps + Ser(p, c.nic_bw) +
+                        c.nic_lat_ps + Ser(p, c.hbm_bw) + c.hbm_lat_ps +
+                        (k - 1) * Ser(p, c.sdma_write_bw);
+  const uint64_t want = (kM - 1) * (c.sdma_launch_ps + E) + c.sdma_launch_ps + pipe;
+  EXPECT_EQ(Both(c, K.k, {0, 8}), want);
+  c.rdma_launch_ps *= 10;  // not read on an sdma NIC
+  c.rdma_bw /= 2;
+  EXPECT_EQ(Both(c, K.k, {0, 8}), want);
+}
+
+// topology levels: the engine of the lowest level holding both NPUs.
+TEST(DmaTest, OnLevelsThePutRunsOnItsLevelsEngine) {
+  a2_config c = Default();
+  c.topology = A2_TOPO_LEVELS;
+  c.ranks = 4;
+  c.nlevels = 2;
+  c.levels[0] = a2_level{};
+  snprintf(c.levels[0].name, sizeof c.levels[0].name, "pair");
+  c.levels[0].kind = A2_LEVEL_MESH;
+  c.levels[0].fanout = 2;
+  c.levels[0].bw = c.link_bw;
+  c.levels[0].lat_ps = c.link_lat_ps;
+  c.levels[1] = a2_level{};
+  snprintf(c.levels[1].name, sizeof c.levels[1].name, "top");
+  c.levels[1].bw = c.nic_bw;
+  c.levels[1].lat_ps = 2 * c.nic_lat_ps;
+  Program K(2);
+  Stream(K, true, {0});
+  auto run = [&](a2_engine e, uint64_t rdma_launch) {
+    a2_config x = c;
+    x.levels[1].engine = e;
+    x.rdma_launch_ps = rdma_launch;
+    return Both(x, K.k, {0, 2});
+  };
+  const uint64_t base = c.rdma_launch_ps, more = base + 1000000;  // +1 us per message
+  // rdma: every one of the kM serial launches is 1 us longer
+  EXPECT_EQ(run(A2_ENGINE_RDMA, more) - run(A2_ENGINE_RDMA, base), kM * 1000000ull);
+  // sdma: the RDMA launch is not read; the SDMA launch (1 us) is paid instead
+  EXPECT_EQ(run(A2_ENGINE_SDMA, more), run(A2_ENGINE_SDMA, base));
+  EXPECT_GT(run(A2_ENGINE_SDMA, base), run(A2_ENGINE_RDMA, base));
 }
 
 TEST(DmaTest, AQueueCompletesInIssueOrder) {
