@@ -15,6 +15,7 @@ never re-implemented here. docs/python.md is the reference.
 from ._exec import binary
 from .calibrate import calibrate
 from .catalog import algorithms, configs
+from . import errors as _errors
 from .errors import (
     A2a3simError,
     BinaryNotFoundError,
@@ -56,14 +57,4 @@ __all__ = [
     "Result",
     "SeedsResult",
     "JobsResult",
-    "A2a3simError",
-    "InputError",
-    "SimulationError",
-    "MismatchError",
-    "RaceError",
-    "DeadlockError",
-    "LimitError",
-    "UnroutedError",
-    "InternalError",
-    "BinaryNotFoundError",
-]
+] + _errors.__all__

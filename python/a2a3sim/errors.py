@@ -49,6 +49,8 @@ _FILE_ERROR = re.compile(r"^a2a3sim: (?P<file>.+?):(?P<line>\d+):(?P<col>\d+): e
 _FILE_ERROR_LINE = re.compile(r"^a2a3sim: (?P<file>.+?):(?P<line>\d+): error: (?P<what>.*)$")
 _FILE_ERROR_NOPOS = re.compile(r"^a2a3sim: (?P<file>[^:]+?): error: (?P<what>.*)$")
 _FLAG_ERROR = re.compile(r"^a2a3sim: error: (?P<flag>-[-\w]*): (?P<what>.*)$")
+# Tried in this order: the most specific place first.
+_ERROR_FORMS = (_FILE_ERROR, _FILE_ERROR_LINE, _FLAG_ERROR, _FILE_ERROR_NOPOS)
 
 
 class InputError(A2a3simError, ValueError):
@@ -76,33 +78,14 @@ class InputError(A2a3simError, ValueError):
         pick = next((l for l in lines if ": error: " in l or l.startswith("a2a3sim: error:")), None)
         if pick is None:
             pick = lines[0] if lines else "a2a3sim: error: input refused (exit 2) with no message"
-        m = _FILE_ERROR.match(pick)
-        if m:
-            return cls(
-                pick[len("a2a3sim: ") :],
-                command,
-                stderr,
-                file=m.group("file"),
-                line=int(m.group("line")),
-                col=int(m.group("col")),
-                what=m.group("what"),
-            )
-        m = _FILE_ERROR_LINE.match(pick)
-        if m:
-            return cls(
-                pick[len("a2a3sim: ") :],
-                command,
-                stderr,
-                file=m.group("file"),
-                line=int(m.group("line")),
-                what=m.group("what"),
-            )
-        m = _FLAG_ERROR.match(pick)
-        if m:
-            return cls(pick[len("a2a3sim: ") :], command, stderr, flag=m.group("flag"), what=m.group("what"))
-        m = _FILE_ERROR_NOPOS.match(pick)
-        if m:
-            return cls(pick[len("a2a3sim: ") :], command, stderr, file=m.group("file"), what=m.group("what"))
+        for pattern in _ERROR_FORMS:
+            m = pattern.match(pick)
+            if m:
+                place = m.groupdict()
+                for k in ("line", "col"):
+                    if k in place:
+                        place[k] = int(place[k])
+                return cls(pick[len("a2a3sim: ") :], command, stderr, **place)
         msg = pick[len("a2a3sim: ") :] if pick.startswith("a2a3sim: ") else pick
         return cls(msg, command, stderr)
 
