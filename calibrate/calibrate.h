@@ -245,6 +245,15 @@ void a2_cal_print_summary(const a2_cal_runner *r, size_t point, a2_cal_group g, 
 /* One file's rows (NULL: every file's) as Markdown tables with each row's
  * command (docs/fidelity.md), one per group with its summary line. */
 void a2_cal_print_markdown(const a2_cal_runner *r, size_t point, const char *file, FILE *out);
+/* trend.c: rank trends. Rows of one file with the same program, metric,
+ * source and size column and different ranks are a series; in order of ranks, each
+ * step's simulated figure must move the way the measured one does (up or
+ * down), unless the measured step is within the larger tolerance of its two
+ * rows (flat: either way passes). Prints one line per step that goes the
+ * other way, prefixed, to out (NULL: none); returns the steps that do, and the steps
+ * checked in *steps. A row whose run failed is in no step. */
+size_t a2_cal_wrong_trends(const a2_cal_runner *r, size_t point, const char *prefix, FILE *out,
+                           size_t *steps);
 /* Rows within their tolerance at a point. */
 size_t a2_cal_rows_within(const a2_cal_runner *r, size_t point);
 bool a2_cal_row_within(const a2_cal_row *row, const a2_cal_sim *s);

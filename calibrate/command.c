@@ -2,7 +2,8 @@
  * (--holdout names sources of their rows); then every row runs at the start
  * (the config, --set, the fitted keys' start values). Without --fit: a
  * table of the fit rows and one of the predict rows, each with its summary
- * line, and with --check exit 1 when a row is outside its tolerance. With
+ * line, and with --check exit 1 when a row is outside its tolerance or a
+ * rank trend goes the other way than measured (trend.c). With
  * --fit: the search over the rows it uses (role fit, not held out;
  * progress on stderr), those rows before and after, the held-out and the
  * predict rows at the start and at the fit, the fitted values, the notes,
@@ -73,6 +74,17 @@ static void head_line(const a2_cal_runner *r, FILE *out) {
   fputc('\n', out);
 }
 
+/* The rank trends at a point (a2_cal_wrong_trends): a line saying how many
+ * steps were checked, then each that goes the other way. Returns those. */
+static size_t trends(const a2_cal_runner *r, size_t point, FILE *out) {
+  size_t steps, wrong = a2_cal_wrong_trends(r, point, "  ", NULL, &steps);
+  if (!steps) return 0;
+  fprintf(out, "rank trends: %zu step%s from one rank count to the next, %zu the other way%s\n",
+          steps, steps == 1 ? "" : "s", wrong, wrong ? " than measured:" : "");
+  if (wrong) a2_cal_wrong_trends(r, point, "  ", out, &steps);
+  return wrong;
+}
+
 static int no_fit(a2_cal_runner *r, size_t start) {
   const a2_cal_opts *o = r->o;
   const a2_cal_table *t = r->t;
@@ -103,7 +115,8 @@ static int no_fit(a2_cal_runner *r, size_t start) {
     }
     printf("%zu of %zu rows within their tolerance\n", within, n);
   }
-  return o->check && within < n ? A2_EXIT_FAIL : A2_EXIT_OK;
+  size_t wrong = trends(r, start, o->markdown ? stderr : stdout);
+  return o->check && (within < n || wrong) ? A2_EXIT_FAIL : A2_EXIT_OK;
 }
 
 /* The rows of a group the fit does not use, at the start and at the fit. */
@@ -181,9 +194,10 @@ static int fit(a2_cal_runner *r) {
   rc = o->out_path ? a2_cal_write_fitted(r, &f) : 0;
   if (!rc && o->out_path) printf("; wrote %s", o->out_path);
   putchar('\n');
+  size_t wrong = trends(r, f.best, stdout);
   a2_cal_fit_free(&f);
   if (rc) return rc;
-  return o->check && within < n ? A2_EXIT_FAIL : A2_EXIT_OK;
+  return o->check && (within < n || wrong) ? A2_EXIT_FAIL : A2_EXIT_OK;
 }
 
 /* Mark the rows of each --holdout source held out; a source no row has is

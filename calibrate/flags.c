@@ -185,7 +185,8 @@ static const a2_flag rows[] = {
      .help = "with `--fit`: at most N points in the search; each point runs every row the fit "
              "uses"},
     {A2_FLAG_BOOL, "--check", .off = AT(check),
-     .help = "exit 1 when a row is outside its tolerance (after the fit with `--fit`)"},
+     .help = "exit 1 when a row is outside its tolerance, or a rank trend goes the other way "
+             "than measured (docs/calibrate.md; after the fit with `--fit`)"},
     {A2_FLAG_BOOL, "--markdown", .off = AT(markdown),
      .help = "print the rows as a Markdown table with each row's `a2a3sim run` command "
              "(bench/fidelity.sh, docs/fidelity.md; not with `--fit`)"},

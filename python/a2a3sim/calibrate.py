@@ -92,6 +92,8 @@ def calibrate(csv, config=None, set=None, fit=None, max_evals=None, output=None,
                 phase = "before" if line.endswith(", at the start:") else "after"
         elif re.match(r"^(fit|predicted|held-out) rows: ", line):
             summary.append(line)
+        elif line.startswith("rank trends: "):  # docs/calibrate.md, "Rank trends"
+            attrs["rank_trends"] = line
         elif line in ("fitted:", "notes:"):
             section = line[:-1]
             continue

@@ -83,3 +83,8 @@ def test_calibrate_malformed_csv_raises_with_file_line_col(tmp_path):
     with pytest.raises(a2a3sim.InputError) as e:
         a2a3sim.calibrate(path)
     assert (e.value.file, e.value.line) == (str(path), 1) and e.value.col is not None
+
+
+def test_calibrate_rank_trends(in_repo):
+    df = a2a3sim.calibrate("configs/measured/hccl-allgather.csv")
+    assert df.attrs["rank_trends"] == "rank trends: 2 steps from one rank count to the next, 0 the other way"
