@@ -205,6 +205,7 @@ hixl-hccs|chip.sdma.write_bandwidth|hccl-allreduce.csv|
 limulidae|chip.sdma.write_bandwidth|hixl-hccs.csv|
 hixl-roce|||only its own rows depend on interconnect.nic.rdma_launch and rdma_bandwidth (the NIC's RDMA engine): nothing else fixes them
 hixl-a3-hccs|||only its own fit rows depend on the A3 SDMA keys (chip.sdma.* of configs/a3-*.yaml): nothing else fixes them; the A3 FabricMem rows they predict are predict rows
+hixl-a3-fabricmem-dual|||only its own fit rows depend on the super-node level's dma_ack_latency and dma_ack_bandwidth (configs/a3-supernode-levels.yaml): nothing else fixes them; its read rows are predict rows
 SPEC
 }
 # The summary line's figures: "median M %, worst W % (ROW), K within".

@@ -163,7 +163,8 @@ static const a2_flag rows[] = {
              "fitted key its start value"},
     {A2_FLAG_STRING, "--fit", .arg = "KEYS", .type = "KEY[=LO..HI],...", .off = AT(fit),
      .twice = "given twice (use one comma-separated list)",
-     .help = "fit these numeric config keys (times, bandwidths, sizes, frequencies, counts), "
+     .help = "fit these numeric config keys (times, bandwidths, sizes, frequencies, counts; a "
+             "level's field as interconnect.levels.I.FIELD), "
              "comma-separated, to the rows: a deterministic search on a log scale (a "
              "golden-section sweep, then Levenberg-Marquardt steps) of the sum over rows of "
              "ln(simulated / measured)^2, the simulator run at every point. Each key searches "

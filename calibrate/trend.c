@@ -62,8 +62,8 @@ size_t a2_cal_wrong_trends(const a2_cal_runner *r, size_t point, const char *pre
     char na[128], nb[128];
     a2_cal_row_name(t, i, na, sizeof na);
     a2_cal_row_name(t, j, nb, sizeof nb);
-    fprintf(out, "%s%s: %s (%s ranks) -> %s (%s ranks): measured x%.3f, simulated x%.3f\n",
-            prefix, a->file, na, a->ranks, nb, b->ranks, measured, simulated);
+    fprintf(out, "%s%s: %s (%s ranks) -> %s (%s ranks): measured x%.3f, simulated x%.3f\n", prefix,
+            a->file, na, a->ranks, nb, b->ranks, measured, simulated);
   }
   return wrong;
 }

@@ -55,7 +55,7 @@ typedef struct {
 
 /* Where each level of interconnect.levels was given: [0] the entry, [1]
  * its name, [2 + f] field f of a2_level_fields. */
-#define LEVEL_MARKS 8
+#define LEVEL_MARKS 10
 /* (a2_level_nfields + 2 <= LEVEL_MARKS: checked in levels.c) */
 typedef mark level_marks[A2_MAX_LEVELS][LEVEL_MARKS];
 
@@ -206,6 +206,7 @@ a2_code a2_config_set(a2_config *cfg, const char *key, const char *value, a2_err
 a2_code a2_config_key_about(const char *path, const char *flag, a2_config_key_info *info,
                             a2_err *err) {
   const a2_config_key *k = a2_config_key_find(path ? path : "");
+  if (!k && path) k = a2_levels_key(path); /* interconnect.levels.I.FIELD */
   if (!k) return no_such_key(path ? path : "", flag, err);
   info->quantity = k->kind != A2_KEY_ENUM;
   info->kind = info->quantity ? (a2_unit_kind)k->kind : A2_UNIT_COUNT;

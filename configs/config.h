@@ -57,6 +57,10 @@ typedef struct {
   uint64_t switch_lat_ps;       /* switch_latency: added once per crossing of a switch level */
   a2_engine engine;             /* engine: what a put/get whose lowest common level is this
                                    one runs on (levels above the lowest) */
+  uint64_t dma_ack_ps;          /* dma_ack_latency: such a put/get holds its queue this long
+                                   after its bytes pass the engine (0: not at all) */
+  uint64_t dma_ack_bw;          /* dma_ack_bandwidth: and n / this for n bytes, bytes/s (0: no
+                                   such term) */
 } a2_level;
 
 /* How the network times packets (docs/timing-model.md). */

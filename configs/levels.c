@@ -22,6 +22,8 @@ const a2_config_key a2_level_fields[] = {
     {"latency", A2_UNIT_TIME, 0, ONE_S, LFIELD(lat_ps), "", NULL},
     {"switch_latency", A2_UNIT_TIME, 0, ONE_S, LFIELD(switch_lat_ps), "0ns", NULL},
     {"engine", A2_KEY_ENUM, 0, 1, LFIELD(engine), "rdma", a2_engine_names},
+    {"dma_ack_latency", A2_UNIT_TIME, 0, ONE_S, LFIELD(dma_ack_ps), "0ns", NULL},
+    {"dma_ack_bandwidth", A2_UNIT_BANDWIDTH, 0, ANY, LFIELD(dma_ack_bw), "0GB/s", NULL},
 };
 const unsigned a2_level_nfields = sizeof a2_level_fields / sizeof a2_level_fields[0];
 
@@ -178,6 +180,12 @@ int a2_levels_set(a2_config *cfg, const char *key, const char *value, a2_code *r
   return 1;
 }
 
+const a2_config_key *a2_levels_key(const char *key) {
+  unsigned i;
+  const char *field;
+  return split_key(key, &i, &field) ? a2_level_field(field) : NULL;
+}
+
 int a2_levels_get(const a2_config *cfg, const char *key, uint64_t *v) {
   unsigned i;
   const char *field;
@@ -224,5 +232,5 @@ uint32_t a2_config_group_ranks(const a2_config *cfg, uint32_t level) {
   }
   return g < cfg->ranks ? (uint32_t)g : cfg->ranks;
 }
-_Static_assert(sizeof a2_level_fields / sizeof a2_level_fields[0] + 2 <= 8,
+_Static_assert(sizeof a2_level_fields / sizeof a2_level_fields[0] + 2 <= 10,
                "raise LEVEL_MARKS in config.c");

@@ -17,8 +17,10 @@ extern "C" {
 /* The rows of a level's fields other than `name`; offsets are into a2_level. */
 extern const a2_config_key a2_level_fields[];
 extern const unsigned a2_level_nfields;
-/* "name, kind, fanout, bandwidth, latency, switch_latency, engine" */
-#define A2_LEVEL_FIELD_LIST "name, kind, fanout, bandwidth, latency, switch_latency, engine"
+/* The fields' names, for messages. */
+#define A2_LEVEL_FIELD_LIST                                                           \
+  "name, kind, fanout, bandwidth, latency, switch_latency, engine, dma_ack_latency, " \
+  "dma_ack_bandwidth"
 
 const a2_config_key *a2_level_field(const char *name);
 uint64_t a2_level_get(const a2_level *l, const a2_config_key *k);
@@ -41,6 +43,9 @@ int a2_levels_check(const a2_config *cfg, unsigned *level, const char **field, c
  * no fan-out, bandwidth or latency). Returns 1 when key names a level field
  * (then *rc and err are its result), 0 when it does not. */
 int a2_levels_set(a2_config *cfg, const char *key, const char *value, a2_code *rc, a2_err *err);
+/* The row of the field interconnect.levels.I.FIELD names (any I), or NULL
+ * when key names no level field. */
+const a2_config_key *a2_levels_key(const char *key);
 /* The value of interconnect.levels.I.FIELD in base units; 0 when none. */
 int a2_levels_get(const a2_config *cfg, const char *key, uint64_t *v);
 

@@ -31,6 +31,16 @@
  * so a stream of puts takes max(a, E(n)) per descriptor, and the engine
  * stage serves a descriptor's bytes while the next one is launched.
  *
+ * A put/get whose lowest common level (levels) has dma_ack_latency or
+ * dma_ack_bandwidth holds its queue until the far end acknowledges it,
+ * H(n) = dma_ack_latency + n / dma_ack_bandwidth after its bytes pass the
+ * engine, and its launch does not overlap the previous descriptor:
+ *
+ *                   F_q = s + a + E(n) + H(n)
+ *
+ * (HIXL between two machines of an A3 super-node: a + n / B per descriptor
+ * with a larger a and a smaller B than between the dies of one package).
+ *
  * A queue completes its put/get in the order they were issued to it: one
  * whose bytes have landed completes when every earlier one on its queue has
  * (its completion is the latest of their landings), as a hardware queue
@@ -201,6 +211,19 @@ void a2_dma_end(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   }
 }
 
+/* The time a descriptor of n bytes from src to dst holds its queue after
+ * its bytes pass the engine, waiting for the far end's acknowledgement: the
+ * dma_ack_latency + n / dma_ack_bandwidth of the lowest level holding both
+ * NPUs (levels above the lowest; 0 elsewhere). */
+static uint64_t ack_hold_ps(const a2_sim *s, uint32_t src, uint32_t dst, uint64_t n) {
+  const a2_config *cfg = s->cfg;
+  if (cfg->topology != A2_TOPO_LEVELS || !a2_topo_via_nic(s->topo, src, dst)) return 0;
+  uint32_t l = a2_topo_level(s->topo, src, dst);
+  if (l >= cfg->nlevels) return 0;
+  const a2_level *lv = &cfg->levels[l];
+  return lv->dma_ack_ps + (lv->dma_ack_bw ? a2_ser_ps(n, lv->dma_ack_bw) : 0);
+}
+
 int a2_dma_via_rdma(const a2_sim *s, uint32_t src, uint32_t dst) {
   if (!a2_topo_via_nic(s->topo, src, dst)) return 0;
   const a2_config *cfg = s->cfg;
@@ -234,7 +257,11 @@ uint64_t a2_dma_launch(a2_core *c, const a2_instr *in, uint64_t len, uint64_t t,
                                     0);
   uint64_t start = t > dq->free_ps ? t : dq->free_ps; /* s = max(t, F_q) */
   uint64_t E = engine_ps(len, cfg->packet_bytes, bw);
-  if (e == ENG_SDMA_WRITE && cfg->sdma_overlap == A2_OVERLAP_PUTS) {
+  uint64_t H = peer == c->rank ? 0 : ack_hold_ps(s, s->dev[c->rank], s->dev[peer], len);
+  if (H) { /* held until the far end acknowledges: F_q = s + a + E(n) + H(n), no overlap */
+    dq->free_ps = start + a + E + H;
+    if (dq->free_ps > dq->eng_ps) dq->eng_ps = dq->free_ps;
+  } else if (e == ENG_SDMA_WRITE && cfg->sdma_overlap == A2_OVERLAP_PUTS) {
     uint64_t go = start + a > dq->eng_ps ? start + a : dq->eng_ps;
     dq->free_ps = go;    /* F_q = max(s + a, G_q) */
     dq->eng_ps = go + E; /* G_q = max(s + a, G_q) + E(n) */

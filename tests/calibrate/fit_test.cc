@@ -75,6 +75,23 @@ TEST(CalibrateFit, KeysTheRowsIdentifyAreRecoveredFrom2xOff) {
       << r.err;
 }
 
+// A field of one level (interconnect.levels.I.FIELD) is fitted as any key.
+TEST(CalibrateFit, ALevelsFieldIsFittedLikeAnyKey) {
+  const std::string cfg = std::string(A2_SOURCE_DIR) + "/configs/a2-cluster-levels.yaml";
+  std::string csv = CsvHeader();
+  for (const char *size : {"4KiB", "1MiB"}) {
+    long long ps = SimulatedPs({"--algo", "allreduce_mesh", "--size", size, "-d", "0,8", "--config",
+                                cfg, "--set", "interconnect.levels.1.latency=4us"});
+    csv += std::string("mesh-") + size + ",allreduce_mesh,," + size + ",\"-d 0,8 --config " + cfg +
+           "\",time," + std::to_string(ps) + "ps,1%,test\n";
+  }
+  TempDir tmp;
+  CliResult r = RunCli({"calibrate", tmp.Write("t.csv", csv), "--fit",
+                        "interconnect.levels.1.latency=1us..16us", "--max-evals", "40"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_NEAR(Fitted(r.out, "interconnect.levels.1.latency"), 4e6, 4e6 * 0.01) << r.out;
+}
+
 TEST(CalibrateFit, TheFittedYamlIsTheSameForEveryJobsCountAndReproducesTheFit) {
   TempDir tmp;
   std::string csv = tmp.Write("t.csv", TwoTileCsv());

@@ -352,6 +352,45 @@ TEST(DmaTest, OnLevelsThePutRunsOnItsLevelsEngine) {
   EXPECT_GT(run(A2_ENGINE_SDMA, base), run(A2_ENGINE_RDMA, base));
 }
 
+// A level's dma_ack_latency / dma_ack_bandwidth: a put/get whose lowest
+// common level it is holds its queue H(n) = latency + n / bandwidth after its
+// bytes pass the engine, without overlapped launches; the last descriptor
+// completes when its bytes land.
+TEST(DmaTest, ALevelsAcknowledgementHoldsTheQueueAfterEachDescriptor) {
+  a2_config c = Default();
+  c.topology = A2_TOPO_LEVELS;
+  c.ranks = 4;
+  c.nlevels = 2;
+  c.levels[0] = a2_level{};
+  snprintf(c.levels[0].name, sizeof c.levels[0].name, "pair");
+  c.levels[0].kind = A2_LEVEL_MESH;
+  c.levels[0].fanout = 2;
+  c.levels[0].bw = c.link_bw;
+  c.levels[0].lat_ps = c.link_lat_ps;
+  c.levels[1] = a2_level{};
+  snprintf(c.levels[1].name, sizeof c.levels[1].name, "top");
+  c.levels[1].bw = c.nic_bw;
+  c.levels[1].lat_ps = 2 * c.nic_lat_ps;
+  c.levels[1].engine = A2_ENGINE_SDMA;
+  for (bool put : {true, false}) {
+    Program K(2);
+    Stream(K, put, {0});
+    const uint64_t plain = Both(c, K.k, {0, 2}), pair = Both(c, K.k, {0, 1});
+    a2_config x = c;
+    x.levels[1].dma_ack_ps = 2000000;          // 2 us
+    x.levels[1].dma_ack_bw = 500000000000ull;  // 500 GB/s
+    const uint64_t H = 2000000 + Ser(kBlock, 500000000000ull);
+    EXPECT_EQ(Both(x, K.k, {0, 2}), plain + (kM - 1) * H) << (put ? "put" : "get");
+    EXPECT_EQ(Both(x, K.k, {0, 1}), pair) << "inside the pair: the top level's keys not read";
+    // overlapped launches give way to the acknowledgement: a + E + H each
+    x.sdma_overlap = A2_OVERLAP_PUTS;
+    EXPECT_EQ(Both(x, K.k, {0, 2}), plain + (kM - 1) * H) << (put ? "put" : "get");
+    x.levels[1].dma_ack_bw = 0;  // no byte term
+    x.sdma_overlap = A2_OVERLAP_NONE;
+    EXPECT_EQ(Both(x, K.k, {0, 2}), plain + (kM - 1) * 2000000ull);
+  }
+}
+
 TEST(DmaTest, AQueueCompletesInIssueOrder) {
   // Put A (64 KiB to rank 1, a slow link) and then put B (4 KiB to rank 0's
   // own window) on queue 0; B's bytes land first, but B completes with A, so
