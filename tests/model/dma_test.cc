@@ -320,8 +320,9 @@ TEST(DmaTest, BetweenGroupsAPutRunsOnTheEngineTheNicNames) {
   EXPECT_EQ(Both(c, K.k, {0, 8}), want);
 }
 
-// topology levels: the engine of the lowest level holding both NPUs.
-TEST(DmaTest, OnLevelsThePutRunsOnItsLevelsEngine) {
+// topology levels, 4 NPUs: pairs on a mesh (the default link), then a top
+// switch level (the default NIC's bandwidth, its latency both ways).
+a2_config PairsAndTop() {
   a2_config c = Default();
   c.topology = A2_TOPO_LEVELS;
   c.ranks = 4;
@@ -336,6 +337,12 @@ TEST(DmaTest, OnLevelsThePutRunsOnItsLevelsEngine) {
   snprintf(c.levels[1].name, sizeof c.levels[1].name, "top");
   c.levels[1].bw = c.nic_bw;
   c.levels[1].lat_ps = 2 * c.nic_lat_ps;
+  return c;
+}
+
+// topology levels: the engine of the lowest level holding both NPUs.
+TEST(DmaTest, OnLevelsThePutRunsOnItsLevelsEngine) {
+  a2_config c = PairsAndTop();
   Program K(2);
   Stream(K, true, {0});
   auto run = [&](a2_engine e, uint64_t rdma_launch) {
@@ -357,20 +364,7 @@ TEST(DmaTest, OnLevelsThePutRunsOnItsLevelsEngine) {
 // bytes pass the engine, without overlapped launches; the last descriptor
 // completes when its bytes land.
 TEST(DmaTest, ALevelsAcknowledgementHoldsTheQueueAfterEachDescriptor) {
-  a2_config c = Default();
-  c.topology = A2_TOPO_LEVELS;
-  c.ranks = 4;
-  c.nlevels = 2;
-  c.levels[0] = a2_level{};
-  snprintf(c.levels[0].name, sizeof c.levels[0].name, "pair");
-  c.levels[0].kind = A2_LEVEL_MESH;
-  c.levels[0].fanout = 2;
-  c.levels[0].bw = c.link_bw;
-  c.levels[0].lat_ps = c.link_lat_ps;
-  c.levels[1] = a2_level{};
-  snprintf(c.levels[1].name, sizeof c.levels[1].name, "top");
-  c.levels[1].bw = c.nic_bw;
-  c.levels[1].lat_ps = 2 * c.nic_lat_ps;
+  a2_config c = PairsAndTop();
   c.levels[1].engine = A2_ENGINE_SDMA;
   for (bool put : {true, false}) {
     Program K(2);
