@@ -337,6 +337,26 @@ static void start_vector(a2_core *c, const a2_instr *in, uint32_t slot, uint64_t
   if (!c->ahead) a2_core_wake(c, c->vec_free_ps);
 }
 
+/* Whether starting in reserves time at a stage other cores share (every op
+ * but the vector pipe's, which only the core itself uses): under ordered
+ * timing only those wait for the event kernel's horizon. */
+static bool reserves(const a2_instr *in) {
+  switch (in->op) {
+  case A2_OP_LOAD:
+  case A2_OP_TLOAD:
+  case A2_OP_STORE:
+  case A2_OP_TFIXPIPE:
+  case A2_OP_TEXTRACT:
+  case A2_OP_TMATMUL:
+  case A2_OP_RLOAD:
+  case A2_OP_RSTORE:
+  case A2_OP_NOTIFY:
+  case A2_OP_PUT:
+  case A2_OP_GET: return true;
+  default: return false;
+  }
+}
+
 /* Start pipe heads whose dependencies are met; returns true on progress.
  * Under reservation timing (c->ahead) every completion time is known when
  * its instruction starts, so a head whose dependencies have known times is
@@ -365,7 +385,7 @@ static bool start_pipes(a2_core *c, uint64_t now) {
        * starts across cores, as packet timing serves them
        * (docs/timing-model.md, "Starting ahead"); beyond it the core
        * sleeps until the start. */
-      if (c->ordered && t > now && t > a2k_horizon_ps()) {
+      if (c->ordered && t > now && t > a2k_horizon_ps() && reserves(&sl->in)) {
         a2_core_wake(c, t);
         break;
       }
