@@ -130,25 +130,6 @@ static int load_config(a2_cal_opts *o) {
   return 0;
 }
 
-static int set_set(const a2_flag *f, const char *v, void *opts) {
-  a2_cal_opts *o = opts;
-  (void)f;
-  if (o->nsets == A2_MAX_SETS) return a2_cmd_usage_error("--set", "more than %d", A2_MAX_SETS);
-  o->sets[o->nsets++] = v;
-  return 0;
-}
-
-/* --holdout SOURCES: kept as given (comma lists); command.c checks the
- * sources against the rows. */
-static int set_holdout(const a2_flag *f, const char *v, void *opts) {
-  a2_cal_opts *o = opts;
-  (void)f;
-  if (o->nholdouts == A2_CAL_MAX_HOLDOUT)
-    return a2_cmd_usage_error("--holdout", "more than %d", A2_CAL_MAX_HOLDOUT);
-  o->holdouts[o->nholdouts++] = v;
-  return 0;
-}
-
 #define AT(field) offsetof(a2_cal_opts, field)
 enum { CAL_FIT = 1 }; /* flags that need --fit */
 
@@ -157,8 +138,8 @@ static const a2_flag rows[] = {
      .twice = "given twice", .def = "the built-in " A2_DEFAULT_CONFIG,
      .help = "YAML config every row runs with (docs/config.md); a row whose args give "
              "--config FILE runs with that file instead (docs/calibrate.md)"},
-    {A2_FLAG_CUSTOM, "--set", .arg = "KEY=VALUE", .type = "KEY=VALUE", .set = set_set,
-     .repeat = true,
+    {A2_FLAG_LIST, "--set", .arg = "KEY=VALUE", .type = "KEY=VALUE", .off = AT(sets),
+     .count_off = AT(nsets), .hi = A2_MAX_SETS, .repeat = true,
      .help = "override a config key for every row, as `a2a3sim run --set`; it also gives a "
              "fitted key its start value"},
     {A2_FLAG_STRING, "--fit", .arg = "KEYS", .type = "KEY[=LO..HI],...", .off = AT(fit),
@@ -170,8 +151,8 @@ static const a2_flag rows[] = {
              "ln(simulated / measured)^2, the simulator run at every point. Each key searches "
              "1/16x..16x of its start value, or KEY=LO..HI "
              "(`interconnect.link.latency=50ns..2us`). A fit uses the rows of role fit only"},
-    {A2_FLAG_CUSTOM, "--holdout", .arg = "SOURCES", .type = "list of sources", .set = set_holdout,
-     .repeat = true,
+    {A2_FLAG_LIST, "--holdout", .arg = "SOURCES", .type = "list of sources", .off = AT(holdouts),
+     .count_off = AT(nholdouts), .hi = A2_CAL_MAX_HOLDOUT, .repeat = true,
      .help = "with `--fit`: leave every row of these sources (the source column, "
              "comma-separated) out of the fit and report their error at the start and after the "
              "fit"},

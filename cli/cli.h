@@ -25,7 +25,7 @@ typedef struct {
   const char *out_path;     /* -o (gen only) */
   const char *config_path;  /* NULL: built-in default (= configs/a2-8p-hccs.yaml) */
   const char *sets[A2_MAX_SETS];
-  int nsets;
+  size_t nsets;
   /* --param; names point into param_names (do not copy a2_run_opts by value) */
   a2_program_param params[A2_PROGRAM_MAX_PARAMS];
   char param_names[A2_PROGRAM_MAX_PARAMS][A2_NAME_MAX];
@@ -50,7 +50,7 @@ typedef struct {
   a2_faults faults;         /* --slow-rank, --slow-link, --link-down, --jitter (seed: --seed) */
   uint32_t seeds;           /* --seeds K: K runs, seeds seed..seed+K-1; 0: one run */
   const char *jobs[A2_MAX_JOBS]; /* --job SPEC (cli/jobs.c) */
-  int njobs;
+  size_t njobs;
   bool hccl;               /* choose as HCCL does: --algo allreduce, --hccl or a flag below */
   bool config_jobs;        /* no --job nor --algo: the run is the config's `jobs:` (cli/jobs.c) */
   bool explain;            /* --explain: why the chooser chose, and the candidates measured */

@@ -8,17 +8,11 @@
 #include "cli/cli.h"
 #include "common/cmd_err.h"
 
-static int set_set(const a2_flag *f, const char *s, void *opts) {
-  a2_run_opts *o = opts;
-  (void)f;
-  if (o->nsets == A2_MAX_SETS) return a2_cmd_usage_error("--set", "more than %d", A2_MAX_SETS);
-  o->sets[o->nsets++] = s;
-  return 0;
-}
-
 static const a2_flag rows[] = {
-    {A2_FLAG_CUSTOM, "--set", .arg = "KEY=VALUE", .type = "KEY=VALUE", .set = set_set,
-     .repeat = true, .help = "override one config key after the file, as `a2a3sim run --set`"},
+    {A2_FLAG_LIST, "--set", .arg = "KEY=VALUE", .type = "KEY=VALUE",
+     .off = offsetof(a2_run_opts, sets), .count_off = offsetof(a2_run_opts, nsets),
+     .hi = A2_MAX_SETS, .repeat = true,
+     .help = "override one config key after the file, as `a2a3sim run --set`"},
 };
 
 static const a2_flag_cmd cmds[] = {

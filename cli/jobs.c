@@ -494,7 +494,7 @@ static int generate(int i, job *j, const a2_run_opts *o, const a2_config *cfg) {
 }
 
 int a2_run_jobs(a2_run_opts *o) {
-  int nj = o->njobs, rc = 0;
+  int nj = (int)o->njobs, rc = 0;
   a2_config_job *yj = NULL; /* the config's `jobs:` when there is no --job */
   if (!nj) {
     unsigned n = 0;

@@ -97,7 +97,7 @@ int a2_parse_run_flags(a2_cmd cmd, int argc, char **argv, a2_run_opts *o) {
 /* Whether --set names interconnect.ranks (then it is what the user asked). */
 static bool sets_ranks(const a2_run_opts *o) {
   static const char k[] = "interconnect.ranks=";
-  for (int i = 0; i < o->nsets; i++)
+  for (size_t i = 0; i < o->nsets; i++)
     if (!strncmp(o->sets[i], k, sizeof k - 1)) return true;
   return false;
 }
@@ -126,7 +126,7 @@ int a2_load_run_config(const a2_run_opts *o, a2_config *cfg, uint32_t *grown_fro
     a2_cmd_error(&e);
     return a2_err_exit_code(e.code);
   }
-  for (int i = 0; i < o->nsets; i++) {
+  for (size_t i = 0; i < o->nsets; i++) {
     char key[256];
     const char *eq = strchr(o->sets[i], '=');
     if (!eq || eq == o->sets[i] || (size_t)(eq - o->sets[i]) >= sizeof key)

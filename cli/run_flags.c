@@ -81,22 +81,6 @@ static int set_devices(const a2_flag *f, const char *s, void *opts) {
   return 0;
 }
 
-static int set_set(const a2_flag *f, const char *s, void *opts) {
-  a2_run_opts *o = opts;
-  (void)f;
-  if (o->nsets == A2_MAX_SETS) return a2_cmd_usage_error("--set", "more than %d", A2_MAX_SETS);
-  o->sets[o->nsets++] = s;
-  return 0;
-}
-
-static int set_job(const a2_flag *f, const char *s, void *opts) {
-  a2_run_opts *o = opts;
-  (void)f;
-  if (o->njobs == A2_MAX_JOBS) return a2_cmd_usage_error("--job", "more than %d", A2_MAX_JOBS);
-  o->jobs[o->njobs++] = s;
-  return 0;
-}
-
 /* The fault flags (cli/faults.c). */
 static int set_fault(const a2_flag *f, const char *s, void *opts) {
   a2_faults *faults = &((a2_run_opts *)opts)->faults;
@@ -221,8 +205,8 @@ static const a2_flag rows[] = {
     {A2_FLAG_STRING, "--config", .arg = "FILE", .type = "file", .off = AT(config_path),
      .def = "the built-in copy of " A2_DEFAULT_CONFIG, .cmds = BOTH,
      .help = "YAML config (docs/config.md)"},
-    {A2_FLAG_CUSTOM, "--set", .arg = "KEY=VALUE", .type = "KEY=VALUE", .set = set_set,
-     .repeat = true, .cmds = BOTH,
+    {A2_FLAG_LIST, "--set", .arg = "KEY=VALUE", .type = "KEY=VALUE", .off = AT(sets),
+     .count_off = AT(nsets), .hi = A2_MAX_SETS, .repeat = true, .cmds = BOTH,
      .help = "override one config key after the file, with the file's validation: `--set "
              "interconnect.link.bandwidth=56GB/s`"},
     {A2_FLAG_UINT, "--seed", .arg = "S", .off = AT(seed), .def = "1", .cmds = BOTH,
@@ -302,8 +286,8 @@ static const a2_flag rows[] = {
             "`time_max_us`. Exit status: the worst of the runs'."},
 
     {A2_FLAG_SECTION, "Several jobs", .help = "timing-only; docs/cli.md, \"Several jobs\""},
-    {A2_FLAG_CUSTOM, "--job", .arg = "SPEC", .type = "KEY=VALUE,...", .set = set_job,
-     .repeat = true, .cmds = RUN,
+    {A2_FLAG_LIST, "--job", .arg = "SPEC", .type = "KEY=VALUE,...", .off = AT(jobs),
+     .count_off = AT(njobs), .hi = A2_MAX_JOBS, .repeat = true, .cmds = RUN,
      .help = "a built-in collective on its own NPUs of the shared fabric, e.g. "
              "`algo=allreduce_ring,ranks=0-3,size=1MiB,start=0us`; up to 16, on disjoint NPU "
              "sets; reports each job's time alone, together and the slowdown. Without `--algo`, "

@@ -118,6 +118,13 @@ static int take(const a2_flag_table *t, size_t cmd, int k, const char *v, void *
   case A2_FLAG_STRING: *(const char **)field = v; return 0;
   case A2_FLAG_CHOICE: return set_choice(f, v, (int *)field);
   case A2_FLAG_CUSTOM: return f->set(f, v, opts);
+  case A2_FLAG_LIST: {
+    size_t *n = (size_t *)((char *)opts + f->count_off);
+    if (*n == f->hi)
+      return a2_cmd_usage_error(a2_flag_id(typed), "more than %llu", (unsigned long long)f->hi);
+    ((const char **)field)[(*n)++] = v;
+    return 0;
+  }
   default: return set_number(f, v, field);
   }
 }

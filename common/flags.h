@@ -33,6 +33,8 @@ typedef enum {
   A2_FLAG_TIME,    /* a time with a unit (10ms; bare numbers are ps) in lo..hi: a uint64_t of ps */
   A2_FLAG_CHOICE,  /* one of choices[]: its index, an int */
   A2_FLAG_CUSTOM,  /* set() reads the value (lists, NAME=VALUE pairs, repeatable flags) */
+  A2_FLAG_LIST,    /* the value as given, appended to the const char *[hi] at off, whose
+                      count (a size_t) is at count_off; more than hi: an error */
   A2_FLAG_ALIAS    /* a deprecated name of the row named alias_of: warns once, then is it */
 } a2_flag_kind;
 
@@ -51,7 +53,9 @@ struct a2_flag {
   const char *def;    /* the default, as the user would write it (--help, docs); NULL: none */
   const char *type;   /* the docs' value column; NULL: said by the kind and range */
   size_t off;         /* offsetof the field it sets in the command's options */
-  uint64_t lo, hi;    /* UINT, U64, SIZE, TIME: the range (hi 0: no upper bound) */
+  size_t count_off;   /* LIST: offsetof the count of values taken */
+  uint64_t lo, hi;    /* UINT, U64, SIZE, TIME: the range (hi 0: no upper bound); LIST:
+                         hi is the most values */
   const char *const *choices; /* CHOICE: the names, NULL-terminated, indexed by value */
   /* CUSTOM: read `value` into opts; 0, or an exit status after printing the error */
   int (*set)(const a2_flag *f, const char *value, void *opts);

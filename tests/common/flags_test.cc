@@ -23,6 +23,8 @@ struct Opts {
   int color;
   const char *items[4];
   int nitems;
+  const char *tags[2];
+  size_t ntags;
   const char *out;
 };
 
@@ -102,6 +104,15 @@ std::vector<a2_flag> Rows() {
   f.repeat = true;
   f.help = "an item";
   r.push_back(f);
+  f = MakeRow(A2_FLAG_LIST, "--tag");
+  f.arg = "T";
+  f.type = "text";
+  f.off = offsetof(Opts, tags);
+  f.count_off = offsetof(Opts, ntags);
+  f.hi = 2;
+  f.repeat = true;
+  f.help = "a tag";
+  r.push_back(f);
   f = MakeRow(A2_FLAG_STRING, "--output");
   f.letter = "-o";
   f.arg = "FILE";
@@ -179,6 +190,15 @@ TEST(FlagTable, EachKindConvertsAndStoresItsValue) {
   ASSERT_EQ(p.seen.nargs, 1);
   EXPECT_STREQ(p.seen.args[0], "arg");
   EXPECT_EQ(p.err, "");
+}
+
+TEST(FlagTable, AListKeepsEachValueInOrderUpToItsMost) {
+  Parsed p = Parse({"--tag", "a", "--tag=b"});
+  ASSERT_EQ(p.rc, 0) << p.err;
+  ASSERT_EQ(p.o.ntags, 2u);
+  EXPECT_STREQ(p.o.tags[0], "a");
+  EXPECT_STREQ(p.o.tags[1], "b");
+  ExpectError(Parse({"--tag", "a", "--tag", "b", "--tag", "c"}), "--tag: more than 2");
 }
 
 TEST(FlagTable, ValuesMayBeJoinedWithEqualsOrToTheLetter) {
