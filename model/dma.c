@@ -211,27 +211,14 @@ void a2_dma_end(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   }
 }
 
-/* The time a descriptor of n bytes from src to dst holds its queue after
- * its bytes pass the engine, waiting for the far end's acknowledgement: the
- * dma_ack_latency + n / dma_ack_bandwidth of the lowest level holding both
- * NPUs (levels above the lowest; 0 elsewhere). */
-static uint64_t ack_hold_ps(const a2_sim *s, uint32_t src, uint32_t dst, uint64_t n) {
+/* The level a put/get between devices src and dst crosses: on levels, the
+ * lowest level holding both when it is above the lowest (its route crosses
+ * NIC ports); NULL on other topologies and inside a lowest-level group. */
+static const a2_level *level_crossed(const a2_sim *s, uint32_t src, uint32_t dst) {
   const a2_config *cfg = s->cfg;
-  if (cfg->topology != A2_TOPO_LEVELS || !a2_topo_via_nic(s->topo, src, dst)) return 0;
+  if (cfg->topology != A2_TOPO_LEVELS || !a2_topo_via_nic(s->topo, src, dst)) return NULL;
   uint32_t l = a2_topo_level(s->topo, src, dst);
-  if (l >= cfg->nlevels) return 0;
-  const a2_level *lv = &cfg->levels[l];
-  return lv->dma_ack_ps + (lv->dma_ack_bw ? a2_ser_ps(n, lv->dma_ack_bw) : 0);
-}
-
-int a2_dma_via_rdma(const a2_sim *s, uint32_t src, uint32_t dst) {
-  if (!a2_topo_via_nic(s->topo, src, dst)) return 0;
-  const a2_config *cfg = s->cfg;
-  if (cfg->topology == A2_TOPO_LEVELS) {
-    uint32_t l = a2_topo_level(s->topo, src, dst);
-    return l < cfg->nlevels && cfg->levels[l].engine == A2_ENGINE_RDMA;
-  }
-  return cfg->nic_engine == A2_ENGINE_RDMA;
+  return l < cfg->nlevels ? &cfg->levels[l] : NULL;
 }
 
 uint64_t a2_dma_launch(a2_core *c, const a2_instr *in, uint64_t len, uint64_t t, uint32_t *engine) {
@@ -242,8 +229,13 @@ uint64_t a2_dma_launch(a2_core *c, const a2_instr *in, uint64_t len, uint64_t t,
     *engine = s->hbm[c->rank];
     return t;
   }
-  uint32_t peer = (uint32_t)in->peer;
-  int rdma = a2_dma_via_rdma(s, s->dev[c->rank], s->dev[peer]);
+  uint32_t peer = (uint32_t)in->peer, src = s->dev[c->rank], dst = s->dev[peer];
+  /* RDMA on the NIC when the route crosses NIC ports whose engine is rdma
+   * (interconnect.nic.engine on two_level, the crossed level's on levels) */
+  const a2_level *lv = level_crossed(s, src, dst);
+  int rdma = cfg->topology == A2_TOPO_LEVELS
+                 ? lv && lv->engine == A2_ENGINE_RDMA
+                 : a2_topo_via_nic(s->topo, src, dst) && cfg->nic_engine == A2_ENGINE_RDMA;
   int e = rdma                  ? ENG_RDMA
           : peer == c->rank     ? ENG_SDMA_LOCAL
           : in->op == A2_OP_PUT ? ENG_SDMA_WRITE
@@ -257,7 +249,8 @@ uint64_t a2_dma_launch(a2_core *c, const a2_instr *in, uint64_t len, uint64_t t,
                                     0);
   uint64_t start = t > dq->free_ps ? t : dq->free_ps; /* s = max(t, F_q) */
   uint64_t E = engine_ps(len, cfg->packet_bytes, bw);
-  uint64_t H = peer == c->rank ? 0 : ack_hold_ps(s, s->dev[c->rank], s->dev[peer], len);
+  /* H(n): the crossed level's acknowledgement, dma_ack_latency + n / dma_ack_bandwidth */
+  uint64_t H = !lv ? 0 : lv->dma_ack_ps + (lv->dma_ack_bw ? a2_ser_ps(len, lv->dma_ack_bw) : 0);
   if (H) { /* held until the far end acknowledges: F_q = s + a + E(n) + H(n), no overlap */
     dq->free_ps = start + a + E + H;
     if (dq->free_ps > dq->eng_ps) dq->eng_ps = dq->free_ps;

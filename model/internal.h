@@ -323,10 +323,6 @@ void a2_dma_free(struct a2_sim *s);
  * the chip does not have makes the run an error (sim->run_rc). */
 uint64_t a2_dma_launch(a2_core *c, const a2_instr *in, uint64_t len, uint64_t t_ps,
                        uint32_t *engine);
-/* Whether a put/get between devices src and dst runs as RDMA on the NIC
- * (its route crosses NIC ports whose engine is rdma: interconnect.nic.engine
- * on two_level, the engine of the lowest common level on levels). */
-int a2_dma_via_rdma(const struct a2_sim *s, uint32_t src, uint32_t dst);
 /* The queue put/get `in` of core c runs on (its queue, or A2_QUEUE_ANY's:
  * the core's index modulo chip.sdma.queues). */
 uint32_t a2_dma_queue_of(const a2_core *c, const a2_instr *in);
