@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Two timing modes side by side on the at-scale workloads of
+# docs/benchmarks.md: each workload under mode A, then under mode B, in
+# turn, BENCH_REPEAT times (default 2), so that both see the same machine;
+# one markdown row per workload with each mode's simulated time and least
+# wall time (the simulator's own --profile) and the ratio of B's wall time
+# to A's. The speed half of "one at-scale mode" (docs/timing-model.md,
+# "Reservation under contention") is this table with A = reservation; the
+# fidelity half is bench/contention.sh.
+#
+# Usage: bash bench/modes.sh [MODE_A MODE_B]   (default: reservation ordered)
+# Same build as bench/run.sh (BENCH_PGO=0: plain Release). Time: about a
+# minute per repeat on 2 cores, plus the build.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+modes=(reservation ordered)
+if [ $# -gt 0 ]; then
+  if [ $# -ne 2 ]; then
+    echo "usage: bash bench/modes.sh [MODE_A MODE_B]: two modes of interconnect.timing, or none" >&2
+    exit 2
+  fi
+  modes=("$1" "$2")
+fi
+source bench/lib.sh # sim, tmp, repeat, bench_machine, a2_cluster
+for m in "${modes[@]}"; do
+  "$sim" config check configs/a2-8p-hccs.yaml --set "interconnect.timing=$m" >/dev/null || exit 2
+done
+[ "${BENCH_REPEAT:-}" ] || repeat=2
+
+hier() { # hier ALGO: the hierarchical all-reduce at P=1024 on A3 super-nodes over RoCE
+  echo --algo "$1" --config configs/a3-cluster-roce.yaml --set interconnect.levels.2.fanout=64 \
+    --ranks 1024 --size 16MiB
+}
+names=("ring P=1024" "mesh P=256" "mesh P=64" "hier P=1024" "hier3 P=1024" "mesh 24 cores 16 MiB")
+workloads=(
+  "--algo allreduce_ring --size 16MiB $(a2_cluster 1024)"
+  "--algo allreduce_mesh --size 1MiB $(a2_cluster 256)"
+  "--algo allreduce_mesh --size 1MiB $(a2_cluster 64)"
+  "$(hier allreduce_hier_ring)"
+  "$(hier allreduce_hier3_nhr)"
+  "--algo allreduce_mesh --cores 24 --ranks 8 --dtype fp16 --size 16MiB"
+)
+
+# one run: prints "SIMULATED_US WALL_S", or "? ?" when it fails
+one() {
+  local mode=$1
+  shift
+  if "$sim" run "$@" --no-data --no-race-check --set "interconnect.timing=$mode" --profile \
+    >"$tmp/out" 2>"$tmp/err"; then
+    echo "$(sed -nE 's/^time ([0-9.]+) us.*/\1/p' "$tmp/out") $(sed -nE 's/.*wall_s=([0-9.]+).*/\1/p' "$tmp/err")"
+  else
+    echo "? ?"
+  fi
+}
+
+bench_machine
+echo
+echo "| workload | command (plus \`--no-data --no-race-check --set interconnect.timing=MODE\`) | ${modes[0]} us / wall s | ${modes[1]} us / wall s | wall ${modes[1]} / ${modes[0]} |"
+echo "|---|---|---|---|---|"
+for i in "${!workloads[@]}"; do
+  read -r -a argv <<<"${workloads[$i]}"
+  best_a="" best_b="" sim_a="?" sim_b="?"
+  for ((r = 0; r < repeat; r++)); do
+    read -r s w <<<"$(one "${modes[0]}" "${argv[@]}")"
+    sim_a=$s
+    if [ "$w" != "?" ] && { [ -z "$best_a" ] || awk "BEGIN{exit !($w < $best_a)}"; }; then best_a=$w; fi
+    read -r s w <<<"$(one "${modes[1]}" "${argv[@]}")"
+    sim_b=$s
+    if [ "$w" != "?" ] && { [ -z "$best_b" ] || awk "BEGIN{exit !($w < $best_b)}"; }; then best_b=$w; fi
+  done
+  ratio="?"
+  [ -n "$best_a" ] && [ -n "$best_b" ] && ratio=$(awk "BEGIN{printf \"%.2f\", $best_b / $best_a}")
+  # shellcheck disable=SC2016 # backticks are markdown
+  printf '| %s | `a2a3sim run %s` | %s / %s | %s / %s | %s |\n' "${names[$i]}" "${workloads[$i]}" \
+    "$sim_a" "${best_a:-?}" "$sim_b" "${best_b:-?}" "$ratio"
+done
