@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 write=0
-sim=build/a2a3sim
+sim=""
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -32,14 +32,8 @@ if [ "$write" = 1 ] && [ ${#extra[@]} -gt 0 ]; then
   echo "contention: --write with RUN-FLAGS would put a what-if in the docs" >&2
   exit 2
 fi
-if [ ! -x "$sim" ]; then
-  if [ "$sim" != build/a2a3sim ]; then
-    echo "contention: $sim is not an executable" >&2
-    exit 2
-  fi
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build --target a2a3sim -j"$(nproc)" >/dev/null
-fi
+source scripts/lib.sh # a2_sim_or_build, a2_replace_block
+sim=$(a2_sim_or_build contention "$sim") || exit 2
 
 # time_ps of one run: mode, then the case's arguments
 time_ps() {
@@ -52,7 +46,7 @@ time_ps() {
 }
 
 rows=$(mktemp)
-trap 'rm -f "$rows" "$rows.doc"' EXIT
+trap 'rm -f "$rows"' EXIT
 echo "| case | packet us | reservation | ordered |" >"$rows"
 echo "|---|---|---|---|" >>"$rows"
 while IFS= read -r line; do
@@ -61,10 +55,15 @@ while IFS= read -r line; do
   args=$(awk -F ' [|] ' '{print $5}' <<<"$line")
   args=${args//\{src\}/$PWD}
   read -r -a argv <<<"$args"
-  p=$(time_ps packet "${argv[@]}") || { echo "contention: packet run failed: $args" >&2; exit 2; }
-  r=$(time_ps reservation "${argv[@]}") || { echo "contention: reservation run failed: $args" >&2; exit 2; }
-  o=$(time_ps ordered "${argv[@]}") || { echo "contention: ordered run failed: $args" >&2; exit 2; }
-  python3 - "$label" "$p" "$r" "$o" >>"$rows" <<'EOF'
+  t=()
+  for mode in packet reservation ordered; do
+    v=$(time_ps "$mode" "${argv[@]}") || {
+      echo "contention: $mode run failed: $args" >&2
+      exit 2
+    }
+    t+=("$v")
+  done
+  python3 - "$label" "${t[@]}" >>"$rows" <<'EOF'
 import sys
 label, p, r, o = sys.argv[1], *map(int, sys.argv[2:])
 def cell(t):
@@ -75,14 +74,8 @@ EOF
 done <bench/contention.cases
 cat "$rows"
 if [ "$write" = 1 ]; then
-  python3 - docs/timing-model.md "$rows" >"$rows.doc" <<'EOF'
-import sys
-doc, rows = open(sys.argv[1]).read(), open(sys.argv[2]).read()
-begin, end = "<!-- begin generated: contention", "<!-- end generated: contention -->"
-b = doc.index(begin)
-b = doc.index("\n", b) + 1
-e = doc.index(end)
-sys.stdout.write(doc[:b] + rows + doc[e:])
-EOF
-  cat "$rows.doc" >docs/timing-model.md
+  a2_replace_block docs/timing-model.md contention "$rows" || {
+    echo "contention: docs/timing-model.md has no generated block \"contention\"" >&2
+    exit 2
+  }
 fi

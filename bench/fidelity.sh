@@ -34,34 +34,10 @@
 # point): about 3 minutes on 2 idle cores.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-sim=${1:-build/a2a3sim}
-if [ ! -x "$sim" ]; then
-  [ $# -eq 0 ] || {
-    echo "fidelity: $sim is not an executable" >&2
-    exit 2
-  }
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build -j2 --target a2a3sim >/dev/null
-fi
+source scripts/lib.sh # a2_sim_or_build, a2_replace_block
+sim=$(a2_sim_or_build fidelity "${1:-}") || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-# replace_block FILE NAME CONTENT: put CONTENT's lines between the markers of
-# NAME in FILE; false when FILE has no such block.
-replace_block() {
-  local file=$1 name=$2 content=$3
-  grep -qF -- "<!-- begin generated: $name " "$file" || return 1
-  awk -v name="$name" -v content="$content" '
-    index($0, "<!-- begin generated: " name " ") == 1 {
-      print
-      while ((getline line < content) > 0) print line
-      skip = 1
-      next
-    }
-    index($0, "<!-- end generated: " name " -->") == 1 { skip = 0 }
-    !skip' "$file" >"$tmp/doc"
-  cp "$tmp/doc" "$file"
-}
 
 begin_marker() { echo "<!-- begin generated: $1 (bash bench/fidelity.sh) -->"; }
 end_marker() { echo "<!-- end generated: $1 -->"; }
@@ -148,7 +124,7 @@ for csv in "${csvs[@]}"; do
   rows=$((rows + n))
   outside=$((outside + out))
   [ "$out" -eq 0 ] || status=1
-  if ! replace_block docs/fidelity.md "$csv" "$tmp/table"; then
+  if ! a2_replace_block docs/fidelity.md "$csv" "$tmp/table"; then
     {
       printf '\n## %s\n\n' "$csv"
       begin_marker "$csv"
@@ -159,7 +135,7 @@ for csv in "${csvs[@]}"; do
   echo "fidelity: $csv: $n rows, $((n - out)) within their tolerance"
 done
 cp "$tmp/part/every" "$tmp/summary"
-replace_block docs/fidelity.md "summary" "$tmp/summary" || {
+a2_replace_block docs/fidelity.md "summary" "$tmp/summary" || {
   echo "fidelity: docs/fidelity.md has no block 'summary'" >&2
   exit 2
 }
@@ -254,7 +230,7 @@ while IFS=$'\t' read -r src files; do
   echo "| $src | $nrows | $values | $fitted_to | ${shipped%%|*} | ${refit%%|*} | ${refit##*|} |" >>"$tmp/loso"
 done <"$tmp/fitsources"
 cat "$tmp/loso"
-replace_block docs/fidelity.md "leave one source out" "$tmp/loso" || {
+a2_replace_block docs/fidelity.md "leave one source out" "$tmp/loso" || {
   echo "fidelity: docs/fidelity.md has no block 'leave one source out'" >&2
   exit 2
 }
@@ -295,7 +271,7 @@ example() { # example NAME CMD...: the command and its stdout as a console block
     "$sim" "$@" 2>/dev/null | sed "s|$tmp/||g"
     echo '```'
   } >"$tmp/example"
-  replace_block docs/calibrate.md "$name" "$tmp/example" || {
+  a2_replace_block docs/calibrate.md "$name" "$tmp/example" || {
     echo "fidelity: docs/calibrate.md has no block '$name'" >&2
     exit 2
   }
@@ -313,7 +289,7 @@ example "tget fit: latency and bandwidth" calibrate configs/measured/tget.csv \
   echo '  ...'
   echo '```'
 } >"$tmp/yaml"
-replace_block docs/calibrate.md "tget fit: the fitted YAML" "$tmp/yaml" || {
+a2_replace_block docs/calibrate.md "tget fit: the fitted YAML" "$tmp/yaml" || {
   echo "fidelity: docs/calibrate.md has no block 'tget fit: the fitted YAML'" >&2
   exit 2
 }

@@ -21,20 +21,32 @@ trap 'rm -rf "$tmp"' EXIT
 
 repeat=${BENCH_REPEAT:-1} # runs per row; the row shows the one with the least wall time
 
+# run_profiled ARGS...: one `a2a3sim run ARGS --profile`; sets run_us (the
+# report's simulated time, us), run_wall (wall s) and run_prof (the profile
+# line), each empty when the run gave none.
+run_profiled() {
+  "$sim" run "$@" --profile >"$tmp/out" 2>"$tmp/err" || true
+  run_us=$(sed -nE 's/^time ([0-9.]+) us.*/\1/p' "$tmp/out")
+  run_prof=$(grep '^profile:' "$tmp/err" || true)
+  run_wall=$(sed -nE 's/.*wall_s=([0-9.]+).*/\1/p' <<<"$run_prof")
+}
+
+# faster WALL BEST: whether WALL is a time and less than BEST (or BEST is empty)
+faster() { [ -n "$1" ] && { [ -z "$2" ] || awk "BEGIN{exit !($1 < $2)}"; }; }
+
 row() { # row NAME ARGS...: run a2a3sim with --profile, print a table row
   local name=$1
   shift
-  local prof="" simt best="" i w
+  local prof="" simt="" best="" i
   for ((i = 0; i < repeat; i++)); do
-    "$sim" run "$@" --profile >"$tmp/out" 2>"$tmp/err" || true
-    w=$(sed -nE 's/.*wall_s=([0-9.]+).*/\1/p' "$tmp/err")
-    if [ -n "$w" ] && { [ -z "$best" ] || awk "BEGIN{exit !($w < $best)}"; }; then
-      best=$w
-      prof=$(grep '^profile:' "$tmp/err")
+    run_profiled "$@"
+    if faster "$run_wall" "$best"; then
+      best=$run_wall
+      prof=$run_prof
+      simt=$run_us
     fi
   done
   [ -n "$prof" ] || prof="profile: failed"
-  simt=$(sed -nE 's/^time ([0-9.]+) us.*/\1/p' "$tmp/out")
   local wall events eps rss
   wall=$(sed -E 's/.*wall_s=([0-9.]+).*/\1/' <<<"$prof")
   events=$(sed -E 's/.*events=([0-9]+) .*/\1/' <<<"$prof")

@@ -21,7 +21,7 @@ if [ $# -gt 0 ]; then
   fi
   modes=("$1" "$2")
 fi
-source bench/lib.sh # sim, tmp, repeat, bench_machine, a2_cluster
+source bench/lib.sh # sim, tmp, repeat, run_profiled, faster, bench_machine, a2_cluster
 for m in "${modes[@]}"; do
   "$sim" config check configs/a2-8p-hccs.yaml --set "interconnect.timing=$m" >/dev/null || exit 2
 done
@@ -41,18 +41,6 @@ workloads=(
   "--algo allreduce_mesh --cores 24 --ranks 8 --dtype fp16 --size 16MiB"
 )
 
-# one run: prints "SIMULATED_US WALL_S", or "? ?" when it fails
-one() {
-  local mode=$1
-  shift
-  if "$sim" run "$@" --no-data --no-race-check --set "interconnect.timing=$mode" --profile \
-    >"$tmp/out" 2>"$tmp/err"; then
-    echo "$(sed -nE 's/^time ([0-9.]+) us.*/\1/p' "$tmp/out") $(sed -nE 's/.*wall_s=([0-9.]+).*/\1/p' "$tmp/err")"
-  else
-    echo "? ?"
-  fi
-}
-
 bench_machine
 echo
 echo "| workload | command (plus \`--no-data --no-race-check --set interconnect.timing=MODE\`) | ${modes[0]} us / wall s | ${modes[1]} us / wall s | wall ${modes[1]} / ${modes[0]} |"
@@ -61,12 +49,12 @@ for i in "${!workloads[@]}"; do
   read -r -a argv <<<"${workloads[$i]}"
   best_a="" best_b="" sim_a="?" sim_b="?"
   for ((r = 0; r < repeat; r++)); do
-    read -r s w <<<"$(one "${modes[0]}" "${argv[@]}")"
-    sim_a=$s
-    if [ "$w" != "?" ] && { [ -z "$best_a" ] || awk "BEGIN{exit !($w < $best_a)}"; }; then best_a=$w; fi
-    read -r s w <<<"$(one "${modes[1]}" "${argv[@]}")"
-    sim_b=$s
-    if [ "$w" != "?" ] && { [ -z "$best_b" ] || awk "BEGIN{exit !($w < $best_b)}"; }; then best_b=$w; fi
+    run_profiled "${argv[@]}" --no-data --no-race-check --set "interconnect.timing=${modes[0]}"
+    sim_a=${run_us:-?}
+    if faster "$run_wall" "$best_a"; then best_a=$run_wall; fi
+    run_profiled "${argv[@]}" --no-data --no-race-check --set "interconnect.timing=${modes[1]}"
+    sim_b=${run_us:-?}
+    if faster "$run_wall" "$best_b"; then best_b=$run_wall; fi
   done
   ratio="?"
   [ -n "$best_a" ] && [ -n "$best_b" ] && ratio=$(awk "BEGIN{printf \"%.2f\", $best_b / $best_a}")

@@ -32,7 +32,7 @@ typedef enum {
   A2_FLAG_SIZE,    /* bytes, with a unit or not (4KiB, 1MB, 256), in lo..hi: a uint64_t */
   A2_FLAG_TIME,    /* a time with a unit (10ms; bare numbers are ps) in lo..hi: a uint64_t of ps */
   A2_FLAG_CHOICE,  /* one of choices[]: its index, an int */
-  A2_FLAG_CUSTOM,  /* set() reads the value (lists, NAME=VALUE pairs, repeatable flags) */
+  A2_FLAG_CUSTOM,  /* set() reads the value (parsed lists, NAME=VALUE pairs) */
   A2_FLAG_LIST,    /* the value as given, appended to the const char *[hi] at off, whose
                       count (a size_t) is at count_off; more than hi: an error */
   A2_FLAG_ALIAS    /* a deprecated name of the row named alias_of: warns once, then is it */

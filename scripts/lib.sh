@@ -15,3 +15,44 @@ a2_build() {
 a2_cluster() {
   echo --config configs/a2-cluster.yaml --set interconnect.ranks="$1" --ranks "$1"
 }
+
+# a2_sim_or_build NAME [BINARY]: print the simulator a script runs: BINARY
+# when given (an error naming the script NAME, status 2, when it is not an
+# executable), else build/a2a3sim, built (Release) when missing.
+a2_sim_or_build() {
+  local name=$1 sim=${2:-}
+  if [ -n "$sim" ]; then
+    [ -x "$sim" ] || {
+      echo "$name: $sim is not an executable" >&2
+      return 2
+    }
+  else
+    sim=build/a2a3sim
+    if [ ! -x "$sim" ]; then
+      cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+      cmake --build build -j"$(nproc)" --target a2a3sim >/dev/null
+    fi
+  fi
+  echo "$sim"
+}
+
+# a2_replace_block FILE NAME CONTENT: put the lines of the file CONTENT
+# between FILE's markers "<!-- begin generated: NAME ..." and
+# "<!-- end generated: NAME -->" (the markers stay); false, FILE untouched,
+# when FILE has no such block.
+a2_replace_block() {
+  local file=$1 name=$2 content=$3 out
+  grep -qF -- "<!-- begin generated: $name " "$file" || return 1
+  out=$(mktemp)
+  awk -v name="$name" -v content="$content" '
+    index($0, "<!-- begin generated: " name " ") == 1 {
+      print
+      while ((getline line < content) > 0) print line
+      skip = 1
+      next
+    }
+    index($0, "<!-- end generated: " name " -->") == 1 { skip = 0 }
+    !skip' "$file" >"$out"
+  cat "$out" >"$file"
+  rm -f "$out"
+}
