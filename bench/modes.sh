@@ -47,18 +47,17 @@ echo "| workload | command (plus \`--no-data --no-race-check --set interconnect.
 echo "|---|---|---|---|---|"
 for i in "${!workloads[@]}"; do
   read -r -a argv <<<"${workloads[$i]}"
-  best_a="" best_b="" sim_a="?" sim_b="?"
+  best=("" "") simt=("?" "?") # per mode: least wall time, simulated time
   for ((r = 0; r < repeat; r++)); do
-    run_profiled "${argv[@]}" --no-data --no-race-check --set "interconnect.timing=${modes[0]}"
-    sim_a=${run_us:-?}
-    if faster "$run_wall" "$best_a"; then best_a=$run_wall; fi
-    run_profiled "${argv[@]}" --no-data --no-race-check --set "interconnect.timing=${modes[1]}"
-    sim_b=${run_us:-?}
-    if faster "$run_wall" "$best_b"; then best_b=$run_wall; fi
+    for m in 0 1; do # the modes in turn
+      run_profiled "${argv[@]}" --no-data --no-race-check --set "interconnect.timing=${modes[$m]}"
+      simt[m]=${run_us:-?}
+      if faster "$run_wall" "${best[m]}"; then best[m]=$run_wall; fi
+    done
   done
   ratio="?"
-  [ -n "$best_a" ] && [ -n "$best_b" ] && ratio=$(awk "BEGIN{printf \"%.2f\", $best_b / $best_a}")
+  [ -n "${best[0]}" ] && [ -n "${best[1]}" ] && ratio=$(awk "BEGIN{printf \"%.2f\", ${best[1]} / ${best[0]}}")
   # shellcheck disable=SC2016 # backticks are markdown
   printf '| %s | `a2a3sim run %s` | %s / %s | %s / %s | %s |\n' "${names[$i]}" "${workloads[$i]}" \
-    "$sim_a" "${best_a:-?}" "$sim_b" "${best_b:-?}" "$ratio"
+    "${simt[0]}" "${best[0]:-?}" "${simt[1]}" "${best[1]:-?}" "$ratio"
 done
