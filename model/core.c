@@ -214,6 +214,7 @@ static bool retire(a2_core *c, uint64_t now);
  * which reservations are made changes; a wait stops it (a signal is read at
  * its own time). */
 static bool retire_ahead(a2_core *c) {
+  a2_rload_flush_slot(c, a2_slot_of(c, c->seq_oldest));
   uint64_t d = c->done[a2_slot_of(c, c->seq_oldest)];
   if (!c->ahead || d == UINT64_MAX) return false;
   /* Only with every dispatched instruction started: one still queued may
@@ -304,11 +305,14 @@ static bool dispatch(a2_core *c, uint64_t now) {
 /* When instruction seq may start: the latest completion among its
  * dependencies (for a notify, which drains, every earlier non-notify
  * instruction), 0 when all are retired, UINT64_MAX while one is unknown. */
-static uint64_t ready_at(const a2_core *c, const a2_slot *sl, uint64_t seq) {
+static uint64_t ready_at(a2_core *c, const a2_slot *sl, uint64_t seq) {
   uint64_t t = 0;
+  if (sl->in.op == A2_OP_NOTIFY) a2_rload_flush(c);
   for (int i = 0; i < A2_MAXDEPS && sl->dep[i]; i++)
     if (seq - sl->dep[i] >= c->seq_oldest) {
-      uint64_t d = c->done[a2_slot_of(c, seq - sl->dep[i])];
+      uint32_t k = a2_slot_of(c, seq - sl->dep[i]);
+      a2_rload_flush_slot(c, k);
+      uint64_t d = c->done[k];
       if (d > t) t = d;
     }
   if (sl->in.op == A2_OP_NOTIFY)
@@ -472,7 +476,7 @@ static void core_run(void *ctx) {
     progress |= retire(c, now);
     progress |= start_pipes(c, now);
     progress |= dispatch(c, now);
-    if (!progress) break;
+    if (!progress && !a2_rload_flush(c)) break; /* held replies' completions may free more */
   }
   /* Sleep until the next known completion (transfers in flight call
    * a2_core_complete, signals call a2_signal_changed). Started ahead, the

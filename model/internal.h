@@ -58,6 +58,18 @@ typedef struct {
   uint8_t lane;      /* its lane in the timeline */
 } a2_slot_ext;
 
+/* Reservation timing: the replies of a core's remote-load pieces to one
+ * peer, held back within an activation to be reserved together
+ * (transfer.c, a2_rload_flush). */
+enum { A2_RGROUP_MAX = 8 };
+typedef struct {
+  uint32_t n;    /* pieces held */
+  uint32_t peer; /* whose HBM they are read from */
+  struct a2_xfer *x[A2_RGROUP_MAX];
+  uint64_t t[A2_RGROUP_MAX]; /* when each reply is ready there (its request's arrival) */
+  uint64_t seq[A2_RGROUP_MAX], len[A2_RGROUP_MAX];
+} a2_rgroup;
+
 typedef struct {
   uint64_t w;         /* seq + 1 of the last writer dispatched; 0 = none */
   uint64_t r[NPIPES]; /* seq + 1 of the last reader per pipe */
@@ -101,6 +113,7 @@ typedef struct a2_core {
   uint64_t pq[NPIPES];
   uint32_t pq_mask;            /* bit p: pipe p has instructions not yet started */
   uint64_t slot_free;          /* storage slots not in use (bit k: win[k], done[k], ...) */
+  uint64_t rgroup_slots;       /* storage slots with a piece in rgroup (done[k] not known yet) */
   uint64_t pipe_start[NPIPES]; /* reservation timing: start of each pipe's last instruction */
   a2_tq pend;                  /* reservation timing: events this core carries out, a
                                   transfer's (A2_TQ_XFER) or a notify's landing
@@ -141,6 +154,7 @@ typedef struct a2_core {
    * program source, which moves the batch to the heap if it outgrows them */
   a2_instrs batch;
   a2_instr batch_v[A2_CORE_BATCH];
+  a2_rgroup rgroup;
 } a2_core;
 
 struct a2_sim {
@@ -299,6 +313,14 @@ static inline a2_core *a2_notify_runner(const a2_core *c, uint32_t peer) {
 void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
+/* Reservation timing: reserve the replies held in c->rgroup, which makes
+ * their instructions' completions known; false when none was held. The
+ * core calls it before it reads a completion that may be held, and before
+ * it sleeps. */
+bool a2_rload_flush(a2_core *c);
+static inline void a2_rload_flush_slot(a2_core *c, uint32_t slot) {
+  if (c->rgroup_slots >> slot & 1) a2_rload_flush(c);
+}
 void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps); /* put, get */

@@ -55,12 +55,18 @@ static void note_stage(a2_core *c, uint32_t id) {
   c->recent_next = (uint8_t)((c->recent_next + 1) % A2_RECENT_STAGES);
 }
 
-static uint64_t start(a2_core *c, a2_xfer *x, uint64_t t) {
-  if (c->jit_pending) { /* a remote transfer under jitter (add_route) */
+/* t, delayed by the fault jitter when the transfer just routed is remote
+ * (add_route). */
+static uint64_t jittered(a2_core *c, uint64_t t) {
+  if (c->jit_pending) {
     c->jit_pending = false;
     t += a2_fault_jitter_next(c);
   }
-  return a2_xfer_start(c->sim->net, x, t);
+  return t;
+}
+
+static uint64_t start(a2_core *c, a2_xfer *x, uint64_t t) {
+  return a2_xfer_start(c->sim->net, x, jittered(c, t));
 }
 
 /* Start the transfer that completes instruction seq, at t. Under
@@ -246,10 +252,10 @@ static void piece_done(a2_xfer *x, uint64_t t) {
   piece_returned(m->owner, m->seq, wr, m->chunk.len, t + (wr ? ack_ps(m->owner, m->rank) : 0));
 }
 
-/* The data leg of a remote load's piece: peer HBM -> route -> MTE-in, from
- * t. Returns, under reservation timing, when the data has arrived. */
-static uint64_t rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off, uint64_t len,
-                           uint64_t t) {
+/* The data leg of a remote load's piece, not started: peer HBM -> route ->
+ * MTE-in. */
+static a2_xfer *rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off,
+                           uint64_t len) {
   uint32_t peer = (uint32_t)in->peer;
   a2_xfer *x = xfer_new(c, in, seq, len, A2_XFER_MEM);
   uint16_t n = (uint16_t)(route_len(c, peer, c->rank) + 2);
@@ -264,20 +270,42 @@ static uint64_t rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_
   m->rank = peer;
   m->chunk.off = off;
   m->chunk.len = len;
-  if (c->ahead) {
-    x->known = 1;
-    return start(c, x, t);
-  }
-  x->on_done = piece_done;
-  start(c, x, t);
-  return UINT64_MAX;
+  return x;
 }
 
 /* Packet timing: a piece's request has reached the peer at t; its data
  * comes back from there. */
 static void rload_request_done(a2_xfer *req, uint64_t t) {
   const a2_xfer_ctx *m = a2_ctx_of(req);
-  rload_data(m->owner, m->in, m->seq, m->chunk.off, m->chunk.len, t);
+  a2_xfer *x = rload_data(m->owner, m->in, m->seq, m->chunk.off, m->chunk.len);
+  x->on_done = piece_done;
+  start(m->owner, x, t);
+}
+
+/* ---- replies reserved together (reservation timing) ----
+ * A remote load's reply is reserved from its request's arrival, but not at
+ * once: the replies of the core's pieces to one peer are held in c->rgroup
+ * and reserved together, packet by packet in order of arrival at the
+ * peer's HBM (a2_xfer_start_group), as packet timing serves them there.
+ * Reserved one by one, the first would be served whole before the second,
+ * whose request arrived while it was. The group is reserved when a piece
+ * goes to another peer, when the window has no room for the next piece
+ * without a held piece's return, when it is full, and when the core needs a
+ * held piece's completion or ends its activation (a2_rload_flush). */
+
+bool a2_rload_flush(a2_core *c) {
+  a2_rgroup *g = &c->rgroup;
+  uint32_t n = g->n;
+  if (!n) return false;
+  uint64_t done[A2_RGROUP_MAX];
+  if (n == 1)
+    done[0] = a2_xfer_start(c->sim->net, g->x[0], g->t[0]);
+  else
+    a2_xfer_start_group(c->sim->net, g->x, g->t, done, n);
+  g->n = 0;
+  c->rgroup_slots = 0;
+  for (uint32_t i = 0; i < n; i++) piece_returned(c, g->seq[i], 0, g->len[i], done[i]);
+  return true;
 }
 
 /* Remote load piece [off, off+len) of instruction seq from t: the request
@@ -290,9 +318,18 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
   uint32_t *p = a2_xfer_path(x, n);
   if (!p) a2_out_of_memory("a transfer's route");
   add_route(c, p, c->rank, peer, n);
-  if (c->ahead) { /* reservation timing: the reply is reserved at once */
-    uint64_t t_data = rload_data(c, in, seq, off, len, start(c, x, t));
-    piece_returned(c, seq, 0, len, t_data);
+  if (c->ahead) { /* reservation timing: the request now, the reply into the group */
+    uint64_t t_req = start(c, x, t);
+    a2_xfer *d = rload_data(c, in, seq, off, len);
+    d->known = 1;
+    a2_rgroup *g = &c->rgroup;
+    g->peer = peer;
+    g->x[g->n] = d;
+    g->t[g->n] = jittered(c, t_req);
+    g->seq[g->n] = seq;
+    g->len[g->n] = len;
+    g->n++;
+    c->rgroup_slots |= 1ull << a2_slot_of(c, seq);
     return;
   }
   a2_ctx_of(x)->chunk.off = off;
@@ -343,6 +380,10 @@ static void pump(a2_core *c, int wr, uint64_t t) {
     a2_slot_ext *e = &c->ext[k];
     while (e->next_off < in->len) {
       uint64_t off = e->next_off, len = a2_window_piece(w, in->len, off, pkt);
+      const a2_rgroup *g = &c->rgroup;
+      if (!wr && g->n &&
+          (g->n == A2_RGROUP_MAX || g->peer != (uint32_t)in->peer || !a2_window_fits(w, len, t)))
+        a2_rload_flush(c);
       uint64_t s = a2_window_take(w, len, t);
       if (s == UINT64_MAX) return; /* packet timing: a piece in flight returns first */
       e->next_off += len;

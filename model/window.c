@@ -28,3 +28,9 @@ void a2_window_give(a2_window *w, uint64_t len, uint64_t t) {
 void a2_window_free(a2_window *w) {
   a2_tq_free(&w->ret);
 }
+
+bool a2_window_fits(a2_window *w, uint64_t len, uint64_t t) {
+  if (t < w->last_ps) t = w->last_ps;
+  take_back(w, t);
+  return !w->held_bytes || w->held_bytes + len <= w->cap_bytes;
+}

@@ -11,6 +11,7 @@
 #ifndef A2_MODEL_WINDOW_H
 #define A2_MODEL_WINDOW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/tq.h"
@@ -42,6 +43,10 @@ static inline uint64_t a2_window_piece(const a2_window *w, uint64_t n, uint64_t 
   if (n <= w->cap_bytes || left <= most) return left;
   return most;
 }
+
+/* Whether a piece of len bytes ready at t_ps fits without waiting for a
+ * return (takes back the known returns due by then). */
+bool a2_window_fits(a2_window *w, uint64_t len, uint64_t t_ps);
 
 void a2_window_free(a2_window *w);
 

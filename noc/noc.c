@@ -742,6 +742,64 @@ static bool reserve_all(a2_noc *n, xfer_rec *r, uint64_t now) {
   return true;
 }
 
+/* noc.h: transfers reserved together, one packet at a time, the next the
+ * one that arrives first at its first stage (a linear scan: a group is a
+ * few transfers), through every hop of its path. */
+void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, uint64_t *done_ps,
+                         unsigned count) {
+  uint64_t now = a2k_now_ps();
+  bool obs = n->observer != NULL;
+  for (unsigned i = 0; i < count; i++) {
+    xfer_rec *r = rec_of(xs[i]);
+    r->ready = t_ps[i] > now ? t_ps[i] : now;
+    r->t_done = r->t_apply = 0;
+    r->injected = 0;
+    for (uint16_t h = 0; h < r->nhops; h++) ival_prune(stage_at(n, r->path[h]), now);
+  }
+  if (n->held.n && now) held_flush(n, now - 1);
+  for (;;) {
+    xfer_rec *r = NULL;
+    for (unsigned i = 0; i < count; i++) {
+      xfer_rec *q = rec_of(xs[i]);
+      if (q->injected >= q->x.bytes) continue;
+      /* equal arrivals: a transfer's first packet, queued when it was
+       * started, goes before a later packet, queued when the one before it
+       * started service (as packet timing queues them) */
+      if (!r || q->ready < r->ready || (q->ready == r->ready && !q->injected && r->injected)) r = q;
+    }
+    if (!r) break;
+    uint64_t left = r->x.bytes - r->injected;
+    uint32_t len = (uint32_t)(left < n->pkt_bytes ? left : n->pkt_bytes);
+    r->injected += len;
+    uint64_t arr = r->ready;
+    for (uint16_t h = 0; h < r->nhops; h++) {
+      a2_stage *st = stage_at(n, r->path[h]);
+      uint64_t ser = st_ser(n, st, len), s;
+      if (!obs && (st->last_e <= arr || st->last_s <= arr)) {
+        s = ival_append(st, now, arr, ser);
+      } else {
+        s = ival_reserve_one(st, now, arr, ser);
+        if (obs) held_push(n, st, s, s + ser, len);
+      }
+      st->bytes += len;
+      count_packets(st, 1);
+      st->busy_ps += ser;
+      if (h == 0) r->ready = s;
+      if (h == r->x.apply_hop && s > r->t_apply) r->t_apply = s;
+      arr = s + ser + st_lat(st);
+    }
+    if (arr > r->t_done) r->t_done = arr;
+  }
+  for (unsigned i = 0; i < count; i++) {
+    xfer_rec *r = rec_of(xs[i]);
+    a2_xfer *x = &r->x;
+    if (x->on_apply && x->apply_hop != A2_NO_HOP) apply_all(x);
+    r->done_bytes = x->bytes;
+    done_ps[i] = r->t_done;
+    xfer_put(n, r);
+  }
+}
+
 void a2_xfer_finish(a2_noc *n, a2_xfer *x) {
   xfer_rec *r = rec_of(x);
   if (r->injected < x->bytes) { /* a stepped transfer's next step */

@@ -174,6 +174,20 @@ bool a2_noc_whole_at_start(const a2_noc *n, uint64_t bytes);
 void a2_noc_set_reservation(a2_noc *n, a2_noc_defer_fn defer, void *ctx);
 int a2_noc_reservation(const a2_noc *n);
 void a2_xfer_finish(a2_noc *n, a2_xfer *x);
+/* Reservation timing: start xs[0..count) together, x[i] ready at its first
+ * stage at t_ps[i]. Each must have bytes > 0 and be a transfer whose caller
+ * takes the completion time (x->known: no on_done, no defer). Their
+ * packets are reserved one at a time, each through every hop of its path,
+ * in order of arrival at their first stages, as packet timing queues them:
+ * packet j+1 of a transfer arrives when packet j starts service there; at
+ * equal arrivals a transfer's first packet goes before another's later
+ * one, else the earlier in xs. done_ps[i] is when x[i]'s last packet
+ * leaves its path. Payloads (on_apply) are applied now and the transfers
+ * recycled. Two transfers that share their first stage and arrive together
+ * thus alternate there packet by packet, where a2_xfer_start one after the
+ * other would serve the first whole before the second. */
+void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, uint64_t *done_ps,
+                         unsigned count);
 
 /* Optional observer of every packet service (for timelines): stage id,
  * start and end of service in ps, payload bytes. */

@@ -48,6 +48,8 @@ struct XferSpec {
   bool with_apply = true;      // set on_apply
   bool with_done = true;       // set on_done
   uint64_t issue_ps = 0;       // when a2_xfer_start is called (0: before the run)
+  int group = 0;  // reservation timing: transfers of one group (> 0) are started together
+                  // with a2_xfer_start_group before the run (with_done, no issue_ps)
 };
 
 struct ObsRec {
@@ -203,7 +205,34 @@ NetResult Simulate(Mode mode, uint32_t pkt_bytes, const std::vector<StageSpec> &
   if (a2_code rc = a2k_proc_create("runner", RunnerFn, nullptr, &g_runner, &e)) return fail(rc);
   if (a2_code rc = a2k_proc_create("starter", StarterFn, nullptr, &g_starter, &e)) return fail(rc);
   if (observe) a2_noc_set_observer(g_net, Observe, nullptr);
+  std::map<int, std::vector<size_t>> groups;
+  for (size_t i = 0; i < xfers.size(); i++)
+    if (mode == Mode::kReservation && xfers[i].group > 0) groups[xfers[i].group].push_back(i);
+  for (const auto &g : groups) {
+    std::vector<a2_xfer *> xs;
+    std::vector<uint64_t> ts, done(g.second.size());
+    for (size_t i : g.second) {
+      const XferSpec &sp = xfers[i];
+      a2_xfer *x = a2_xfer_alloc(g_net);
+      uint32_t *p = x ? a2_xfer_path(x, static_cast<uint16_t>(sp.path.size())) : nullptr;
+      if (!p) return fail(A2_E_NOMEM);
+      for (size_t h = 0; h < sp.path.size(); h++) p[h] = (*g_ids)[sp.path[h]];
+      x->bytes = sp.bytes;
+      x->apply_hop = sp.apply_hop;
+      x->on_apply = sp.with_apply ? OnApply : nullptr;
+      x->known = 1;
+      Index(x) = static_cast<int>(i);
+      xs.push_back(x);
+      ts.push_back(sp.start_ps);
+    }
+    a2_xfer_start_group(g_net, xs.data(), ts.data(), done.data(), static_cast<unsigned>(xs.size()));
+    for (size_t j = 0; j < g.second.size(); j++) {
+      r.done_ps[g.second[j]] = done[j];
+      r.ndone[g.second[j]]++;
+    }
+  }
   for (size_t i = 0; i < xfers.size(); i++) {
+    if (mode == Mode::kReservation && xfers[i].group > 0) continue;
     if (xfers[i].issue_ps == 0) {
       if (!StartXfer(i)) return fail(A2_E_NOMEM);
     } else {
@@ -499,6 +528,42 @@ TEST(ReservationSteps, TransfersSharingAStageTakeTurnsBySteps) {
   EXPECT_EQ(p.done_ps[0], 6300u);
   EXPECT_EQ(p.done_ps[1], 6400u);
   EXPECT_EQ(r.st[0].busy_ps, p.st[0].busy_ps);
+}
+
+// ---- a2_xfer_start_group ----
+
+// Transfers started together are reserved packet by packet in order of
+// arrival at their first stage: the times are packet timing's, not the
+// steps' above (A 6300, B 6400: the packets alternate).
+TEST(ReservationGroup, TransfersStartedTogetherAlternateAsPacketsDo) {
+  const std::vector<StageSpec> stages = {{1000000000000ull, 0}};
+  std::vector<XferSpec> xfers = {{3200, 0, {0}}, {3200, 0, {0}}};
+  for (XferSpec &x : xfers) x.group = 1;
+  NetResult r;
+  ASSERT_TRUE(RunNet(&r, Mode::kReservation, 100, stages, xfers));
+  EXPECT_EQ(r.done_ps[0], 6300u);
+  EXPECT_EQ(r.done_ps[1], 6400u);
+  EXPECT_EQ(r.activations, 0u) << "a group is reserved at once, without events";
+  EXPECT_EQ(r.st[0].packets, 64u);
+}
+
+// Over several hops of different speeds, with the second transfer ready
+// later and a shorter last packet, every completion is packet timing's.
+TEST(ReservationGroup, MatchesPacketTimingOverSeveralHops) {
+  const std::vector<StageSpec> stages = {
+      {400000000000ull, 30}, {250000000000ull, 500}, {1000000000000ull, 70}};
+  for (uint64_t later : {0ull, 90ull, 250ull, 1000ull}) {
+    std::vector<XferSpec> xfers = {
+        {1000, 100, {0, 1, 2}}, {950, 100 + later, {0, 1, 2}}, {300, 100 + 2 * later, {0, 1}}};
+    for (XferSpec &x : xfers) x.group = 1;
+    NetResult r, p;
+    ASSERT_TRUE(RunNet(&r, Mode::kReservation, 100, stages, xfers));
+    ASSERT_TRUE(RunNet(&p, Mode::kPacket, 100, stages, xfers));
+    for (size_t i = 0; i < xfers.size(); i++)
+      EXPECT_EQ(r.done_ps[i], p.done_ps[i])
+          << "transfer " << i << ", ready " << later << " ps later";
+    EXPECT_EQ(r.applied[0], 1000u);
+  }
 }
 
 // ---- a2_xfer_start of a timing-only transfer ----
