@@ -63,11 +63,14 @@ typedef struct {
  * (transfer.c, a2_rload_flush). */
 enum { A2_RGROUP_MAX = 8 };
 typedef struct {
-  uint32_t n;    /* pieces held */
-  uint32_t peer; /* whose HBM they are read from */
-  struct a2_xfer *x[A2_RGROUP_MAX];
-  uint64_t t[A2_RGROUP_MAX]; /* when each reply is ready there (its request's arrival) */
-  uint64_t seq[A2_RGROUP_MAX], len[A2_RGROUP_MAX];
+  struct a2_xfer *x; /* the reply */
+  uint64_t t;        /* when it is ready at the peer's HBM (its request's arrival) */
+  uint64_t seq, len; /* its instruction, its piece's bytes */
+} a2_rgroup_piece;
+typedef struct {
+  uint32_t n;                       /* pieces held */
+  uint32_t peer;                    /* whose HBM they are read from */
+  a2_rgroup_piece p[A2_RGROUP_MAX]; /* the first on the group's first line */
 } a2_rgroup;
 
 typedef struct {
@@ -154,7 +157,7 @@ typedef struct a2_core {
    * program source, which moves the batch to the heap if it outgrows them */
   a2_instrs batch;
   a2_instr batch_v[A2_CORE_BATCH];
-  a2_rgroup rgroup;
+  _Alignas(64) a2_rgroup rgroup; /* touched only by remote loads under reservation timing */
 } a2_core;
 
 struct a2_sim {

@@ -298,13 +298,20 @@ bool a2_rload_flush(a2_core *c) {
   uint32_t n = g->n;
   if (!n) return false;
   uint64_t done[A2_RGROUP_MAX];
-  if (n == 1)
-    done[0] = a2_xfer_start(c->sim->net, g->x[0], g->t[0]);
-  else
-    a2_xfer_start_group(c->sim->net, g->x, g->t, done, n);
+  if (n == 1) {
+    done[0] = a2_xfer_start(c->sim->net, g->p[0].x, g->p[0].t);
+  } else {
+    a2_xfer *xs[A2_RGROUP_MAX];
+    uint64_t ts[A2_RGROUP_MAX];
+    for (uint32_t i = 0; i < n; i++) {
+      xs[i] = g->p[i].x;
+      ts[i] = g->p[i].t;
+    }
+    a2_xfer_start_group(c->sim->net, xs, ts, done, n);
+  }
   g->n = 0;
   c->rgroup_slots = 0;
-  for (uint32_t i = 0; i < n; i++) piece_returned(c, g->seq[i], 0, g->len[i], done[i]);
+  for (uint32_t i = 0; i < n; i++) piece_returned(c, g->p[i].seq, 0, g->p[i].len, done[i]);
   return true;
 }
 
@@ -324,11 +331,7 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
     d->known = 1;
     a2_rgroup *g = &c->rgroup;
     g->peer = peer;
-    g->x[g->n] = d;
-    g->t[g->n] = jittered(c, t_req);
-    g->seq[g->n] = seq;
-    g->len[g->n] = len;
-    g->n++;
+    g->p[g->n++] = (a2_rgroup_piece){d, jittered(c, t_req), seq, len};
     c->rgroup_slots |= 1ull << a2_slot_of(c, seq);
     return;
   }

@@ -1,4 +1,4 @@
-/* Stages, packets and transfers: see net.h for the queueing equations. */
+/* Stages, packets and transfers: see noc.h for the queueing equations. */
 #include "noc/noc.h"
 
 #include <stdbool.h>
@@ -13,7 +13,7 @@
 #include "kernel/kernel.h"
 
 /* A transfer as the network keeps it: its own state, then the caller's
- * fields (x, net.h), then the caller's context (a2_xfer_context: right
+ * fields (x, noc.h), then the caller's context (a2_xfer_context: right
  * after x). */
 typedef struct xfer_rec {
   uint32_t *path; /* stage ids: path_inline, or a heap array for a longer path */
@@ -154,7 +154,7 @@ static inline uint64_t st_ser(const a2_noc *n, a2_stage *st, uint32_t len) {
   return t;
 }
 
-/* ---- prefetch hints (net.h) ---- */
+/* ---- prefetch hints (noc.h) ---- */
 
 /* The hint for stage st: level 0 its first line, all that a reservation
  * without contention reads; level 1 its earlier intervals, where a
@@ -588,6 +588,25 @@ static void apply_all(a2_xfer *x) {
   }
 }
 
+/* One packet of len bytes (service ser) arriving at st at arr: the earliest
+ * free slot there at or after the arrival (without contention max(arrival,
+ * stage free), as in D(x, j)), counted in the stage's stats. Returns its
+ * start. */
+static uint64_t reserve_packet(a2_noc *n, a2_stage *st, uint64_t now, uint64_t arr, uint32_t len,
+                               uint64_t ser) {
+  uint64_t s;
+  if (!n->observer && (st->last_e <= arr || st->last_s <= arr)) {
+    s = ival_append(st, now, arr, ser);
+  } else {
+    s = ival_reserve_one(st, now, arr, ser);
+    if (n->observer) held_push(n, st, s, s + ser, len);
+  }
+  st->bytes += len;
+  count_packets(st, 1);
+  st->busy_ps += ser;
+  return s;
+}
+
 /* Reservation of a one-packet transfer (control messages, chunks up to a
  * packet: at thousands of ranks, every transfer of the ring) along stages
  * sp[0..nhops): the general loop of reserve_all for a block of one,
@@ -596,23 +615,11 @@ static void apply_all(a2_xfer *x) {
 static uint64_t reserve_one(a2_noc *n, const xfer_rec *r, a2_stage *const *sp, uint64_t now,
                             uint64_t t0, uint64_t *applied) {
   uint32_t len = (uint32_t)r->x.bytes;
-  bool obs = n->observer != NULL;
   uint64_t arr = t0;
   for (uint16_t h = 0; h < r->nhops; h++) {
     a2_stage *st = sp[h];
     uint64_t ser = st_ser(n, st, len); /* S_x(len) */
-    /* the start: the earliest free slot at or after the arrival (without
-     * contention max(arrival, stage free), as in D(x, j)) */
-    uint64_t s;
-    if (!obs && (st->last_e <= arr || st->last_s <= arr)) {
-      s = ival_append(st, now, arr, ser);
-    } else {
-      s = ival_reserve_one(st, now, arr, ser);
-      if (obs) held_push(n, st, s, s + ser, len);
-    }
-    st->bytes += len;
-    count_packets(st, 1);
-    st->busy_ps += ser;
+    uint64_t s = reserve_packet(n, st, now, arr, len, ser);
     if (h == r->x.apply_hop) *applied = s;
     arr = s + ser + st_lat(st); /* D(x, 0) + lat(x): the arrival at the next stage */
   }
@@ -623,7 +630,7 @@ bool a2_noc_whole_at_start(const a2_noc *n, uint64_t bytes) {
   return bytes <= (uint64_t)STEP * n->pkt_bytes;
 }
 
-/* Whether x is reserved in steps (net.h, "Steps"). */
+/* Whether x is reserved in steps (noc.h, "Steps"). */
 static inline bool stepped(const a2_noc *n, const a2_xfer *x) {
   return !x->known && !x->lands && !a2_noc_whole_at_start(n, x->bytes);
 }
@@ -748,7 +755,6 @@ static bool reserve_all(a2_noc *n, xfer_rec *r, uint64_t now) {
 void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, uint64_t *done_ps,
                          unsigned count) {
   uint64_t now = a2k_now_ps();
-  bool obs = n->observer != NULL;
   for (unsigned i = 0; i < count; i++) {
     xfer_rec *r = rec_of(xs[i]);
     r->ready = t_ps[i] > now ? t_ps[i] : now;
@@ -774,16 +780,7 @@ void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, ui
     uint64_t arr = r->ready;
     for (uint16_t h = 0; h < r->nhops; h++) {
       a2_stage *st = stage_at(n, r->path[h]);
-      uint64_t ser = st_ser(n, st, len), s;
-      if (!obs && (st->last_e <= arr || st->last_s <= arr)) {
-        s = ival_append(st, now, arr, ser);
-      } else {
-        s = ival_reserve_one(st, now, arr, ser);
-        if (obs) held_push(n, st, s, s + ser, len);
-      }
-      st->bytes += len;
-      count_packets(st, 1);
-      st->busy_ps += ser;
+      uint64_t ser = st_ser(n, st, len), s = reserve_packet(n, st, now, arr, len, ser);
       if (h == 0) r->ready = s;
       if (h == r->x.apply_hop && s > r->t_apply) r->t_apply = s;
       arr = s + ser + st_lat(st);
@@ -868,7 +865,7 @@ static void stage_run(void *ctx) {
 }
 
 a2_code a2_noc_create(uint32_t pkt_bytes, size_t ctx_bytes, a2_noc **out, a2_err *err) {
-  if (ctx_bytes > 32768) /* net.h; many transfers to a slab */
+  if (ctx_bytes > 32768) /* noc.h; many transfers to a slab */
     return a2_err_set(err, A2_E_INTERNAL, NULL, 0, 0,
                       "transfer context of %zu bytes (at most 32768)", ctx_bytes);
   a2_noc *n = calloc(1, sizeof *n);

@@ -1,6 +1,6 @@
 // Tests for noc/noc.h: the FIFO stages and multi-packet transfers every
 // timed access is made of. Times are checked exactly against the equations
-// in net.h / docs/timing-model.md. Every simulation runs in a forked child
+// in noc.h / docs/timing-model.md. Every simulation runs in a forked child
 // (tests/support/fork_run.h): one SystemC elaboration per OS process.
 #include "noc/noc.h"
 

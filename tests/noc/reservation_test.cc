@@ -277,7 +277,7 @@ NetResult Simulate(Mode mode, uint32_t pkt_bytes, const std::vector<StageSpec> &
   return ::testing::AssertionSuccess();
 }
 
-// ---- the equations, written out independently of net.c ----
+// ---- the equations, written out independently of noc.c ----
 
 // The closed form for k equal packets (docs/timing-model.md):
 //   T_pipe = sum_x (S_x(p') + lat_x) + (k - 1) * max_x S_x(p),  p' = min(n, p)
@@ -347,7 +347,7 @@ TEST_P(ReservationAlone, CompletionAndStatsEqualPacketTimingAndTheEquations) {
     EXPECT_EQ(rs.done_ps[0], TPipe(c.bytes, pkt, stages, c.t0)) << "reservation vs T_pipe";
   }
 
-  // Reservation: one deferral per step of 16 packets (net.h), the last at
+  // Reservation: one deferral per step of 16 packets (noc.h), the last at
   // the completion, carried out then; the payload (apply hop 0: a read at
   // its source) is taken when the first step is reserved.
   const uint64_t k = Sizes(c.bytes, pkt).size();
