@@ -297,18 +297,13 @@ bool a2_rload_flush(a2_core *c) {
   a2_rgroup *g = &c->rgroup;
   uint32_t n = g->n;
   if (!n) return false;
-  uint64_t done[A2_RGROUP_MAX];
-  if (n == 1) {
-    done[0] = a2_xfer_start(c->sim->net, g->p[0].x, g->p[0].t);
-  } else {
-    a2_xfer *xs[A2_RGROUP_MAX];
-    uint64_t ts[A2_RGROUP_MAX];
-    for (uint32_t i = 0; i < n; i++) {
-      xs[i] = g->p[i].x;
-      ts[i] = g->p[i].t;
-    }
-    a2_xfer_start_group(c->sim->net, xs, ts, done, n);
+  a2_xfer *xs[A2_RGROUP_MAX];
+  uint64_t ts[A2_RGROUP_MAX], done[A2_RGROUP_MAX];
+  for (uint32_t i = 0; i < n; i++) {
+    xs[i] = g->p[i].x;
+    ts[i] = g->p[i].t;
   }
+  a2_xfer_start_group(c->sim->net, xs, ts, done, n);
   g->n = 0;
   c->rgroup_slots = 0;
   for (uint32_t i = 0; i < n; i++) piece_returned(c, g->p[i].seq, 0, g->p[i].len, done[i]);

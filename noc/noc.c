@@ -751,14 +751,19 @@ static bool reserve_all(a2_noc *n, xfer_rec *r, uint64_t now) {
 
 /* noc.h: transfers reserved together, one packet at a time, the next the
  * one that arrives first at its first stage (a linear scan: a group is a
- * few transfers), through every hop of its path. */
+ * few transfers), through every hop of its path. A group of one is
+ * a2_xfer_start's blocks, which give the same times. */
 void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, uint64_t *done_ps,
                          unsigned count) {
+  if (count == 1) {
+    done_ps[0] = a2_xfer_start(n, xs[0], t_ps[0]);
+    return;
+  }
   uint64_t now = a2k_now_ps();
   for (unsigned i = 0; i < count; i++) {
     xfer_rec *r = rec_of(xs[i]);
     r->ready = t_ps[i] > now ? t_ps[i] : now;
-    r->t_done = r->t_apply = 0;
+    r->t_done = 0;
     r->injected = 0;
     for (uint16_t h = 0; h < r->nhops; h++) ival_prune(stage_at(n, r->path[h]), now);
   }
@@ -782,7 +787,6 @@ void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, ui
       a2_stage *st = stage_at(n, r->path[h]);
       uint64_t ser = st_ser(n, st, len), s = reserve_packet(n, st, now, arr, len, ser);
       if (h == 0) r->ready = s;
-      if (h == r->x.apply_hop && s > r->t_apply) r->t_apply = s;
       arr = s + ser + st_lat(st);
     }
     if (arr > r->t_done) r->t_done = arr;
@@ -791,7 +795,6 @@ void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, ui
     xfer_rec *r = rec_of(xs[i]);
     a2_xfer *x = &r->x;
     if (x->on_apply && x->apply_hop != A2_NO_HOP) apply_all(x);
-    r->done_bytes = x->bytes;
     done_ps[i] = r->t_done;
     xfer_put(n, r);
   }
