@@ -1,10 +1,11 @@
-// End-to-end: `--set interconnect.timing=reservation` (docs/config.md,
-// noc/noc.h). Every built-in collective still passes its golden check with
-// its card; where nothing contends the simulated time (and every other
-// figure of --json but the event kernel's activation count) is exactly that of
-// packet timing; under contention the two stay within 10 %; reservation
-// runs are deterministic, traces included; timing-only runs take the same
-// times as runs that move the data.
+// End-to-end: `--set interconnect.timing=reservation` and `=ordered`
+// (docs/config.md, noc/noc.h), each test under both. Every built-in
+// collective still passes its golden check with its card; where nothing
+// contends the simulated time (and every other figure of --json but the
+// event kernel's activation count) is exactly that of packet timing; under
+// contention the two stay within 10 %; runs are deterministic, traces
+// included; timing-only runs take the same times as runs that move the
+// data.
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "builtins.h"
@@ -22,8 +24,18 @@
 namespace a2test {
 namespace {
 
-const std::vector<std::string> kReservation = {"--set", "interconnect.timing=reservation"};
 const std::vector<std::string> kPacket = {"--set", "interconnect.timing=packet"};
+
+// The two reservation timings every test here runs under.
+const auto kModes = ::testing::Values("reservation", "ordered");
+std::vector<std::string> Timing(const std::string &mode) {
+  return {"--set", "interconnect.timing=" + mode};
+}
+// A test's name: its case, then the mode.
+template <class T>
+std::string Named(const std::string &what, const T &param) {
+  return what + "_" + std::get<1>(param);
+}
 
 // Every number and boolean of --json except the event kernel's activation
 // count (reservation timing has no process per stage: fewer activations).
@@ -35,16 +47,17 @@ std::map<std::string, std::string> Figures(const JsonDoc &d) {
 
 // ---- every built-in collective, P = 8, with data ----
 
-class ReservationCollective : public ::testing::TestWithParam<Builtin> {};
+class ReservationCollective : public ::testing::TestWithParam<std::tuple<Builtin, const char *>> {};
 
 TEST_P(ReservationCollective, PassesItsGoldenCheckWithItsCardAtP8) {
-  const Builtin &l = GetParam();
+  const Builtin &l = std::get<0>(GetParam());
+  const std::vector<std::string> flags = Timing(std::get<1>(GetParam()));
   const uint32_t P = 8;
   const uint64_t N = 64 * 1024;
   ASSERT_TRUE(Divisible(l, P, N));
   JsonDoc d;
   CliResult r;
-  ASSERT_TRUE(RunJson(RunArgs(l.algo, P, N, kReservation), &d, &r));
+  ASSERT_TRUE(RunJson(RunArgs(l.algo, P, N, flags), &d, &r));
   EXPECT_EQ(r.exit_code, 0) << r;
   EXPECT_TRUE(d["ok"].Bool()) << r;
   EXPECT_EQ(d["status"].Str(), "OK") << r;
@@ -61,21 +74,24 @@ TEST_P(ReservationCollective, PassesItsGoldenCheckWithItsCardAtP8) {
   EXPECT_EQ((uint64_t)d["measured"]["barrier_rounds"].Int(), l.rounds(P));
 }
 
-INSTANTIATE_TEST_SUITE_P(All, ReservationCollective, ::testing::ValuesIn(AllCollectives()),
-                         [](const ::testing::TestParamInfo<Builtin> &i) {
-                           return std::string(i.param.algo);
+INSTANTIATE_TEST_SUITE_P(All, ReservationCollective,
+                         ::testing::Combine(::testing::ValuesIn(AllCollectives()), kModes),
+                         [](const ::testing::TestParamInfo<ReservationCollective::ParamType> &i) {
+                           return Named(std::get<0>(i.param).algo, i.param);
                          });
 
 // The ring and the two-phase all-reduce over 16 ranks of the two-level
 // cluster (two servers behind NICs and a switch).
-class ReservationCluster : public ::testing::TestWithParam<const char *> {};
+class ReservationCluster : public ::testing::TestWithParam<std::tuple<const char *, const char *>> {
+};
 
 TEST_P(ReservationCluster, PassesItsGoldenCheckAtP16OnTheCluster) {
   JsonDoc d;
   CliResult r;
-  ASSERT_TRUE(RunJson(
-      Args(RunArgs(GetParam(), 16, 1 << 20, kReservation), {"--config", "configs/a2-cluster.yaml"}),
-      &d, &r));
+  ASSERT_TRUE(
+      RunJson(Args(RunArgs(std::get<0>(GetParam()), 16, 1 << 20, Timing(std::get<1>(GetParam()))),
+                   {"--config", "configs/a2-cluster.yaml"}),
+              &d, &r));
   EXPECT_EQ(r.exit_code, 0) << r;
   EXPECT_TRUE(d["ok"].Bool()) << r;
   EXPECT_EQ(d["topology"].Str(), "two_level");
@@ -83,8 +99,12 @@ TEST_P(ReservationCluster, PassesItsGoldenCheckAtP16OnTheCluster) {
   EXPECT_EQ(d["ranks"].Int(), 16);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllReduce, ReservationCluster,
-                         ::testing::Values("allreduce_ring", "allreduce_two_phase"));
+INSTANTIATE_TEST_SUITE_P(
+    AllReduce, ReservationCluster,
+    ::testing::Combine(::testing::Values("allreduce_ring", "allreduce_two_phase"), kModes),
+    [](const ::testing::TestParamInfo<ReservationCluster::ParamType> &i) {
+      return Named(std::get<0>(i.param), i.param);
+    });
 
 // ---- no contention: the same numbers as packet timing ----
 
@@ -93,17 +113,19 @@ struct Uncontended {
   uint64_t N;
 };
 
-class ReservationUncontended : public ::testing::TestWithParam<Uncontended> {};
+class ReservationUncontended
+    : public ::testing::TestWithParam<std::tuple<Uncontended, const char *>> {};
 
 // Two ranks with every resource but the links effectively free (the
 // closed-form configuration of tests/cli): each link carries one flow at a
 // time, so nothing ever waits for anything and both modes must agree to
 // the picosecond, and with the closed form.
 TEST_P(ReservationUncontended, TwoRanksGiveTheSameFiguresAsPacketTiming) {
-  const Uncontended &c = GetParam();
+  const Uncontended &c = std::get<0>(GetParam());
+  const std::vector<std::string> flags = Timing(std::get<1>(GetParam()));
   JsonDoc pk, rs;
   ASSERT_TRUE(RunJson(Args(RunArgs(c.algo, 2, c.N, UncontendedFlags()), kPacket), &pk));
-  ASSERT_TRUE(RunJson(Args(RunArgs(c.algo, 2, c.N, UncontendedFlags()), kReservation), &rs));
+  ASSERT_TRUE(RunJson(Args(RunArgs(c.algo, 2, c.N, UncontendedFlags()), flags), &rs));
   EXPECT_TRUE(rs["ok"].Bool());
   EXPECT_EQ(rs["time_ps"].Int(), pk["time_ps"].Int());
   EXPECT_EQ(Figures(rs), Figures(pk));
@@ -112,15 +134,18 @@ TEST_P(ReservationUncontended, TwoRanksGiveTheSameFiguresAsPacketTiming) {
   EXPECT_LE(std::fabs((double)rs["time_ps"].Int() / (double)analytic - 1), 0.001);
 }
 
-INSTANTIATE_TEST_SUITE_P(P2, ReservationUncontended,
-                         ::testing::Values(Uncontended{"allreduce_mesh", 256},
-                                           Uncontended{"allreduce_mesh", 4096},
-                                           Uncontended{"allreduce_mesh", 65536},
-                                           Uncontended{"allreduce_two_phase", 256},
-                                           Uncontended{"allreduce_two_phase", 65536}),
-                         [](const ::testing::TestParamInfo<Uncontended> &i) {
-                           return std::string(i.param.algo) + "_" + std::to_string(i.param.N);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    P2, ReservationUncontended,
+    ::testing::Combine(::testing::Values(Uncontended{"allreduce_mesh", 256},
+                                         Uncontended{"allreduce_mesh", 4096},
+                                         Uncontended{"allreduce_mesh", 65536},
+                                         Uncontended{"allreduce_two_phase", 256},
+                                         Uncontended{"allreduce_two_phase", 65536}),
+                       kModes),
+    [](const ::testing::TestParamInfo<ReservationUncontended::ParamType> &i) {
+      const Uncontended &c = std::get<0>(i.param);
+      return Named(std::string(c.algo) + "_" + std::to_string(c.N), i.param);
+    });
 
 // One primitive alone on the default config (rank 0 acts, rank 1 waits if
 // at all): remote_load, remote_store, notify -> wait, put, get.
@@ -129,10 +154,12 @@ struct Primitive {
   const char *program;  // rank 0's instructions (rank 1's when it says so)
 };
 
-class ReservationPrimitive : public ::testing::TestWithParam<Primitive> {};
+class ReservationPrimitive : public ::testing::TestWithParam<std::tuple<Primitive, const char *>> {
+};
 
 TEST_P(ReservationPrimitive, AloneTakesTheSameTimeAsWithPacketTiming) {
-  const Primitive &p = GetParam();
+  const Primitive &p = std::get<0>(GetParam());
+  const std::vector<std::string> flags = Timing(std::get<1>(GetParam()));
   TempDir dir;
   const std::string file = dir.Write("one.a2t", std::string("tensor x fp32[16384] = pattern\n"
                                                             "window data fp32[16384]\n"
@@ -142,13 +169,13 @@ TEST_P(ReservationPrimitive, AloneTakesTheSameTimeAsWithPacketTiming) {
   const std::vector<std::string> args = {"run", "--program", file, "--ranks", "2"};
   JsonDoc pk, rs, quick;
   ASSERT_TRUE(RunJson(Args(args, kPacket), &pk));
-  ASSERT_TRUE(RunJson(Args(args, kReservation), &rs));
+  ASSERT_TRUE(RunJson(Args(args, flags), &rs));
   EXPECT_GT(rs["time_ps"].Int(), 0);
   EXPECT_EQ(rs["time_ps"].Int(), pk["time_ps"].Int());
   EXPECT_EQ(Figures(rs), Figures(pk));
   // Without race checking a notify lands by a shorter way (model/transfer.c,
   // a2_notify_land): the same times.
-  ASSERT_TRUE(RunJson(Args(Args(args, kReservation), {"--no-race-check"}), &quick));
+  ASSERT_TRUE(RunJson(Args(Args(args, flags), {"--no-race-check"}), &quick));
   EXPECT_EQ(quick["time_ps"].Int(), pk["time_ps"].Int());
   EXPECT_EQ(quick["per_rank"][(size_t)0]["time_ps"].Int(),
             pk["per_rank"][(size_t)0]["time_ps"].Int());
@@ -158,33 +185,45 @@ TEST_P(ReservationPrimitive, AloneTakesTheSameTimeAsWithPacketTiming) {
 
 INSTANTIATE_TEST_SUITE_P(
     DefaultConfig, ReservationPrimitive,
-    ::testing::Values(
-        Primitive{"RemoteLoad", "program rank 0\n  remote_load t, data@1[0:16384]\nend\n"},
-        Primitive{"RemoteStore",
-                  "program rank 0\n  load t, x[0:16384]\n  remote_store t, data@1[0:16384]\nend\n"},
-        Primitive{"NotifyWait",
-                  "program rank 0\n  notify sig@1[0] add 1\nend\n"
-                  "program rank 1\n  wait sig[0] ge 1\nend\n"},
-        // started ahead (it drains the load first), it lands at its time,
-        // not when it is reserved: the wait holds the compute until then
-        Primitive{"NotifyOwnRankAfterALoad",
-                  "program rank 0\n  load t, x[0:16384]\n"
-                  "  notify sig@0[0] add 1\n  wait sig[0] ge 1\n"
-                  "  compute 1000\nend\n"},
-        Primitive{"Put", "program rank 0\n  put data@1[0:16384], x[0] chunk 4096\nend\n"},
-        Primitive{"Get", "program rank 0\n  get x[0:16384], data@1[0] chunk 4096\nend\n"}),
-    [](const ::testing::TestParamInfo<Primitive> &i) { return std::string(i.param.name); });
+    ::testing::Combine(
+        ::testing::Values(
+            Primitive{"RemoteLoad", "program rank 0\n  remote_load t, data@1[0:16384]\nend\n"},
+            Primitive{
+                "RemoteStore",
+                "program rank 0\n  load t, x[0:16384]\n  remote_store t, data@1[0:16384]\nend\n"},
+            Primitive{"NotifyWait",
+                      "program rank 0\n  notify sig@1[0] add 1\nend\n"
+                      "program rank 1\n  wait sig[0] ge 1\nend\n"},
+            // started ahead (it drains the load first), it lands at its time,
+            // not when it is reserved: the wait holds the compute until then
+            Primitive{"NotifyOwnRankAfterALoad",
+                      "program rank 0\n  load t, x[0:16384]\n"
+                      "  notify sig@0[0] add 1\n  wait sig[0] ge 1\n"
+                      "  compute 1000\nend\n"},
+            Primitive{"Put", "program rank 0\n  put data@1[0:16384], x[0] chunk 4096\nend\n"},
+            Primitive{"Get", "program rank 0\n  get x[0:16384], data@1[0] chunk 4096\nend\n"}),
+        kModes),
+    [](const ::testing::TestParamInfo<ReservationPrimitive::ParamType> &i) {
+      return Named(std::get<0>(i.param).name, i.param);
+    });
+
+// The tests below take only the mode.
+class ReservationMode : public ::testing::TestWithParam<const char *> {
+ protected:
+  std::vector<std::string> flags() const { return Timing(GetParam()); }
+};
 
 // A lone remote_load of 64 KiB matches the closed form exactly:
 //   ctrl + T_pipe(n; hbm, link, mte_in), ctrl = S_link(64) + lat_link.
-TEST(ReservationPrimitiveClosedForm, LoneRemoteLoadIsCtrlPlusTPipe) {
+TEST_P(ReservationMode, LoneRemoteLoadIsCtrlPlusTPipe) {
+  const std::vector<std::string> flags = this->flags();
   TempDir dir;
   const std::string file = dir.Write("rl.a2t",
                                      "window data fp32[16384]\n"
                                      "tile t fp32[16384]\n"
                                      "program rank 0\n  remote_load t, data@1[0:16384]\nend\n");
   JsonDoc d;
-  ASSERT_TRUE(RunJson(Args({"run", "--program", file, "--ranks", "2"}, kReservation), &d));
+  ASSERT_TRUE(RunJson(Args({"run", "--program", file, "--ranks", "2"}, flags), &d));
   auto ser = [](uint64_t n, double bw) { return (uint64_t)std::ceil(n * 1e12 / bw - 1e-9); };
   const double hbm = 1.6e12, link = 28e9, mte_in = 230.4e9;
   const uint64_t hbm_lat = 115000, link_lat = 155000; /* configs/a2-8p-hccs.yaml */
@@ -197,7 +236,8 @@ TEST(ReservationPrimitiveClosedForm, LoneRemoteLoadIsCtrlPlusTPipe) {
 // A load and a store of 1 MiB (256 packets) are reserved in steps of 16
 // packets (noc/noc.h): alone they take the times of packet timing, and the
 // bytes they move are checked (a copy: the broadcast golden on one rank).
-TEST(ReservationSteps, ALongLoadAndStoreTakePacketTimesAndMoveTheData) {
+TEST_P(ReservationMode, ALongLoadAndStoreTakePacketTimesAndMoveTheData) {
+  const std::vector<std::string> flags = this->flags();
   TempDir dir;
   const std::string file = dir.Write("copy.a2t",
                                      "ranks 1\n"
@@ -213,7 +253,7 @@ TEST(ReservationSteps, ALongLoadAndStoreTakePacketTimesAndMoveTheData) {
                                          "--set", "chip.ub_size=1MiB"};
   JsonDoc pk, rs;
   ASSERT_TRUE(RunJson(Args(args, kPacket), &pk));
-  ASSERT_TRUE(RunJson(Args(args, kReservation), &rs));
+  ASSERT_TRUE(RunJson(Args(args, flags), &rs));
   EXPECT_TRUE(pk["ok"].Bool());
   EXPECT_TRUE(rs["ok"].Bool());
   EXPECT_GT(rs["time_ps"].Int(), 0);
@@ -228,7 +268,8 @@ TEST(ReservationSteps, ALongLoadAndStoreTakePacketTimesAndMoveTheData) {
 // that is, sleep until then: with a (trivially satisfied) wait after every
 // pair the core wakes at each step as it would without retiring ahead. The
 // times must be the same, the activations far fewer without the waits.
-TEST(ReservationWindow, RetiringAheadGivesTheTimesOfWakingWithFewActivations) {
+TEST_P(ReservationMode, RetiringAheadGivesTheTimesOfWakingWithFewActivations) {
+  const std::vector<std::string> flags = this->flags();
   const std::string head =
       "tensor x fp32[262144] = pattern\n"
       "window w fp32[262144]\n"
@@ -248,26 +289,33 @@ TEST(ReservationWindow, RetiringAheadGivesTheTimesOfWakingWithFewActivations) {
   TempDir dir;
   JsonDoc p, w;
   ASSERT_TRUE(RunJson(
-      Args({"run", "--program", dir.Write("plain.a2t", plain), "--ranks", "1"}, kReservation), &p));
+      Args({"run", "--program", dir.Write("plain.a2t", plain), "--ranks", "1"}, flags), &p));
   ASSERT_TRUE(RunJson(
-      Args({"run", "--program", dir.Write("waits.a2t", waits), "--ranks", "1"}, kReservation), &w));
+      Args({"run", "--program", dir.Write("waits.a2t", waits), "--ranks", "1"}, flags), &w));
   EXPECT_GT(p["time_ps"].Int(), 0);
   EXPECT_EQ(p["time_ps"].Int(), w["time_ps"].Int());
   EXPECT_LE(p["kernel_activations"].Int(), 16);   // 512 instructions, a window per activation
   EXPECT_GE(w["kernel_activations"].Int(), 200);  // about one per pair
 }
 
+INSTANTIATE_TEST_SUITE_P(Modes, ReservationMode, kModes,
+                         [](const ::testing::TestParamInfo<const char *> &i) {
+                           return std::string(i.param);
+                         });
+
 // ---- contention: close to packet timing ----
 
-class ReservationContended : public ::testing::TestWithParam<const char *> {};
+class ReservationContended
+    : public ::testing::TestWithParam<std::tuple<const char *, const char *>> {};
 
 TEST_P(ReservationContended, WithinTenPercentOfPacketTimingAtP8With1MiB) {
+  const char *algo = std::get<0>(GetParam()), *mode = std::get<1>(GetParam());
   JsonDoc pk, rs;
-  ASSERT_TRUE(RunJson(RunArgs(GetParam(), 8, 1 << 20, kPacket), &pk));
-  ASSERT_TRUE(RunJson(RunArgs(GetParam(), 8, 1 << 20, kReservation), &rs));
+  ASSERT_TRUE(RunJson(RunArgs(algo, 8, 1 << 20, kPacket), &pk));
+  ASSERT_TRUE(RunJson(RunArgs(algo, 8, 1 << 20, Timing(mode)), &rs));
   EXPECT_TRUE(rs["ok"].Bool());
   const double p = (double)pk["time_ps"].Int(), r = (double)rs["time_ps"].Int();
-  std::cout << GetParam() << " P=8 1 MiB: packet " << (long long)p << " ps, reservation "
+  std::cout << algo << " P=8 1 MiB: packet " << (long long)p << " ps, " << mode << " "
             << (long long)r << " ps (" << (r / p - 1) * 100 << " %)\n";
   RecordProperty("packet_ps", std::to_string((long long)p));
   RecordProperty("reservation_ps", std::to_string((long long)r));
@@ -275,20 +323,29 @@ TEST_P(ReservationContended, WithinTenPercentOfPacketTimingAtP8With1MiB) {
   EXPECT_LE(std::fabs(r / p - 1), 0.10);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllReduce, ReservationContended,
-                         ::testing::Values("allreduce_mesh", "allreduce_two_phase",
-                                           "allreduce_ring"));
+INSTANTIATE_TEST_SUITE_P(
+    AllReduce, ReservationContended,
+    ::testing::Combine(::testing::Values("allreduce_mesh", "allreduce_two_phase", "allreduce_ring"),
+                       kModes),
+    [](const ::testing::TestParamInfo<ReservationContended::ParamType> &i) {
+      return Named(std::get<0>(i.param), i.param);
+    });
 
 // ---- determinism and timing-only runs ----
 
-class ReservationRepeat : public ::testing::TestWithParam<const char *> {};
+class ReservationRepeat : public ::testing::TestWithParam<std::tuple<const char *, const char *>> {
+ protected:
+  const char *algo() const { return std::get<0>(GetParam()); }
+  std::vector<std::string> timing() const { return Timing(std::get<1>(GetParam())); }
+};
 
 TEST_P(ReservationRepeat, TwoRunsPrintIdenticalJsonAndWriteIdenticalTimelines) {
+  const std::vector<std::string> flags = timing();
   TempDir dir;
   std::vector<CliResult> runs;
   for (const char *name : {"/one.json", "/two.json"}) {
-    runs.push_back(RunCli(Args(RunArgs(GetParam(), 8, 64 * 1024, kReservation),
-                               {"--json", "--timeline", dir.path() + name})));
+    runs.push_back(RunCli(
+        Args(RunArgs(algo(), 8, 64 * 1024, flags), {"--json", "--timeline", dir.path() + name})));
     ASSERT_EQ(runs.back().exit_code, 0) << runs.back();
   }
   EXPECT_EQ(runs[0].out, runs[1].out);
@@ -298,17 +355,17 @@ TEST_P(ReservationRepeat, TwoRunsPrintIdenticalJsonAndWriteIdenticalTimelines) {
   ASSERT_FALSE(one.empty());
   EXPECT_TRUE(one == two) << "the timelines differ (" << one.size() << " and " << two.size()
                           << " bytes)";
-  CliResult text1 = RunCli(RunArgs(GetParam(), 8, 64 * 1024, kReservation));
-  CliResult text2 = RunCli(RunArgs(GetParam(), 8, 64 * 1024, kReservation));
+  CliResult text1 = RunCli(RunArgs(algo(), 8, 64 * 1024, flags));
+  CliResult text2 = RunCli(RunArgs(algo(), 8, 64 * 1024, flags));
   ASSERT_EQ(text1.exit_code, 0) << text1;
   EXPECT_EQ(text1.out, text2.out);
 }
 
 TEST_P(ReservationRepeat, NoDataGivesTheSameTimesAsWithData) {
+  const std::vector<std::string> flags = timing();
   JsonDoc data, nodata;
-  ASSERT_TRUE(RunJson(RunArgs(GetParam(), 8, 64 * 1024, kReservation), &data));
-  ASSERT_TRUE(
-      RunJson(Args(RunArgs(GetParam(), 8, 64 * 1024, kReservation), {"--no-data"}), &nodata));
+  ASSERT_TRUE(RunJson(RunArgs(algo(), 8, 64 * 1024, flags), &data));
+  ASSERT_TRUE(RunJson(Args(RunArgs(algo(), 8, 64 * 1024, flags), {"--no-data"}), &nodata));
   EXPECT_EQ(nodata["mode"].Str(), "timing-only");
   EXPECT_EQ(nodata["time_ps"].Int(), data["time_ps"].Int());
   std::map<std::string, std::string> a = Figures(data), b = Figures(nodata);
@@ -318,9 +375,14 @@ TEST_P(ReservationRepeat, NoDataGivesTheSameTimesAsWithData) {
   EXPECT_EQ(a, b);
 }
 
-INSTANTIATE_TEST_SUITE_P(Algos, ReservationRepeat,
-                         ::testing::Values("allreduce_mesh", "allreduce_two_phase",
-                                           "allreduce_ring", "all_to_all", "broadcast"));
+INSTANTIATE_TEST_SUITE_P(
+    Algos, ReservationRepeat,
+    ::testing::Combine(::testing::Values("allreduce_mesh", "allreduce_two_phase", "allreduce_ring",
+                                         "all_to_all", "broadcast"),
+                       kModes),
+    [](const ::testing::TestParamInfo<ReservationRepeat::ParamType> &i) {
+      return Named(std::get<0>(i.param), i.param);
+    });
 
 }  // namespace
 }  // namespace a2test
