@@ -73,6 +73,29 @@ typedef struct {
   a2_rgroup_piece p[A2_RGROUP_MAX]; /* the first on the group's first line */
 } a2_rgroup;
 
+/* Ordered timing: the replies of every core's remote-load pieces, held
+ * until simulated time reaches the first one's arrival at its peer's HBM,
+ * then reserved in the order their requests started, a core's consecutive
+ * replies from one peer together (transfer.c, a2_replies_reserve). What
+ * another core starts before then (the peer's own loads and stores) is
+ * reserved first. Until then a held piece's return is not known: a core
+ * that needs it sleeps and is woken with it. */
+typedef struct {
+  struct a2_core *c; /* whose piece */
+  uint32_t peer;     /* whose HBM it is read from */
+  a2_rgroup_piece p;
+} a2_held_reply;
+typedef struct {
+  a2k_proc proc;        /* reserves what is held; created under ordered timing only */
+  uint64_t due_ps;      /* when proc is due; UINT64_MAX: not */
+  uint32_t n, cap;      /* replies held in v, its room */
+  a2_held_reply *v;     /* in the order their requests started */
+  uint32_t spare_cap;   /* room in spare */
+  a2_held_reply *spare; /* what v swaps with while held replies are reserved */
+  uint32_t done_cap;    /* room in done */
+  uint64_t *done;       /* completions, scratch for a2_replies_reserve */
+} a2_held_replies;
+
 typedef struct {
   uint64_t w;         /* seq + 1 of the last writer dispatched; 0 = none */
   uint64_t r[NPIPES]; /* seq + 1 of the last reader per pipe */
@@ -199,6 +222,7 @@ struct a2_sim {
   const char *const *rank_names;
   struct a2_unrouted *unrouted; /* the first A2_UNROUTED_KEPT */
   uint64_t nunrouted;
+  a2_held_replies held; /* ordered timing: replies not yet reserved */
 };
 
 /* Faults (configs/faults.h) as the model applies them (fault_effects.c). */
@@ -324,6 +348,9 @@ bool a2_rload_flush(a2_core *c);
 static inline void a2_rload_flush_slot(a2_core *c, uint32_t slot) {
   if (c->rgroup_slots >> slot & 1) a2_rload_flush(c);
 }
+/* Ordered timing: the process function (ctx: the sim's a2_held_replies)
+ * that reserves every reply held. */
+void a2_replies_reserve(void *ctx);
 void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_notify(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps); /* put, get */

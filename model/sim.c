@@ -223,6 +223,10 @@ static a2_code build(const a2_config *cfg, const a2_program *k, const uint32_t *
       if ((rc = a2_core_init(s, co, r, c, err))) return rc;
     }
   if (dma && (rc = a2_dma_build(s, err))) return rc;
+  s->held.due_ps = UINT64_MAX;
+  if (cfg->timing == A2_TIMING_ORDERED &&
+      (rc = a2k_proc_create("replies", a2_replies_reserve, &s->held, &s->held.proc, err)))
+    return rc;
   return a2_sim_set_race_check(s, 1, err);
 }
 
@@ -266,6 +270,9 @@ void a2_sim_free(a2_sim *s) {
   a2_dma_free(s);
   a2_topo_free(s->topo);
   free(s->unrouted);
+  free(s->held.v);
+  free(s->held.spare);
+  free(s->held.done);
   free(s->start_ps);
   a2_noc_free(s->net);
   a2_race_free(s->race);

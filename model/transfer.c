@@ -228,20 +228,27 @@ static uint64_t ack_ps(a2_core *c, uint32_t peer) {
 static void pump(a2_core *c, int wr, uint64_t t);
 
 /* A piece of len bytes of instruction seq (a remote store when wr) returned
- * its bytes at t. */
-static void piece_returned(a2_core *c, uint64_t seq, int wr, uint64_t len, uint64_t t) {
+ * its bytes at t. known: the return is known when the piece starts
+ * (reservation timing), so the instruction's completion is set without an
+ * event; else (packet timing, a held reply) it is an event for the core,
+ * and the pieces that waited for room start. */
+static void piece_settled(a2_core *c, uint64_t seq, int wr, uint64_t len, uint64_t t, bool known) {
   uint32_t k = a2_slot_of(c, seq);
   a2_slot_ext *e = &c->ext[k];
   a2_window_give(&c->win_io[wr], len, t);
   e->inflight--;
   if (t > e->last_ps) e->last_ps = t;
   if (e->next_off == c->win[k].in.len && e->inflight == 0) {
-    if (c->ahead)
+    if (known)
       c->done[k] = e->last_ps; /* known now: no event */
     else
       a2_core_complete(c, seq, e->last_ps);
   }
-  if (!c->ahead) pump(c, wr, a2k_now_ps()); /* packet timing: what waited for it */
+  if (!known) pump(c, wr, a2k_now_ps()); /* what waited for it */
+}
+
+static void piece_returned(a2_core *c, uint64_t seq, int wr, uint64_t len, uint64_t t) {
+  piece_settled(c, seq, wr, len, t, c->ahead);
 }
 
 /* Packet timing: a piece's last packet starts service at its last stage;
@@ -310,6 +317,61 @@ bool a2_rload_flush(a2_core *c) {
   return true;
 }
 
+/* ---- replies held (ordered timing) ----
+ * Every core's replies go into the sim's hold (a2_held_replies,
+ * internal.h) instead of the core's group, and a process reserves all of
+ * them when the first reaches its peer's HBM. */
+
+static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
+  a2_held_replies *h = &c->sim->held;
+  if (h->n == h->cap) {
+    uint32_t cap = h->cap ? 2 * h->cap : 64;
+    a2_held_reply *v = realloc(h->v, cap * sizeof *v);
+    if (!v) a2_out_of_memory("held replies");
+    h->v = v;
+    h->cap = cap;
+  }
+  h->v[h->n++] = (a2_held_reply){c, peer, *p};
+  if (p->t < h->due_ps) {
+    h->due_ps = p->t;
+    a2k_wake_at(h->proc, p->t);
+  }
+}
+
+void a2_replies_reserve(void *ctx) {
+  a2_held_replies *h = ctx;
+  h->due_ps = UINT64_MAX;
+  /* take what is held: the returns below start more pieces, whose replies
+   * are held anew (and reserved when the first of them arrives) */
+  a2_held_reply *v = h->v;
+  uint32_t n = h->n, cap = h->cap;
+  h->v = h->spare;
+  h->cap = h->spare_cap;
+  h->n = 0;
+  h->spare = v;
+  h->spare_cap = cap;
+  if (!n) return;
+  if (n > h->done_cap) {
+    uint64_t *d = realloc(h->done, n * sizeof *d);
+    if (!d) a2_out_of_memory("held replies");
+    h->done = d;
+    h->done_cap = n;
+  }
+  a2_noc *net = v[0].c->sim->net;
+  for (uint32_t i = 0, j; i < n; i = j) {
+    /* a core's consecutive replies from one peer: together (a2_rload_flush) */
+    a2_xfer *xs[A2_RGROUP_MAX];
+    uint64_t ts[A2_RGROUP_MAX];
+    for (j = i; j < n && j - i < A2_RGROUP_MAX && v[j].c == v[i].c && v[j].peer == v[i].peer; j++) {
+      xs[j - i] = v[j].p.x;
+      ts[j - i] = v[j].p.t;
+    }
+    a2_xfer_start_group(net, xs, ts, h->done + i, j - i);
+  }
+  for (uint32_t i = 0; i < n; i++)
+    piece_settled(v[i].c, v[i].p.seq, 0, v[i].p.len, h->done[i], false);
+}
+
 /* Remote load piece [off, off+len) of instruction seq from t: the request
  * (a control message along route(me -> peer)), then its data. */
 static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off, uint64_t len,
@@ -324,9 +386,14 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
     uint64_t t_req = start(c, x, t);
     a2_xfer *d = rload_data(c, in, seq, off, len);
     d->known = 1;
+    a2_rgroup_piece piece = {d, jittered(c, t_req), seq, len};
+    if (c->ordered) {
+      reply_hold(c, peer, &piece);
+      return;
+    }
     a2_rgroup *g = &c->rgroup;
     g->peer = peer;
-    g->p[g->n++] = (a2_rgroup_piece){d, jittered(c, t_req), seq, len};
+    g->p[g->n++] = piece;
     c->rgroup_slots |= 1ull << a2_slot_of(c, seq);
     return;
   }

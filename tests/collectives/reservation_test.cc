@@ -303,6 +303,51 @@ INSTANTIATE_TEST_SUITE_P(Modes, ReservationMode, kModes,
                            return std::string(i.param);
                          });
 
+// ---- ordered timing: a remote load's reply is reserved when its request arrives ----
+
+// Under ordered timing a remote load's reply is held until its request
+// reaches the peer's HBM (model/transfer.c, a2_replies_reserve). Rank 1's
+// own load, started after rank 0's request (behind a vector op) but at its
+// HBM before the request, then goes first there, as under packet timing;
+// reserved when the request starts, the reply would have held the HBM
+// ahead of it. With the HBM slow enough for the two to meet, every rank's
+// time is packet timing's.
+TEST(OrderedHeldReplies, APeersOwnLoadThatReachesItsHbmFirstGoesFirst) {
+  TempDir dir;
+  const std::string file = dir.Write("meet.a2t",
+                                     "window data fp32[16384]\n"
+                                     "tensor x fp32[2048] = pattern\n"
+                                     "tile t fp32[16384]\n"
+                                     "tile u fp32[2048]\n"
+                                     "program rank 0\n"
+                                     "  remote_load t, data@1[0:16384]\n"
+                                     "end\n"
+                                     "program rank 1\n"
+                                     "  vadd u, u, u, 2048\n"
+                                     "  load u, x[0:2048]\n"
+                                     "end\n");
+  for (const char *hbm : {"60GB/s", "40GB/s"}) {
+    SCOPED_TRACE(hbm);
+    const std::vector<std::string> args = {"run",
+                                           "--program",
+                                           file,
+                                           "--ranks",
+                                           "2",
+                                           "--set",
+                                           std::string("chip.hbm.bandwidth=") + hbm};
+    JsonDoc pk, od;
+    ASSERT_TRUE(RunJson(Args(args, kPacket), &pk));
+    ASSERT_TRUE(RunJson(Args(args, Timing("ordered")), &od));
+    ASSERT_EQ(od["per_rank"].Size(), (size_t)2);
+    for (size_t r = 0; r < 2; r++)
+      EXPECT_EQ(od["per_rank"][r]["time_ps"].Int(), pk["per_rank"][r]["time_ps"].Int())
+          << "rank " << r;
+    // the load is the short one: it did not wait behind the 64 KiB reply
+    EXPECT_LT(od["per_rank"][(size_t)1]["time_ps"].Int(),
+              od["per_rank"][(size_t)0]["time_ps"].Int() / 4);
+  }
+}
+
 // ---- contention: close to packet timing ----
 
 class ReservationContended
