@@ -336,7 +336,8 @@ static inline a2_core *a2_notify_runner(const a2_core *c, uint32_t peer) {
  * dependencies have known completion times is started in advance). Under
  * reservation timing, load/store/remote_load/remote_store set the slot's
  * done_ps at once (a load or store reserved in steps, a2_noc_whole_at_start:
- * when it completes). */
+ * when it completes; a remote_load under ordered timing: when its replies
+ * are reserved, a2_replies_reserve). */
 void a2_issue_load(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_store(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
 void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps);
