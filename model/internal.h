@@ -86,14 +86,12 @@ typedef struct {
   a2_rgroup_piece p;
 } a2_held_reply;
 typedef struct {
-  a2k_proc proc;        /* reserves what is held; created under ordered timing only */
-  uint64_t due_ps;      /* when proc is due; UINT64_MAX: not */
-  uint32_t n, cap;      /* replies held in v, its room */
-  a2_held_reply *v;     /* in the order their requests started */
-  uint32_t spare_cap;   /* room in spare */
-  a2_held_reply *spare; /* what v swaps with while held replies are reserved */
-  uint32_t done_cap;    /* room in done */
-  uint64_t *done;       /* completions, scratch for a2_replies_reserve */
+  a2k_proc proc;     /* reserves what is held; created under ordered timing only */
+  uint64_t due_ps;   /* when proc is due; UINT64_MAX: not */
+  uint32_t n, cap;   /* replies held in v, its room */
+  a2_held_reply *v;  /* in the order their requests started */
+  uint32_t done_cap; /* room in done */
+  uint64_t *done;    /* completions, scratch for a2_replies_reserve */
 } a2_held_replies;
 
 typedef struct {

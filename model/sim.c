@@ -271,7 +271,6 @@ void a2_sim_free(a2_sim *s) {
   a2_topo_free(s->topo);
   free(s->unrouted);
   free(s->held.v);
-  free(s->held.spare);
   free(s->held.done);
   free(s->start_ps);
   a2_noc_free(s->net);

@@ -341,23 +341,14 @@ static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
 void a2_replies_reserve(void *ctx) {
   a2_held_replies *h = ctx;
   h->due_ps = UINT64_MAX;
-  /* take what is held: the returns below start more pieces, whose replies
-   * are held anew (and reserved when the first of them arrives) */
-  a2_held_reply *v = h->v;
-  uint32_t n = h->n, cap = h->cap;
-  h->v = h->spare;
-  h->cap = h->spare_cap;
-  h->n = 0;
-  h->spare = v;
-  h->spare_cap = cap;
-  if (!n) return;
+  uint32_t n = h->n;
   if (n > h->done_cap) {
     uint64_t *d = realloc(h->done, n * sizeof *d);
     if (!d) a2_out_of_memory("held replies");
     h->done = d;
     h->done_cap = n;
   }
-  a2_noc *net = v[0].c->sim->net;
+  const a2_held_reply *v = h->v;
   for (uint32_t i = 0, j; i < n; i = j) {
     /* a core's consecutive replies from one peer: together (a2_rload_flush) */
     a2_xfer *xs[A2_RGROUP_MAX];
@@ -366,10 +357,16 @@ void a2_replies_reserve(void *ctx) {
       xs[j - i] = v[j].p.x;
       ts[j - i] = v[j].p.t;
     }
-    a2_xfer_start_group(net, xs, ts, h->done + i, j - i);
+    a2_xfer_start_group(v[i].c->sim->net, xs, ts, h->done + i, j - i);
   }
-  for (uint32_t i = 0; i < n; i++)
-    piece_settled(v[i].c, v[i].p.seq, 0, v[i].p.len, h->done[i], false);
+  /* the returns start more pieces, whose replies are held after these
+   * (h->v may move): they stay for the next reservation */
+  for (uint32_t i = 0; i < n; i++) {
+    const a2_held_reply *r = &h->v[i];
+    piece_settled(r->c, r->p.seq, 0, r->p.len, h->done[i], false);
+  }
+  h->n -= n;
+  memmove(h->v, h->v + n, h->n * sizeof *h->v);
 }
 
 /* Remote load piece [off, off+len) of instruction seq from t: the request
