@@ -74,24 +74,33 @@ typedef struct {
 } a2_rgroup;
 
 /* Ordered timing: the replies of every core's remote-load pieces, held
- * until simulated time reaches the first one's arrival at its peer's HBM,
- * then reserved in the order their requests started, a core's consecutive
- * replies from one peer together (transfer.c, a2_replies_reserve). What
- * another core starts before then (the peer's own loads and stores) is
- * reserved first. Until then a held piece's return is not known: a core
- * that needs it sleeps and is woken with it. */
+ * until simulated time reaches a moment, then reserved in the order their
+ * requests started, a core's consecutive replies from one peer together
+ * (transfer.c, a2_replies_reserve). A reply over a link of its own
+ * (a2_topo_own_link) is held until its request arrives at the peer's HBM
+ * (or batch_ps before); every other reply until the first held one
+ * arrives. What another core starts before then (the peer's own loads and
+ * stores, requests) is reserved first. Until then a held piece's return is
+ * not known: a core that needs it sleeps and is woken with it. */
 typedef struct {
   struct a2_core *c; /* whose piece */
   uint32_t peer;     /* whose HBM it is read from */
+  uint64_t order;    /* the order requests started in */
   a2_rgroup_piece p;
 } a2_held_reply;
 typedef struct {
   a2k_proc proc;     /* reserves what is held; created under ordered timing only */
   uint64_t due_ps;   /* when proc is due; UINT64_MAX: not */
-  uint32_t n, cap;   /* replies held in v, its room */
-  a2_held_reply *v;  /* in the order their requests started */
-  uint32_t done_cap; /* room in done */
-  uint64_t *done;    /* completions, scratch for a2_replies_reserve */
+  uint64_t batch_ps; /* own-link replies due this soon are reserved with those due now */
+  uint64_t orders;   /* replies held so far: the next one's order */
+  uint32_t n, cap;   /* the other replies, held in v, in order; its room */
+  a2_held_reply *v;
+  uint32_t nd, dcap; /* own-link replies, held in the heap d (earliest arrival,
+                        then order, first); its room */
+  a2_held_reply *d;
+  uint32_t bcap, done_cap; /* room in b, in done */
+  a2_held_reply *b;        /* scratch for a2_replies_reserve: what it reserves, in order */
+  uint64_t *done;          /* their completions */
 } a2_held_replies;
 
 typedef struct {

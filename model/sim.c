@@ -224,6 +224,7 @@ static a2_code build(const a2_config *cfg, const a2_program *k, const uint32_t *
     }
   if (dma && (rc = a2_dma_build(s, err))) return rc;
   s->held.due_ps = UINT64_MAX;
+  s->held.batch_ps = a2_ser_ps(cfg->packet_bytes, cfg->hbm_bw); /* a packet at the HBM */
   if (cfg->timing == A2_TIMING_ORDERED &&
       (rc = a2k_proc_create("replies", a2_replies_reserve, &s->held, &s->held.proc, err)))
     return rc;
@@ -271,6 +272,8 @@ void a2_sim_free(a2_sim *s) {
   a2_topo_free(s->topo);
   free(s->unrouted);
   free(s->held.v);
+  free(s->held.d);
+  free(s->held.b);
   free(s->held.done);
   free(s->start_ps);
   a2_noc_free(s->net);

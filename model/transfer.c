@@ -319,36 +319,100 @@ bool a2_rload_flush(a2_core *c) {
 
 /* ---- replies held (ordered timing) ----
  * Every core's replies go into the sim's hold (a2_held_replies,
- * internal.h) instead of the core's group, and a process reserves all of
- * them when the first reaches its peer's HBM. */
+ * internal.h) instead of the core's group, and a process reserves them:
+ * one over a link of its own when its request arrives, any other with the
+ * rest of the hold when the first held reply arrives. A link of the pair's
+ * own carries only the peer's traffic to this rank, so a reply reserved
+ * when it reaches the peer's HBM keeps the order packet timing gives at its
+ * every stage, and no longer goes before the peer's own loads that reach
+ * the HBM earlier. Over shared links, replies reserved together keep their
+ * order at the links they share. */
+
+/* Grow *pv (elements of size bytes, room *cap) to hold need. */
+static void held_grow(void *pv, uint32_t *cap, uint32_t need, size_t size) {
+  if (need <= *cap) return;
+  uint32_t c = *cap ? *cap : 64;
+  while (c < need) c *= 2;
+  void **pp = pv;
+  void *v = realloc(*pp, c * size);
+  if (!v) a2_out_of_memory("held replies");
+  *pp = v;
+  *cap = c;
+}
+
+/* The heap order of own-link replies: earliest arrival, then order. */
+static bool arrives_first(const a2_held_reply *a, const a2_held_reply *b) {
+  return a->p.t < b->p.t || (a->p.t == b->p.t && a->order < b->order);
+}
+
+static void held_wake(a2_held_replies *h, uint64_t t) {
+  if (t < h->due_ps) {
+    h->due_ps = t;
+    a2k_wake_at(h->proc, t);
+  }
+}
 
 static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
   a2_held_replies *h = &c->sim->held;
-  if (h->n == h->cap) {
-    uint32_t cap = h->cap ? 2 * h->cap : 64;
-    a2_held_reply *v = realloc(h->v, cap * sizeof *v);
-    if (!v) a2_out_of_memory("held replies");
-    h->v = v;
-    h->cap = cap;
+  a2_held_reply r = {c, peer, h->orders++, *p};
+  if (a2_topo_own_link(c->sim->topo, c->sim->dev[peer], c->sim->dev[c->rank])) {
+    held_grow(&h->d, &h->dcap, h->nd + 1, sizeof *h->d);
+    uint32_t k = h->nd++;
+    while (k && arrives_first(&r, &h->d[(k - 1) / 2])) {
+      h->d[k] = h->d[(k - 1) / 2];
+      k = (k - 1) / 2;
+    }
+    h->d[k] = r;
+  } else {
+    held_grow(&h->v, &h->cap, h->n + 1, sizeof *h->v);
+    h->v[h->n++] = r;
   }
-  h->v[h->n++] = (a2_held_reply){c, peer, *p};
-  if (p->t < h->due_ps) {
-    h->due_ps = p->t;
-    a2k_wake_at(h->proc, p->t);
+  held_wake(h, p->t);
+}
+
+/* Take the heap's first own-link reply out of it. */
+static a2_held_reply own_pop(a2_held_replies *h) {
+  a2_held_reply top = h->d[0], e = h->d[--h->nd];
+  uint32_t k = 0, m = h->nd;
+  for (;;) {
+    uint32_t c = 2 * k + 1;
+    if (c >= m) break;
+    if (c + 1 < m && arrives_first(&h->d[c + 1], &h->d[c])) c++;
+    if (!arrives_first(&h->d[c], &e)) break;
+    h->d[k] = h->d[c];
+    k = c;
   }
+  if (m) h->d[k] = e;
+  return top;
+}
+
+static int by_order(const void *a, const void *b) {
+  uint64_t x = ((const a2_held_reply *)a)->order, y = ((const a2_held_reply *)b)->order;
+  return (x > y) - (x < y);
 }
 
 void a2_replies_reserve(void *ctx) {
   a2_held_replies *h = ctx;
+  uint64_t upto = a2k_now_ps() + h->batch_ps;
   h->due_ps = UINT64_MAX;
-  uint32_t n = h->n;
-  if (n > h->done_cap) {
-    uint64_t *d = realloc(h->done, n * sizeof *d);
-    if (!d) a2_out_of_memory("held replies");
-    h->done = d;
-    h->done_cap = n;
+  /* the own-link replies due, moved to the end of d (the slots the heap
+   * gives up), then sorted into order */
+  uint32_t nd = 0;
+  while (h->nd && h->d[0].p.t <= upto) {
+    a2_held_reply r = own_pop(h);
+    h->d[h->nd] = r;
+    nd++;
   }
-  const a2_held_reply *v = h->v;
+  const a2_held_reply *due = h->d + h->nd;
+  qsort(h->d + h->nd, nd, sizeof *h->d, by_order);
+  /* what is reserved now, in order: every other reply held, and those */
+  uint32_t n = h->n + nd;
+  held_grow(&h->b, &h->bcap, n, sizeof *h->b);
+  held_grow(&h->done, &h->done_cap, n, sizeof *h->done);
+  for (uint32_t i = 0, j = 0, k = 0; k < n; k++)
+    h->b[k] = i < h->n && (j == nd || h->v[i].order < due[j].order) ? h->v[i++] : due[j++];
+  h->n = 0;
+  const a2_held_reply *v = h->b;
   for (uint32_t i = 0, j; i < n; i = j) {
     /* a core's consecutive replies from one peer: together (a2_rload_flush) */
     a2_xfer *xs[A2_RGROUP_MAX];
@@ -359,14 +423,10 @@ void a2_replies_reserve(void *ctx) {
     }
     a2_xfer_start_group(v[i].c->sim->net, xs, ts, h->done + i, j - i);
   }
-  /* the returns start more pieces, whose replies are held after these
-   * (h->v may move): they stay for the next reservation */
-  for (uint32_t i = 0; i < n; i++) {
-    const a2_held_reply *r = &h->v[i];
-    piece_settled(r->c, r->p.seq, 0, r->p.len, h->done[i], false);
-  }
-  h->n -= n;
-  memmove(h->v, h->v + n, h->n * sizeof *h->v);
+  /* the returns start more pieces, whose replies are held anew */
+  for (uint32_t i = 0; i < n; i++)
+    piece_settled(v[i].c, v[i].p.seq, 0, v[i].p.len, h->done[i], false);
+  if (h->nd) held_wake(h, h->d[0].p.t);
 }
 
 /* Remote load piece [off, off+len) of instruction seq from t: the request

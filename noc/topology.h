@@ -39,6 +39,13 @@ int a2_topo_has_nic(const a2_topo *t);
  * sizes per level are a2_config_group_ranks (configs/config.h). */
 uint32_t a2_topo_level(const a2_topo *t, uint32_t src, uint32_t dst);
 
+/* 1 when the route src -> dst is one link that no other route crosses, a
+ * link of the pair's own: full_mesh, a two_level group, a mesh level 0 of
+ * levels, with no link down; 0 otherwise (ring and torus links also carry
+ * routes through their ends, a switch's ports are shared, and with a link
+ * down routes go through a third NPU). */
+int a2_topo_own_link(const a2_topo *t, uint32_t src, uint32_t dst);
+
 const char *a2_topo_name(a2_topology kind);
 
 /* Link faults (cfg->faults; docs/timing-model.md, "Faults"). A degraded

@@ -348,6 +348,50 @@ TEST(OrderedHeldReplies, APeersOwnLoadThatReachesItsHbmFirstGoesFirst) {
   }
 }
 
+// Rank 0's request reaches rank 2's HBM first, so the hold is due then; rank
+// 1's, started before that (behind a vector op), arrives later. Rank 2's own
+// load reaches its HBM in between. Over a link of its own (the full mesh),
+// rank 1's reply is reserved only when its request arrives, so the load
+// goes first at the HBM, as under packet timing; reserved with rank 0's,
+// the reply would have held the HBM ahead of the load.
+TEST(OrderedHeldReplies, AReplyOverALinkOfItsOwnWaitsForItsRequest) {
+  for (const char *delay : {"13312", "14336"}) {  // rank 2's vector op: elements
+    SCOPED_TRACE(delay);
+    TempDir dir;
+    std::string program =
+        "window data fp32[1024]\n"
+        "tensor x fp32[1024] = pattern\n"
+        "tile t fp32[1024]\n"
+        "tile v fp32[8192]\n"
+        "tile w fp32[16384]\n"
+        "program rank 0\n"
+        "  remote_load t, data@2[0:1024]\n"
+        "end\n"
+        "program rank 1\n"
+        "  vadd v, v, v, 7168\n"
+        "  remote_load v, data@2[0:1024]\n"
+        "end\n"
+        "program rank 2\n"
+        "  vadd w, w, w, DELAY\n"
+        "  load w, x[0:1024]\n"
+        "end\n";
+    program.replace(program.find("DELAY"), 5, delay);
+    const std::string file = dir.Write("own.a2t", program);
+    const std::vector<std::string> args = {
+        "run", "--program", file, "--ranks", "3", "--set", "chip.hbm.bandwidth=40GB/s"};
+    JsonDoc pk, od;
+    ASSERT_TRUE(RunJson(Args(args, kPacket), &pk));
+    ASSERT_TRUE(RunJson(Args(args, Timing("ordered")), &od));
+    ASSERT_EQ(od["per_rank"].Size(), (size_t)3);
+    for (size_t r = 0; r < 3; r++)
+      EXPECT_EQ(od["per_rank"][r]["time_ps"].Int(), pk["per_rank"][r]["time_ps"].Int())
+          << "rank " << r;
+    // the load went first: rank 2 ends before rank 1's reply is in
+    EXPECT_LT(od["per_rank"][(size_t)2]["time_ps"].Int(),
+              od["per_rank"][(size_t)1]["time_ps"].Int());
+  }
+}
+
 // ---- contention: close to packet timing ----
 
 class ReservationContended

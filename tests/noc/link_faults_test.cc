@@ -28,6 +28,7 @@ struct FaultResult {
   uint16_t len[kMaxP][kMaxP];
   uint32_t route[kMaxP][kMaxP][kMaxHops];
   int unroutable[kMaxP][kMaxP];
+  int own[kMaxP][kMaxP];  // a2_topo_own_link
   int32_t ua[kMaxP][kMaxP], ub[kMaxP][kMaxP];
   uint64_t msg_ps[kMaxStages];  // a 4 KiB message over each stage alone
 };
@@ -71,6 +72,7 @@ FaultResult Build(a2_topology kind, uint32_t P, const char *const *links, const 
       r.len[s][d] = a2_topo_route_len(t, s, d);
       if (r.len[s][d] <= kMaxHops) a2_topo_route(t, s, d, r.route[s][d]);
       r.unroutable[s][d] = a2_topo_unroutable(t, s, d, &r.ua[s][d], &r.ub[s][d], net);
+      r.own[s][d] = a2_topo_own_link(t, s, d);
     }
   a2_topo_free(t);
   a2_noc_free(net);
@@ -122,6 +124,9 @@ TEST(LinkFaults, FullMeshGoesThroughTheFirstThirdNpu) {
   EXPECT_EQ(r.len[1][0], 2u);
   EXPECT_EQ(r.len[0][2], 1u) << "other routes stay direct";
   EXPECT_EQ(r.len[2][3], 1u);
+  // 0 -> 1 now crosses 0 -> 2, which is no longer a link of its own pair's
+  EXPECT_EQ(r.own[0][2], 0);
+  EXPECT_EQ(r.own[2][3], 0) << "with a link down no link counts as a pair's own";
 }
 
 TEST(LinkFaults, TwoLevelServerGoesThroughAThirdNpuOfItsServer) {

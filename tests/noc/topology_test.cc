@@ -30,6 +30,7 @@ struct TopoResult {
   int32_t a[kMaxStages], b[kMaxStages];
   uint16_t len[kMaxP][kMaxP];
   uint32_t route[kMaxP][kMaxP][kMaxP];
+  uint8_t own[kMaxP][kMaxP];  // a2_topo_own_link
   char name[16];
 };
 
@@ -65,6 +66,7 @@ TopoResult Build(a2_topology kind, uint32_t P, uint32_t group = 8, uint32_t widt
     for (uint32_t d = 0; d < P; d++) {
       r.len[s][d] = a2_topo_route_len(t, s, d);
       if (r.len[s][d] <= kMaxP) a2_topo_route(t, s, d, r.route[s][d]);
+      r.own[s][d] = (uint8_t)a2_topo_own_link(t, s, d);
     }
   snprintf(r.name, sizeof r.name, "%s", a2_topo_name(kind));
   a2_topo_free(t);
@@ -124,6 +126,40 @@ TEST(TopologyTest, FullMeshHasOneDirectLinkPerOrderedPair) {
     }
   EXPECT_EQ(ids.size(), size_t{P * (P - 1)}) << "two ordered pairs share a link";
   ExpectRoutesAreChains(r, P);
+}
+
+// A link of the pair's own (a2_topo_own_link): the route is that one link,
+// and no other pair's route crosses it. Where the topology has them, every
+// one-link route is one (full mesh, inside a two_level server); ring and
+// torus links carry routes through their ends, and a switch's ports are
+// shared, so none is.
+TEST(TopologyTest, OwnLinkIsAOneLinkRouteThatNoOtherRouteCrosses) {
+  struct Case {
+    a2_topology kind;
+    uint32_t P, group, width;
+  };
+  for (const Case &c :
+       {Case{A2_TOPO_FULL_MESH, 8, 8, 4}, Case{A2_TOPO_TWO_LEVEL, 8, 3, 4},
+        Case{A2_TOPO_RING, 8, 8, 4}, Case{A2_TOPO_TORUS, 8, 8, 4}, Case{A2_TOPO_SWITCH, 8, 8, 4}}) {
+    TopoResult r;
+    ASSERT_TRUE(BuildForked(&r, c.kind, c.P, c.group, c.width));
+    SCOPED_TRACE(r.name);
+    for (uint32_t s = 0; s < c.P; s++)
+      for (uint32_t d = 0; d < c.P; d++) {
+        SCOPED_TRACE(::testing::Message() << "route " << s << " -> " << d);
+        bool crossed = false;  // the route's one link is on another pair's route
+        for (uint32_t s2 = 0; s2 < c.P && r.len[s][d] == 1; s2++) {
+          for (uint32_t d2 = 0; d2 < c.P; d2++) {
+            if (s2 == s && d2 == d) continue;
+            for (uint16_t h = 0; h < r.len[s2][d2]; h++)
+              crossed = crossed || r.route[s2][d2][h] == r.route[s][d][0];
+          }
+        }
+        bool possible = r.len[s][d] == 1 && !crossed;
+        bool has_own = c.kind == A2_TOPO_FULL_MESH || c.kind == A2_TOPO_TWO_LEVEL;
+        EXPECT_EQ(r.own[s][d] != 0, has_own && possible);
+      }
+  }
 }
 
 TEST(TopologyTest, RingTakesTheShorterDirectionAndTiesGoClockwise) {
