@@ -322,11 +322,11 @@ bool a2_rload_flush(a2_core *c) {
  * internal.h) instead of the core's group, and a process reserves them:
  * one over a link of its own when its request arrives, any other with the
  * rest of the hold when the first held reply arrives. A link of the pair's
- * own carries only the peer's traffic to this rank, so a reply reserved
- * when it reaches the peer's HBM keeps the order packet timing gives at its
- * every stage, and no longer goes before the peer's own loads that reach
- * the HBM earlier. Over shared links, replies reserved together keep their
- * order at the links they share. */
+ * own carries no other rank's replies, so a reply reserved when it reaches
+ * the peer's HBM meets no reply there out of order, and no longer goes
+ * before the peer's own loads that reach the HBM earlier. Over shared
+ * links, replies reserved together keep their order at the links they
+ * share. */
 
 /* Grow *pv (elements of size bytes, room *cap) to hold need. */
 static void held_grow(void *pv, uint32_t *cap, uint32_t need, size_t size) {
