@@ -305,6 +305,19 @@ INSTANTIATE_TEST_SUITE_P(Modes, ReservationMode, kModes,
 
 // ---- ordered timing: a remote load's reply is reserved when its request arrives ----
 
+// Runs args under packet and ordered timing; every one of the ranks ranks
+// ends at packet timing's time under ordered. *od: the ordered run.
+void ExpectOrderedIsPacketTimingPerRank(const std::vector<std::string> &args, size_t ranks,
+                                        JsonDoc *od) {
+  JsonDoc pk;
+  ASSERT_TRUE(RunJson(Args(args, kPacket), &pk));
+  ASSERT_TRUE(RunJson(Args(args, Timing("ordered")), od));
+  ASSERT_EQ((*od)["per_rank"].Size(), ranks);
+  for (size_t r = 0; r < ranks; r++)
+    EXPECT_EQ((*od)["per_rank"][r]["time_ps"].Int(), pk["per_rank"][r]["time_ps"].Int())
+        << "rank " << r;
+}
+
 // Under ordered timing a remote load's reply is held until its request
 // reaches the peer's HBM (model/transfer.c, a2_replies_reserve). Rank 1's
 // own load, started after rank 0's request (behind a vector op) but at its
@@ -335,13 +348,8 @@ TEST(OrderedHeldReplies, APeersOwnLoadThatReachesItsHbmFirstGoesFirst) {
                                            "2",
                                            "--set",
                                            std::string("chip.hbm.bandwidth=") + hbm};
-    JsonDoc pk, od;
-    ASSERT_TRUE(RunJson(Args(args, kPacket), &pk));
-    ASSERT_TRUE(RunJson(Args(args, Timing("ordered")), &od));
-    ASSERT_EQ(od["per_rank"].Size(), (size_t)2);
-    for (size_t r = 0; r < 2; r++)
-      EXPECT_EQ(od["per_rank"][r]["time_ps"].Int(), pk["per_rank"][r]["time_ps"].Int())
-          << "rank " << r;
+    JsonDoc od;
+    ASSERT_NO_FATAL_FAILURE(ExpectOrderedIsPacketTimingPerRank(args, 2, &od));
     // the load is the short one: it did not wait behind the 64 KiB reply
     EXPECT_LT(od["per_rank"][(size_t)1]["time_ps"].Int(),
               od["per_rank"][(size_t)0]["time_ps"].Int() / 4);
@@ -379,13 +387,8 @@ TEST(OrderedHeldReplies, AReplyOverALinkOfItsOwnWaitsForItsRequest) {
     const std::string file = dir.Write("own.a2t", program);
     const std::vector<std::string> args = {
         "run", "--program", file, "--ranks", "3", "--set", "chip.hbm.bandwidth=40GB/s"};
-    JsonDoc pk, od;
-    ASSERT_TRUE(RunJson(Args(args, kPacket), &pk));
-    ASSERT_TRUE(RunJson(Args(args, Timing("ordered")), &od));
-    ASSERT_EQ(od["per_rank"].Size(), (size_t)3);
-    for (size_t r = 0; r < 3; r++)
-      EXPECT_EQ(od["per_rank"][r]["time_ps"].Int(), pk["per_rank"][r]["time_ps"].Int())
-          << "rank " << r;
+    JsonDoc od;
+    ASSERT_NO_FATAL_FAILURE(ExpectOrderedIsPacketTimingPerRank(args, 3, &od));
     // the load went first: rank 2 ends before rank 1's reply is in
     EXPECT_LT(od["per_rank"][(size_t)2]["time_ps"].Int(),
               od["per_rank"][(size_t)1]["time_ps"].Int());
