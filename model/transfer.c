@@ -403,8 +403,8 @@ void a2_replies_reserve(void *ctx) {
     h->d[h->nd] = r;
     nd++;
   }
-  const a2_held_reply *due = h->d + h->nd;
-  qsort(h->d + h->nd, nd, sizeof *h->d, by_order);
+  a2_held_reply *due = nd ? h->d + h->nd : NULL;
+  if (nd > 1) qsort(due, nd, sizeof *due, by_order);
   /* what is reserved now, in order: every other reply held, and those */
   uint32_t n = h->n + nd;
   held_grow(&h->b, &h->bcap, n, sizeof *h->b);
