@@ -14,7 +14,8 @@ typedef enum {
   A2_TQ_XFER = 1, /* a transfer whose events are due (reservation timing): u.xfer */
   A2_TQ_NOTIFY,   /* a notify lands in a signal cell: u.notify */
   A2_TQ_RETURN,   /* a core's window takes bytes back: u.bytes */
-  A2_TQ_SERVICE   /* a stage serves bytes, shown to a timeline observer: u.service */
+  A2_TQ_SERVICE,  /* a stage serves bytes, shown to a timeline observer: u.service */
+  A2_TQ_REPLY     /* a remote load's reply, held until its request arrives: u.reply */
 } a2_tq_kind;
 
 typedef struct {
@@ -33,6 +34,10 @@ typedef struct {
       uint64_t end_ps;
       uint32_t stage, bytes;
     } service;
+    struct {
+      struct a2_xfer *x; /* its data leg, not started */
+      uint64_t order;    /* the order requests started in */
+    } reply;
   } u;
 } a2_tq_item;
 

@@ -95,12 +95,11 @@ typedef struct {
   uint64_t orders;   /* replies held so far: the next one's order */
   uint32_t n, cap;   /* the other replies, held in v, in order; its room */
   a2_held_reply *v;
-  uint32_t nd, dcap; /* own-link replies, held in the heap d (earliest arrival,
-                        then order, first); its room */
-  a2_held_reply *d;
-  uint32_t bcap, done_cap; /* room in b, in done */
-  a2_held_reply *b;        /* scratch for a2_replies_reserve: what it reserves, in order */
-  uint64_t *done;          /* their completions */
+  a2_tq own;                        /* own-link replies (A2_TQ_REPLY), by arrival */
+  uint32_t due_cap, bcap, done_cap; /* room in due, b, done */
+  a2_held_reply *due; /* scratch for a2_replies_reserve: the own-link replies it takes */
+  a2_held_reply *b;   /* scratch: what it reserves, in order */
+  uint64_t *done;     /* their completions */
 } a2_held_replies;
 
 typedef struct {

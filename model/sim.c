@@ -272,7 +272,8 @@ void a2_sim_free(a2_sim *s) {
   a2_topo_free(s->topo);
   free(s->unrouted);
   free(s->held.v);
-  free(s->held.d);
+  a2_tq_free(&s->held.own);
+  free(s->held.due);
   free(s->held.b);
   free(s->held.done);
   free(s->start_ps);

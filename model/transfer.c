@@ -340,11 +340,6 @@ static void held_grow(void *pv, uint32_t *cap, uint32_t need, size_t size) {
   *cap = c;
 }
 
-/* The heap order of own-link replies: earliest arrival, then order. */
-static bool arrives_first(const a2_held_reply *a, const a2_held_reply *b) {
-  return a->p.t < b->p.t || (a->p.t == b->p.t && a->order < b->order);
-}
-
 static void held_wake(a2_held_replies *h, uint64_t t) {
   if (t < h->due_ps) {
     h->due_ps = t;
@@ -354,36 +349,14 @@ static void held_wake(a2_held_replies *h, uint64_t t) {
 
 static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
   a2_held_replies *h = &c->sim->held;
-  a2_held_reply r = {c, peer, h->orders++, *p};
+  uint64_t order = h->orders++;
   if (a2_topo_own_link(c->sim->topo, c->sim->dev[peer], c->sim->dev[c->rank])) {
-    held_grow(&h->d, &h->dcap, h->nd + 1, sizeof *h->d);
-    uint32_t k = h->nd++;
-    while (k && arrives_first(&r, &h->d[(k - 1) / 2])) {
-      h->d[k] = h->d[(k - 1) / 2];
-      k = (k - 1) / 2;
-    }
-    h->d[k] = r;
+    a2_tq_push(&h->own, p->t, &(a2_tq_item){.kind = A2_TQ_REPLY, .u.reply = {p->x, order}});
   } else {
     held_grow(&h->v, &h->cap, h->n + 1, sizeof *h->v);
-    h->v[h->n++] = r;
+    h->v[h->n++] = (a2_held_reply){c, peer, order, *p};
   }
   held_wake(h, p->t);
-}
-
-/* Take the heap's first own-link reply out of it. */
-static a2_held_reply own_pop(a2_held_replies *h) {
-  a2_held_reply top = h->d[0], e = h->d[--h->nd];
-  uint32_t k = 0, m = h->nd;
-  for (;;) {
-    uint32_t c = 2 * k + 1;
-    if (c >= m) break;
-    if (c + 1 < m && arrives_first(&h->d[c + 1], &h->d[c])) c++;
-    if (!arrives_first(&h->d[c], &e)) break;
-    h->d[k] = h->d[c];
-    k = c;
-  }
-  if (m) h->d[k] = e;
-  return top;
 }
 
 static int by_order(const void *a, const void *b) {
@@ -395,16 +368,19 @@ void a2_replies_reserve(void *ctx) {
   a2_held_replies *h = ctx;
   uint64_t upto = a2k_now_ps() + h->batch_ps;
   h->due_ps = UINT64_MAX;
-  /* the own-link replies due, moved to the end of d (the slots the heap
-   * gives up), then sorted into order */
+  /* the own-link replies due, sorted into order; the reply's piece from
+   * its data leg's context */
   uint32_t nd = 0;
-  while (h->nd && h->d[0].p.t <= upto) {
-    a2_held_reply r = own_pop(h);
-    h->d[h->nd] = r;
-    nd++;
+  a2_tq_item it;
+  while (a2_tq_pop_due(&h->own, upto, &it)) {
+    a2_xfer *x = it.u.reply.x;
+    const a2_xfer_ctx *m = a2_ctx_of(x);
+    held_grow(&h->due, &h->due_cap, nd + 1, sizeof *h->due);
+    h->due[nd++] =
+        (a2_held_reply){m->owner, m->rank, it.u.reply.order, {x, it.t_ps, m->seq, m->chunk.len}};
   }
-  a2_held_reply *due = nd ? h->d + h->nd : NULL;
-  if (nd > 1) qsort(due, nd, sizeof *due, by_order);
+  const a2_held_reply *due = h->due;
+  if (nd > 1) qsort(h->due, nd, sizeof *h->due, by_order);
   /* what is reserved now, in order: every other reply held, and those */
   uint32_t n = h->n + nd;
   held_grow(&h->b, &h->bcap, n, sizeof *h->b);
@@ -426,7 +402,7 @@ void a2_replies_reserve(void *ctx) {
   /* the returns start more pieces, whose replies are held anew */
   for (uint32_t i = 0; i < n; i++)
     piece_settled(v[i].c, v[i].p.seq, 0, v[i].p.len, h->done[i], false);
-  if (h->nd) held_wake(h, h->d[0].p.t);
+  if (h->own.n) held_wake(h, a2_tq_next(&h->own));
 }
 
 /* Remote load piece [off, off+len) of instruction seq from t: the request
