@@ -15,7 +15,8 @@ typedef enum {
   A2_TQ_NOTIFY,   /* a notify lands in a signal cell: u.notify */
   A2_TQ_RETURN,   /* a core's window takes bytes back: u.bytes */
   A2_TQ_SERVICE,  /* a stage serves bytes, shown to a timeline observer: u.service */
-  A2_TQ_REPLY     /* a remote load's reply, held until its request arrives: u.reply */
+  A2_TQ_REPLY,    /* a remote load's reply, held until its request arrives: u.reply */
+  A2_TQ_REST      /* the rest of a reply's route, held until its data reaches it: u.rest */
 } a2_tq_kind;
 
 typedef struct {
@@ -38,6 +39,10 @@ typedef struct {
       struct a2_xfer *x; /* its data leg, not started */
       uint64_t order;    /* the order requests started in */
     } reply;
+    struct {
+      struct a2_xfer *x; /* the leg, not started */
+      uint64_t floor_ps; /* its completion is not earlier (the data's last packet) */
+    } rest;
   } u;
 } a2_tq_item;
 

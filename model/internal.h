@@ -95,11 +95,14 @@ typedef struct {
   uint64_t orders;   /* replies held so far: the next one's order */
   uint32_t n, cap;   /* the other replies, held in v, in order; its room */
   a2_held_reply *v;
-  a2_tq own;                        /* own-link replies (A2_TQ_REPLY), by arrival */
-  uint32_t due_cap, bcap, done_cap; /* room in due, b, done */
-  a2_held_reply *due; /* scratch for a2_replies_reserve: the own-link replies it takes */
-  a2_held_reply *b;   /* scratch: what it reserves, in order */
-  uint64_t *done;     /* their completions */
+  a2_tq own;   /* own-link replies (A2_TQ_REPLY), by arrival */
+  a2_tq rest;  /* their legs past the HBM (A2_TQ_REST), by arrival there */
+  a2_noc *net; /* the sim's */
+  uint32_t bcap, done_cap, rcap, rdone_cap; /* room in b, done, r, rdone */
+  a2_held_reply *b; /* scratch for a2_replies_reserve: the other replies it reserves, in order */
+  uint64_t *done;   /* their completions */
+  a2_held_reply *r; /* scratch: the legs past the HBM it reserves */
+  uint64_t *rdone;  /* their completions */
 } a2_held_replies;
 
 typedef struct {

@@ -224,6 +224,7 @@ static a2_code build(const a2_config *cfg, const a2_program *k, const uint32_t *
     }
   if (dma && (rc = a2_dma_build(s, err))) return rc;
   s->held.due_ps = UINT64_MAX;
+  s->held.net = s->net;
   s->held.batch_ps = a2_ser_ps(cfg->packet_bytes, cfg->hbm_bw); /* a packet at the HBM */
   if (cfg->timing == A2_TIMING_ORDERED &&
       (rc = a2k_proc_create("replies", a2_replies_reserve, &s->held, &s->held.proc, err)))
@@ -273,9 +274,11 @@ void a2_sim_free(a2_sim *s) {
   free(s->unrouted);
   free(s->held.v);
   a2_tq_free(&s->held.own);
-  free(s->held.due);
+  a2_tq_free(&s->held.rest);
   free(s->held.b);
   free(s->held.done);
+  free(s->held.r);
+  free(s->held.rdone);
   free(s->start_ps);
   a2_noc_free(s->net);
   a2_race_free(s->race);

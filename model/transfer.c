@@ -310,7 +310,7 @@ bool a2_rload_flush(a2_core *c) {
     xs[i] = g->p[i].x;
     ts[i] = g->p[i].t;
   }
-  a2_xfer_start_group(c->sim->net, xs, ts, done, n);
+  a2_xfer_start_group(c->sim->net, xs, ts, done, NULL, n);
   g->n = 0;
   c->rgroup_slots = 0;
   for (uint32_t i = 0; i < n; i++) piece_returned(c, g->p[i].seq, 0, g->p[i].len, done[i]);
@@ -320,13 +320,16 @@ bool a2_rload_flush(a2_core *c) {
 /* ---- replies held (ordered timing) ----
  * Every core's replies go into the sim's hold (a2_held_replies,
  * internal.h) instead of the core's group, and a process reserves them:
- * one over a link of its own when its request arrives, any other with the
- * rest of the hold when the first held reply arrives. A link of the pair's
- * own carries no other rank's replies, so a reply reserved when it reaches
- * the peer's HBM meets no reply there out of order, and no longer goes
- * before the peer's own loads that reach the HBM earlier. Over shared
- * links, replies reserved together keep their order at the links they
- * share. */
+ * one over a link of its own in two legs, its packets at the peer's HBM
+ * when its request arrives there and the rest of its route when its first
+ * packet reaches the link; any other with the rest of the hold when the
+ * first held reply arrives. A link of the pair's own carries no other
+ * rank's replies, so a reply reserved when it reaches the peer's HBM meets
+ * no reply there out of order, and no longer goes before the peer's own
+ * loads that reach the HBM earlier; reserved on the link only when it
+ * reaches it, it no longer goes before the peer's requests that reach the
+ * link in the meantime (the HBM's latency). Over shared links, replies
+ * reserved together keep their order at the links they share. */
 
 /* Grow *pv (elements of size bytes, room *cap) to hold need. */
 static void held_grow(void *pv, uint32_t *cap, uint32_t need, size_t size) {
@@ -359,34 +362,95 @@ static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
   held_wake(h, p->t);
 }
 
-static int by_order(const void *a, const void *b) {
-  uint64_t x = ((const a2_held_reply *)a)->order, y = ((const a2_held_reply *)b)->order;
-  return (x > y) - (x < y);
+/* An own-link reply x (its data leg, whole) split in two: x keeps its
+ * first hop, the peer's HBM; the leg returned takes the rest of its route,
+ * the link and the core's MTE-in, with nothing to apply. *msg_ps: the
+ * uncontended time of x's last packet along that rest (a2_noc_msg_ps). */
+static a2_xfer *reply_split(a2_xfer *x, uint64_t *msg_ps) {
+  const a2_xfer_ctx *m = a2_ctx_of(x);
+  a2_core *c = m->owner;
+  a2_sim *s = c->sim;
+  a2_xfer *y = a2_xfer_alloc(s->net);
+  uint16_t n = (uint16_t)(route_len(c, m->rank, c->rank) + 1);
+  uint32_t *p = y ? a2_xfer_path(y, n) : NULL;
+  if (!p) a2_out_of_memory("transfers in flight");
+  *a2_ctx_of(y) = *m;
+  y->bytes = x->bytes;
+  y->known = 1;
+  a2_topo_route(s->topo, s->dev[m->rank], s->dev[c->rank], p);
+  p[n - 1] = c->stages[ST_MTE_IN];
+  uint64_t last = (x->bytes - 1) % s->cfg->packet_bytes + 1;
+  *msg_ps = a2_noc_msg_ps(s->net, p, n, (uint32_t)last);
+  a2_xfer_path(x, 1)[0] = s->hbm[m->rank];
+  return y;
+}
+
+/* The legs past the HBM whose first packet reaches the link by upto,
+ * reserved together in order of arrival there (a group at a time): their
+ * pieces into h->r, their completions into h->rdone. Returns how many. */
+static uint32_t rests_reserve(a2_held_replies *h, uint64_t upto) {
+  uint32_t n = 0;
+  a2_tq_item it;
+  while (a2_tq_pop_due(&h->rest, upto, &it)) {
+    a2_xfer *y = it.u.rest.x;
+    const a2_xfer_ctx *m = a2_ctx_of(y); /* read now: y is recycled when reserved */
+    held_grow(&h->r, &h->rcap, n + 1, sizeof *h->r);
+    held_grow(&h->rdone, &h->rdone_cap, n + 1, sizeof *h->rdone);
+    h->r[n] = (a2_held_reply){m->owner, m->rank, 0, {y, it.t_ps, m->seq, m->chunk.len}};
+    h->rdone[n++] = it.u.rest.floor_ps;
+  }
+  for (uint32_t i = 0, j; i < n; i = j) {
+    a2_xfer *xs[A2_RGROUP_MAX];
+    uint64_t ts[A2_RGROUP_MAX], done[A2_RGROUP_MAX];
+    for (j = i; j < n && j - i < A2_RGROUP_MAX; j++) {
+      xs[j - i] = h->r[j].p.x;
+      ts[j - i] = h->r[j].p.t;
+    }
+    a2_xfer_start_group(h->net, xs, ts, done, NULL, j - i);
+    for (uint32_t k = i; k < j; k++)
+      if (done[k - i] > h->rdone[k]) h->rdone[k] = done[k - i];
+  }
+  return n;
+}
+
+/* The own-link replies whose request reaches the peer's HBM by upto: their
+ * legs at the HBM reserved together, packet by packet in order of arrival
+ * there (as packet timing serves them), a group at a time; the rest of
+ * each queued for when its first packet reaches the link, and not to
+ * complete before its last packet could, uncontended. */
+static void hbm_legs_reserve(a2_held_replies *h, uint64_t upto) {
+  enum { GROUP = 64 };
+  a2_xfer *xs[GROUP], *rest[GROUP];
+  uint64_t ts[GROUP], done[GROUP], first[GROUP], msg[GROUP];
+  a2_tq_item it;
+  for (;;) {
+    uint32_t k = 0;
+    for (; k < GROUP && a2_tq_pop_due(&h->own, upto, &it); k++) {
+      xs[k] = it.u.reply.x;
+      ts[k] = it.t_ps;
+      rest[k] = reply_split(xs[k], &msg[k]);
+    }
+    if (!k) return;
+    a2_xfer_start_group(h->net, xs, ts, done, first, k);
+    for (uint32_t i = 0; i < k; i++)
+      a2_tq_push(&h->rest, first[i],
+                 &(a2_tq_item){.kind = A2_TQ_REST, .u.rest = {rest[i], done[i] + msg[i]}});
+  }
 }
 
 void a2_replies_reserve(void *ctx) {
   a2_held_replies *h = ctx;
   uint64_t upto = a2k_now_ps() + h->batch_ps;
   h->due_ps = UINT64_MAX;
-  /* the own-link replies due, sorted into order; the reply's piece from
-   * its data leg's context */
-  uint32_t nd = 0;
-  a2_tq_item it;
-  while (a2_tq_pop_due(&h->own, upto, &it)) {
-    a2_xfer *x = it.u.reply.x;
-    const a2_xfer_ctx *m = a2_ctx_of(x);
-    held_grow(&h->due, &h->due_cap, nd + 1, sizeof *h->due);
-    h->due[nd++] =
-        (a2_held_reply){m->owner, m->rank, it.u.reply.order, {x, it.t_ps, m->seq, m->chunk.len}};
-  }
-  const a2_held_reply *due = h->due;
-  if (nd > 1) qsort(h->due, nd, sizeof *h->due, by_order);
-  /* what is reserved now, in order: every other reply held, and those */
-  uint32_t n = h->n + nd;
+  uint32_t nr = rests_reserve(h, upto);
+  hbm_legs_reserve(h, upto);
+  /* every other reply held, in the order their requests started; the hold
+   * is emptied first, since the returns start pieces whose replies are held
+   * anew */
+  uint32_t n = h->n;
   held_grow(&h->b, &h->bcap, n, sizeof *h->b);
   held_grow(&h->done, &h->done_cap, n, sizeof *h->done);
-  for (uint32_t i = 0, j = 0, k = 0; k < n; k++)
-    h->b[k] = i < h->n && (j == nd || h->v[i].order < due[j].order) ? h->v[i++] : due[j++];
+  if (n) memcpy(h->b, h->v, n * sizeof *h->b);
   h->n = 0;
   const a2_held_reply *v = h->b;
   for (uint32_t i = 0, j; i < n; i = j) {
@@ -397,12 +461,14 @@ void a2_replies_reserve(void *ctx) {
       xs[j - i] = v[j].p.x;
       ts[j - i] = v[j].p.t;
     }
-    a2_xfer_start_group(v[i].c->sim->net, xs, ts, h->done + i, j - i);
+    a2_xfer_start_group(h->net, xs, ts, h->done + i, NULL, j - i);
   }
-  /* the returns start more pieces, whose replies are held anew */
   for (uint32_t i = 0; i < n; i++)
     piece_settled(v[i].c, v[i].p.seq, 0, v[i].p.len, h->done[i], false);
+  for (uint32_t i = 0; i < nr; i++)
+    piece_settled(h->r[i].c, h->r[i].p.seq, 0, h->r[i].p.len, h->rdone[i], false);
   if (h->own.n) held_wake(h, a2_tq_next(&h->own));
+  if (h->rest.n) held_wake(h, a2_tq_next(&h->rest));
 }
 
 /* Remote load piece [off, off+len) of instruction seq from t: the request

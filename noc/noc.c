@@ -754,8 +754,8 @@ static bool reserve_all(a2_noc *n, xfer_rec *r, uint64_t now) {
  * few transfers), through every hop of its path. A group of one is
  * a2_xfer_start's blocks, which give the same times. */
 void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, uint64_t *done_ps,
-                         unsigned count) {
-  if (count == 1) {
+                         uint64_t *first_ps, unsigned count) {
+  if (count == 1 && !first_ps) {
     done_ps[0] = a2_xfer_start(n, xs[0], t_ps[0]);
     return;
   }
@@ -765,20 +765,26 @@ void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, ui
     r->ready = t_ps[i] > now ? t_ps[i] : now;
     r->t_done = 0;
     r->injected = 0;
+    if (first_ps) first_ps[i] = 0;
     for (uint16_t h = 0; h < r->nhops; h++) ival_prune(stage_at(n, r->path[h]), now);
   }
   if (n->held.n && now) held_flush(n, now - 1);
   for (;;) {
     xfer_rec *r = NULL;
+    unsigned ri = 0;
     for (unsigned i = 0; i < count; i++) {
       xfer_rec *q = rec_of(xs[i]);
       if (q->injected >= q->x.bytes) continue;
       /* equal arrivals: a transfer's first packet, queued when it was
        * started, goes before a later packet, queued when the one before it
        * started service (as packet timing queues them) */
-      if (!r || q->ready < r->ready || (q->ready == r->ready && !q->injected && r->injected)) r = q;
+      if (!r || q->ready < r->ready || (q->ready == r->ready && !q->injected && r->injected)) {
+        r = q;
+        ri = i;
+      }
     }
     if (!r) break;
+    bool first = r->injected == 0;
     uint64_t left = r->x.bytes - r->injected;
     uint32_t len = (uint32_t)(left < n->pkt_bytes ? left : n->pkt_bytes);
     r->injected += len;
@@ -790,6 +796,7 @@ void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, ui
       arr = s + ser + st_lat(st);
     }
     if (arr > r->t_done) r->t_done = arr;
+    if (first && first_ps) first_ps[ri] = arr;
   }
   for (unsigned i = 0; i < count; i++) {
     xfer_rec *r = rec_of(xs[i]);

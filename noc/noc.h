@@ -182,12 +182,13 @@ void a2_xfer_finish(a2_noc *n, a2_xfer *x);
  * packet j+1 of a transfer arrives when packet j starts service there; at
  * equal arrivals a transfer's first packet goes before another's later
  * one, else the earlier in xs. done_ps[i] is when x[i]'s last packet
- * leaves its path. Payloads (on_apply) are applied now and the transfers
+ * leaves its path; first_ps (NULL: not wanted), when its first packet
+ * does. Payloads (on_apply) are applied now and the transfers
  * recycled. Two transfers that share their first stage and arrive together
  * thus alternate there packet by packet, where a2_xfer_start one after the
  * other would serve the first whole before the second. */
 void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, uint64_t *done_ps,
-                         unsigned count);
+                         uint64_t *first_ps, unsigned count);
 
 /* Optional observer of every packet service (for timelines): stage id,
  * start and end of service in ps, payload bytes. */

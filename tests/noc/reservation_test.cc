@@ -68,6 +68,7 @@ struct NetResult {
   uint32_t nstages;
   a2_stage_stats st[kMaxStages];
   uint64_t done_ps[kMaxXfers];      // t_done given to on_done
+  uint64_t first_ps[kMaxXfers];     // a group's: when the first packet leaves the path
   uint64_t done_now_ps[kMaxXfers];  // simulated time of the on_done call
   uint32_t ndone[kMaxXfers];
   uint32_t napply[kMaxXfers];
@@ -210,7 +211,7 @@ NetResult Simulate(Mode mode, uint32_t pkt_bytes, const std::vector<StageSpec> &
     if (mode == Mode::kReservation && xfers[i].group > 0) groups[xfers[i].group].push_back(i);
   for (const auto &g : groups) {
     std::vector<a2_xfer *> xs;
-    std::vector<uint64_t> ts, done(g.second.size());
+    std::vector<uint64_t> ts, done(g.second.size()), first(g.second.size());
     for (size_t i : g.second) {
       const XferSpec &sp = xfers[i];
       a2_xfer *x = a2_xfer_alloc(g_net);
@@ -225,9 +226,11 @@ NetResult Simulate(Mode mode, uint32_t pkt_bytes, const std::vector<StageSpec> &
       xs.push_back(x);
       ts.push_back(sp.start_ps);
     }
-    a2_xfer_start_group(g_net, xs.data(), ts.data(), done.data(), static_cast<unsigned>(xs.size()));
+    a2_xfer_start_group(g_net, xs.data(), ts.data(), done.data(), first.data(),
+                        static_cast<unsigned>(xs.size()));
     for (size_t j = 0; j < g.second.size(); j++) {
       r.done_ps[g.second[j]] = done[j];
+      r.first_ps[g.second[j]] = first[j];
       r.ndone[g.second[j]]++;
     }
   }
@@ -543,6 +546,8 @@ TEST(ReservationGroup, TransfersStartedTogetherAlternateAsPacketsDo) {
   ASSERT_TRUE(RunNet(&r, Mode::kReservation, 100, stages, xfers));
   EXPECT_EQ(r.done_ps[0], 6300u);
   EXPECT_EQ(r.done_ps[1], 6400u);
+  EXPECT_EQ(r.first_ps[0], 100u) << "A's first packet is served first";
+  EXPECT_EQ(r.first_ps[1], 200u) << "then B's";
   EXPECT_EQ(r.activations, 0u) << "a group is reserved at once, without events";
   EXPECT_EQ(r.st[0].packets, 64u);
 }
