@@ -37,7 +37,7 @@ typedef struct {
     } service;
     struct {
       struct a2_xfer *x; /* its data leg, not started */
-      uint64_t order;    /* the order requests started in */
+      uint8_t split;     /* reserved in two legs: at the HBM, then past it */
     } reply;
     struct {
       struct a2_xfer *x; /* the leg, not started */

@@ -85,19 +85,18 @@ typedef struct {
 typedef struct {
   struct a2_core *c; /* whose piece */
   uint32_t peer;     /* whose HBM it is read from */
-  uint64_t order;    /* the order requests started in */
   a2_rgroup_piece p;
 } a2_held_reply;
 typedef struct {
   a2k_proc proc;     /* reserves what is held; created under ordered timing only */
   uint64_t due_ps;   /* when proc is due; UINT64_MAX: not */
   uint64_t batch_ps; /* own-link replies due this soon are reserved with those due now */
-  uint64_t orders;   /* replies held so far: the next one's order */
   uint32_t n, cap;   /* the other replies, held in v, in order; its room */
   a2_held_reply *v;
-  a2_tq own;   /* own-link replies (A2_TQ_REPLY), by arrival */
-  a2_tq rest;  /* their legs past the HBM (A2_TQ_REST), by arrival there */
-  a2_noc *net; /* the sim's */
+  a2_tq own;         /* own-link replies (A2_TQ_REPLY), by arrival */
+  a2_tq rest;        /* their legs past the HBM (A2_TQ_REST), by arrival there */
+  a2_noc *net;       /* the sim's */
+  uint8_t *requests; /* by stage id: 1 for a link of its own that has carried a request */
   uint32_t bcap, done_cap, rcap, rdone_cap; /* room in b, done, r, rdone */
   a2_held_reply *b; /* scratch for a2_replies_reserve: the other replies it reserves, in order */
   uint64_t *done;   /* their completions */

@@ -226,9 +226,12 @@ static a2_code build(const a2_config *cfg, const a2_program *k, const uint32_t *
   s->held.due_ps = UINT64_MAX;
   s->held.net = s->net;
   s->held.batch_ps = a2_ser_ps(cfg->packet_bytes, cfg->hbm_bw); /* a packet at the HBM */
-  if (cfg->timing == A2_TIMING_ORDERED &&
-      (rc = a2k_proc_create("replies", a2_replies_reserve, &s->held, &s->held.proc, err)))
-    return rc;
+  if (cfg->timing == A2_TIMING_ORDERED) {
+    if ((rc = a2k_proc_create("replies", a2_replies_reserve, &s->held, &s->held.proc, err)))
+      return rc;
+    if (!(s->held.requests = calloc(a2_noc_stage_count(s->net), 1)))
+      return a2_err_set(err, A2_E_NOMEM, name, 0, 0, "out of memory for the held replies");
+  }
   return a2_sim_set_race_check(s, 1, err);
 }
 
@@ -275,6 +278,7 @@ void a2_sim_free(a2_sim *s) {
   free(s->held.v);
   a2_tq_free(&s->held.own);
   a2_tq_free(&s->held.rest);
+  free(s->held.requests);
   free(s->held.b);
   free(s->held.done);
   free(s->held.r);

@@ -350,14 +350,22 @@ static void held_wake(a2_held_replies *h, uint64_t t) {
   }
 }
 
-static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
-  a2_held_replies *h = &c->sim->held;
-  uint64_t order = h->orders++;
-  if (a2_topo_own_link(c->sim->topo, c->sim->dev[peer], c->sim->dev[c->rank])) {
-    a2_tq_push(&h->own, p->t, &(a2_tq_item){.kind = A2_TQ_REPLY, .u.reply = {p->x, order}});
+/* Hold the reply of piece p from peer; own: its route is a link of its
+ * own. It is split in two legs only if that link has carried a request
+ * (the peer reads from this rank): no other message could be served
+ * between its packets that the whole reservation holds behind them, but
+ * the peer's requests, which a core sends as it goes. */
+static void reply_hold(a2_core *c, uint32_t peer, bool own, const a2_rgroup_piece *p) {
+  a2_sim *s = c->sim;
+  a2_held_replies *h = &s->held;
+  if (own) {
+    uint32_t link;
+    a2_topo_route(s->topo, s->dev[peer], s->dev[c->rank], &link);
+    a2_tq_push(&h->own, p->t,
+               &(a2_tq_item){.kind = A2_TQ_REPLY, .u.reply = {p->x, h->requests[link]}});
   } else {
     held_grow(&h->v, &h->cap, h->n + 1, sizeof *h->v);
-    h->v[h->n++] = (a2_held_reply){c, peer, order, *p};
+    h->v[h->n++] = (a2_held_reply){c, peer, *p};
   }
   held_wake(h, p->t);
 }
@@ -396,7 +404,7 @@ static uint32_t rests_reserve(a2_held_replies *h, uint64_t upto) {
     const a2_xfer_ctx *m = a2_ctx_of(y); /* read now: y is recycled when reserved */
     held_grow(&h->r, &h->rcap, n + 1, sizeof *h->r);
     held_grow(&h->rdone, &h->rdone_cap, n + 1, sizeof *h->rdone);
-    h->r[n] = (a2_held_reply){m->owner, m->rank, 0, {y, it.t_ps, m->seq, m->chunk.len}};
+    h->r[n] = (a2_held_reply){m->owner, m->rank, {y, it.t_ps, m->seq, m->chunk.len}};
     h->rdone[n++] = it.u.rest.floor_ps;
   }
   for (uint32_t i = 0, j; i < n; i = j) {
@@ -421,20 +429,40 @@ static uint32_t rests_reserve(a2_held_replies *h, uint64_t upto) {
 static void hbm_legs_reserve(a2_held_replies *h, uint64_t upto) {
   enum { GROUP = 64 };
   a2_xfer *xs[GROUP], *rest[GROUP];
-  uint64_t ts[GROUP], done[GROUP], first[GROUP], msg[GROUP];
+  a2_core *c[GROUP];
+  uint64_t ts[GROUP], done[GROUP], first[GROUP], msg[GROUP], seq[GROUP], len[GROUP];
+  uint32_t peer[GROUP];
   a2_tq_item it;
   for (;;) {
     uint32_t k = 0;
     for (; k < GROUP && a2_tq_pop_due(&h->own, upto, &it); k++) {
-      xs[k] = it.u.reply.x;
-      ts[k] = it.t_ps;
-      rest[k] = reply_split(xs[k], &msg[k]);
+      /* in order of arrival, those of one peer's HBM together (stable) */
+      a2_xfer *x = it.u.reply.x;
+      const a2_xfer_ctx *m = a2_ctx_of(x); /* read now: x is recycled when reserved */
+      uint32_t i = k;
+      for (; i > 0 && peer[i - 1] > m->rank; i--) {
+        xs[i] = xs[i - 1], ts[i] = ts[i - 1], c[i] = c[i - 1], seq[i] = seq[i - 1];
+        len[i] = len[i - 1], peer[i] = peer[i - 1], rest[i] = rest[i - 1], msg[i] = msg[i - 1];
+      }
+      xs[i] = x;
+      ts[i] = it.t_ps;
+      c[i] = m->owner;
+      seq[i] = m->seq;
+      len[i] = m->chunk.len;
+      peer[i] = m->rank;
+      rest[i] = it.u.reply.split ? reply_split(x, &msg[i]) : NULL;
     }
     if (!k) return;
-    a2_xfer_start_group(h->net, xs, ts, done, first, k);
+    for (uint32_t i = 0, j; i < k; i = j) { /* a group per HBM: no other stage is shared */
+      for (j = i + 1; j < k && peer[j] == peer[i];) j++;
+      a2_xfer_start_group(h->net, xs + i, ts + i, done + i, first + i, j - i);
+    }
     for (uint32_t i = 0; i < k; i++)
-      a2_tq_push(&h->rest, first[i],
-                 &(a2_tq_item){.kind = A2_TQ_REST, .u.rest = {rest[i], done[i] + msg[i]}});
+      if (rest[i])
+        a2_tq_push(&h->rest, first[i],
+                   &(a2_tq_item){.kind = A2_TQ_REST, .u.rest = {rest[i], done[i] + msg[i]}});
+      else /* reserved whole: its return is known */
+        piece_settled(c[i], seq[i], 0, len[i], done[i], false);
   }
 }
 
@@ -482,12 +510,15 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
   if (!p) a2_out_of_memory("a transfer's route");
   add_route(c, p, c->rank, peer, n);
   if (c->ahead) { /* reservation timing: the request now, the reply into the group */
+    bool own =
+        c->ordered && a2_topo_own_link(c->sim->topo, c->sim->dev[c->rank], c->sim->dev[peer]);
+    if (own) c->sim->held.requests[p[0]] = 1; /* read before x is recycled */
     uint64_t t_req = start(c, x, t);
     a2_xfer *d = rload_data(c, in, seq, off, len);
     d->known = 1;
     a2_rgroup_piece piece = {d, jittered(c, t_req), seq, len};
     if (c->ordered) {
-      reply_hold(c, peer, &piece);
+      reply_hold(c, peer, own, &piece);
       return;
     }
     a2_rgroup *g = &c->rgroup;

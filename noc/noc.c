@@ -25,6 +25,8 @@ typedef struct xfer_rec {
   uint64_t t_done;     /* reservation timing: when the last packet leaves the path */
   uint64_t t_apply;    /* reservation timing: when the last packet starts service at apply_hop */
   uint64_t ready;      /* reservation timing: when the next packet reaches the first stage */
+  uint64_t t_first;    /* reservation timing: when the first packet leaves the path (kept
+                          when recycled, for a2_xfer_start_group) */
   struct xfer_rec *next_free;
   uint32_t path_inline[A2_INLINE_HOPS];
   a2_xfer x;
@@ -668,6 +670,7 @@ static bool reserve_all(a2_noc *n, xfer_rec *r, uint64_t now) {
   if (x->bytes && x->bytes <= pkt && r->nhops == np) { /* one packet: the loop below, k = 1 */
     done = reserve_one(n, r, sp, now, ready, &applied);
     r->injected = x->bytes;
+    r->t_first = done;
   }
   while (r->injected < upto) {
     /* k packets, all full but perhaps the last (the transfer's tail) */
@@ -714,6 +717,7 @@ static bool reserve_all(a2_noc *n, xfer_rec *r, uint64_t now) {
       ival_unspill(st);
       st->busy_ps += busy;
     }
+    if (first && r->injected == blk) r->t_first = a[0]; /* the first block */
     if (sorted) { /* the last hop took it in order: its last packet leaves last */
       if (a[k - 1] > done) done = a[k - 1];
     } else {
@@ -755,8 +759,9 @@ static bool reserve_all(a2_noc *n, xfer_rec *r, uint64_t now) {
  * a2_xfer_start's blocks, which give the same times. */
 void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, uint64_t *done_ps,
                          uint64_t *first_ps, unsigned count) {
-  if (count == 1 && !first_ps) {
+  if (count == 1) {
     done_ps[0] = a2_xfer_start(n, xs[0], t_ps[0]);
+    if (first_ps) first_ps[0] = rec_of(xs[0])->t_first;
     return;
   }
   uint64_t now = a2k_now_ps();

@@ -395,6 +395,51 @@ TEST(OrderedHeldReplies, AReplyOverALinkOfItsOwnWaitsForItsRequest) {
   }
 }
 
+// Rank 0's first reply keeps the link from rank 1 busy; its second is
+// requested later. Rank 1, which has read from rank 0 before (a request over
+// that link), sends its next request after a vector op: it reaches the link
+// after rank 0's second request reached rank 1's HBM but before the reply's
+// first packet reaches the link. Packet timing serves it between the two
+// replies. Reserved in two legs, the second reply takes the link only when
+// its first packet arrives, so ordered timing does too; reserved whole when
+// its request arrived, the reply would have held the link ahead of the
+// request (rank 1 then ends 1.2 us later).
+TEST(OrderedHeldReplies, ARequestThatReachesTheLinkBeforeAReplyGoesFirst) {
+  for (const char *delay : {"12288", "14336"}) {  // rank 1's last vector op: elements
+    SCOPED_TRACE(delay);
+    TempDir dir;
+    std::string program =
+        "window data fp32[16384]\n"
+        "tile t fp32[8192]\n"
+        "tile w fp32[8192]\n"
+        "tile a fp32[1024]\n"
+        "tile u fp32[16384]\n"
+        "program rank 0\n"
+        "  remote_load t, data@1[0:8192]\n"
+        "  vadd w, w, w, 8192\n"
+        "  vadd w, w, w, 8192\n"
+        "  vadd w, w, w, 8192\n"
+        "  vadd w, w, w, 8192\n"
+        "  remote_load w, data@1[0:8192]\n"
+        "end\n"
+        "program rank 1\n"
+        "  remote_load a, data@0[0:1024]\n"
+        "  vadd u, u, u, 16384\n"
+        "  vadd u, u, u, 14336\n"
+        "  vadd u, u, u, DELAY\n"
+        "  remote_load u, data@0[0:1024]\n"
+        "end\n";
+    program.replace(program.find("DELAY"), 5, delay);
+    const std::string file = dir.Write("legs.a2t", program);
+    const std::vector<std::string> args = {"run", "--program", file, "--ranks", "2"};
+    JsonDoc od;
+    ASSERT_NO_FATAL_FAILURE(ExpectOrderedIsPacketTimingPerRank(args, 2, &od));
+    // the request went between the replies: rank 1 ends before rank 0
+    EXPECT_LT(od["per_rank"][(size_t)1]["time_ps"].Int(),
+              od["per_rank"][(size_t)0]["time_ps"].Int());
+  }
+}
+
 // ---- contention: close to packet timing ----
 
 class ReservationContended
