@@ -318,6 +318,23 @@ void ExpectOrderedIsPacketTimingPerRank(const std::vector<std::string> &args, si
         << "rank " << r;
 }
 
+// The program with DELAY replaced by delay, run with args (its file
+// appended after --program): ordered timing gives packet timing's time on
+// every one of the ranks, and rank `early` ends before rank `late`.
+void ExpectOrderedIsPacketTimingAndEndsFirst(std::string program, const char *delay,
+                                             const std::vector<std::string> &args, size_t ranks,
+                                             size_t early, size_t late) {
+  SCOPED_TRACE(delay);
+  TempDir dir;
+  program.replace(program.find("DELAY"), 5, delay);
+  std::vector<std::string> a = {"run", "--program", dir.Write("delay.a2t", program), "--ranks",
+                                std::to_string(ranks)};
+  a.insert(a.end(), args.begin(), args.end());
+  JsonDoc od;
+  ASSERT_NO_FATAL_FAILURE(ExpectOrderedIsPacketTimingPerRank(a, ranks, &od));
+  EXPECT_LT(od["per_rank"][early]["time_ps"].Int(), od["per_rank"][late]["time_ps"].Int());
+}
+
 // Under ordered timing a remote load's reply is held until its request
 // reaches the peer's HBM (model/transfer.c, a2_replies_reserve). Rank 1's
 // own load, started after rank 0's request (behind a vector op) but at its
@@ -363,36 +380,27 @@ TEST(OrderedHeldReplies, APeersOwnLoadThatReachesItsHbmFirstGoesFirst) {
 // goes first at the HBM, as under packet timing; reserved with rank 0's,
 // the reply would have held the HBM ahead of the load.
 TEST(OrderedHeldReplies, AReplyOverALinkOfItsOwnWaitsForItsRequest) {
-  for (const char *delay : {"13312", "14336"}) {  // rank 2's vector op: elements
-    SCOPED_TRACE(delay);
-    TempDir dir;
-    std::string program =
-        "window data fp32[1024]\n"
-        "tensor x fp32[1024] = pattern\n"
-        "tile t fp32[1024]\n"
-        "tile v fp32[8192]\n"
-        "tile w fp32[16384]\n"
-        "program rank 0\n"
-        "  remote_load t, data@2[0:1024]\n"
-        "end\n"
-        "program rank 1\n"
-        "  vadd v, v, v, 7168\n"
-        "  remote_load v, data@2[0:1024]\n"
-        "end\n"
-        "program rank 2\n"
-        "  vadd w, w, w, DELAY\n"
-        "  load w, x[0:1024]\n"
-        "end\n";
-    program.replace(program.find("DELAY"), 5, delay);
-    const std::string file = dir.Write("own.a2t", program);
-    const std::vector<std::string> args = {
-        "run", "--program", file, "--ranks", "3", "--set", "chip.hbm.bandwidth=40GB/s"};
-    JsonDoc od;
-    ASSERT_NO_FATAL_FAILURE(ExpectOrderedIsPacketTimingPerRank(args, 3, &od));
-    // the load went first: rank 2 ends before rank 1's reply is in
-    EXPECT_LT(od["per_rank"][(size_t)2]["time_ps"].Int(),
-              od["per_rank"][(size_t)1]["time_ps"].Int());
-  }
+  const std::string program =
+      "window data fp32[1024]\n"
+      "tensor x fp32[1024] = pattern\n"
+      "tile t fp32[1024]\n"
+      "tile v fp32[8192]\n"
+      "tile w fp32[16384]\n"
+      "program rank 0\n"
+      "  remote_load t, data@2[0:1024]\n"
+      "end\n"
+      "program rank 1\n"
+      "  vadd v, v, v, 7168\n"
+      "  remote_load v, data@2[0:1024]\n"
+      "end\n"
+      "program rank 2\n"
+      "  vadd w, w, w, DELAY\n"
+      "  load w, x[0:1024]\n"
+      "end\n";
+  // the load went first: rank 2 ends before rank 1's reply is in
+  for (const char *delay : {"13312", "14336"})  // rank 2's vector op: elements
+    ExpectOrderedIsPacketTimingAndEndsFirst(program, delay, {"--set", "chip.hbm.bandwidth=40GB/s"},
+                                            3, 2, 1);
 }
 
 // Rank 0's first reply keeps the link from rank 1 busy; its second is
@@ -405,39 +413,30 @@ TEST(OrderedHeldReplies, AReplyOverALinkOfItsOwnWaitsForItsRequest) {
 // its request arrived, the reply would have held the link ahead of the
 // request (rank 1 then ends 1.2 us later).
 TEST(OrderedHeldReplies, ARequestThatReachesTheLinkBeforeAReplyGoesFirst) {
-  for (const char *delay : {"12288", "14336"}) {  // rank 1's last vector op: elements
-    SCOPED_TRACE(delay);
-    TempDir dir;
-    std::string program =
-        "window data fp32[16384]\n"
-        "tile t fp32[8192]\n"
-        "tile w fp32[8192]\n"
-        "tile a fp32[1024]\n"
-        "tile u fp32[16384]\n"
-        "program rank 0\n"
-        "  remote_load t, data@1[0:8192]\n"
-        "  vadd w, w, w, 8192\n"
-        "  vadd w, w, w, 8192\n"
-        "  vadd w, w, w, 8192\n"
-        "  vadd w, w, w, 8192\n"
-        "  remote_load w, data@1[0:8192]\n"
-        "end\n"
-        "program rank 1\n"
-        "  remote_load a, data@0[0:1024]\n"
-        "  vadd u, u, u, 16384\n"
-        "  vadd u, u, u, 14336\n"
-        "  vadd u, u, u, DELAY\n"
-        "  remote_load u, data@0[0:1024]\n"
-        "end\n";
-    program.replace(program.find("DELAY"), 5, delay);
-    const std::string file = dir.Write("legs.a2t", program);
-    const std::vector<std::string> args = {"run", "--program", file, "--ranks", "2"};
-    JsonDoc od;
-    ASSERT_NO_FATAL_FAILURE(ExpectOrderedIsPacketTimingPerRank(args, 2, &od));
-    // the request went between the replies: rank 1 ends before rank 0
-    EXPECT_LT(od["per_rank"][(size_t)1]["time_ps"].Int(),
-              od["per_rank"][(size_t)0]["time_ps"].Int());
-  }
+  const std::string program =
+      "window data fp32[16384]\n"
+      "tile t fp32[8192]\n"
+      "tile w fp32[8192]\n"
+      "tile a fp32[1024]\n"
+      "tile u fp32[16384]\n"
+      "program rank 0\n"
+      "  remote_load t, data@1[0:8192]\n"
+      "  vadd w, w, w, 8192\n"
+      "  vadd w, w, w, 8192\n"
+      "  vadd w, w, w, 8192\n"
+      "  vadd w, w, w, 8192\n"
+      "  remote_load w, data@1[0:8192]\n"
+      "end\n"
+      "program rank 1\n"
+      "  remote_load a, data@0[0:1024]\n"
+      "  vadd u, u, u, 16384\n"
+      "  vadd u, u, u, 14336\n"
+      "  vadd u, u, u, DELAY\n"
+      "  remote_load u, data@0[0:1024]\n"
+      "end\n";
+  // the request went between the replies: rank 1 ends before rank 0
+  for (const char *delay : {"12288", "14336"})  // rank 1's last vector op: elements
+    ExpectOrderedIsPacketTimingAndEndsFirst(program, delay, {}, 2, 1, 0);
 }
 
 // ---- contention: close to packet timing ----
