@@ -320,16 +320,17 @@ bool a2_rload_flush(a2_core *c) {
 /* ---- replies held (ordered timing) ----
  * Every core's replies go into the sim's hold (a2_held_replies,
  * internal.h) instead of the core's group, and a process reserves them:
- * one over a link of its own in two legs, its packets at the peer's HBM
- * when its request arrives there and the rest of its route when its first
- * packet reaches the link; any other with the rest of the hold when the
- * first held reply arrives. A link of the pair's own carries no other
- * rank's replies, so a reply reserved when it reaches the peer's HBM meets
- * no reply there out of order, and no longer goes before the peer's own
- * loads that reach the HBM earlier; reserved on the link only when it
- * reaches it, it no longer goes before the peer's requests that reach the
- * link in the meantime (the HBM's latency). Over shared links, replies
- * reserved together keep their order at the links they share. */
+ * one over a link of its own when its request arrives at the peer's HBM,
+ * any other with the rest of the hold when the first held reply arrives.
+ * A link of the pair's own carries no other rank's replies, so a reply
+ * reserved when it reaches the peer's HBM meets no reply there out of
+ * order, and no longer goes before the peer's own loads that reach the HBM
+ * earlier. If the peer also reads from this rank, such a reply is split in
+ * two legs: its packets at the HBM then, the rest of its route when its
+ * first packet reaches the link, so that it no longer goes before the
+ * peer's requests that reach the link in the meantime (the HBM's latency).
+ * Over shared links, replies reserved together keep their order at the
+ * links they share. */
 
 /* Grow *pv (elements of size bytes, room *cap) to hold need. */
 static void held_grow(void *pv, uint32_t *cap, uint32_t need, size_t size) {
@@ -350,17 +351,18 @@ static void held_wake(a2_held_replies *h, uint64_t t) {
   }
 }
 
-/* Hold the reply of piece p from peer; own: its route is a link of its
- * own. It is split in two legs only if that link has carried a request
- * (the peer reads from this rank): no other message could be served
- * between its packets that the whole reservation holds behind them, but
- * the peer's requests, which a core sends as it goes. */
-static void reply_hold(a2_core *c, uint32_t peer, bool own, const a2_rgroup_piece *p) {
+/* Hold the reply of piece p from peer. One over a link of its own is split
+ * only if that link has carried a request (the peer reads from this rank):
+ * the peer's requests, which its cores send as they go, are what could be
+ * served between its packets that the whole reservation holds behind them;
+ * without them the second leg would change no time. */
+static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
   a2_sim *s = c->sim;
   a2_held_replies *h = &s->held;
-  if (own) {
+  uint32_t src = s->dev[peer], dst = s->dev[c->rank];
+  if (a2_topo_own_link(s->topo, src, dst)) {
     uint32_t link;
-    a2_topo_route(s->topo, s->dev[peer], s->dev[c->rank], &link);
+    a2_topo_route(s->topo, src, dst, &link);
     a2_tq_push(&h->own, p->t,
                &(a2_tq_item){.kind = A2_TQ_REPLY, .u.reply = {p->x, h->requests[link]}});
   } else {
@@ -510,15 +512,14 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
   if (!p) a2_out_of_memory("a transfer's route");
   add_route(c, p, c->rank, peer, n);
   if (c->ahead) { /* reservation timing: the request now, the reply into the group */
-    bool own =
-        c->ordered && a2_topo_own_link(c->sim->topo, c->sim->dev[c->rank], c->sim->dev[peer]);
-    if (own) c->sim->held.requests[p[0]] = 1; /* read before x is recycled */
+    if (c->ordered && a2_topo_own_link(c->sim->topo, c->sim->dev[c->rank], c->sim->dev[peer]))
+      c->sim->held.requests[p[0]] = 1; /* its link (read before x is recycled) */
     uint64_t t_req = start(c, x, t);
     a2_xfer *d = rload_data(c, in, seq, off, len);
     d->known = 1;
     a2_rgroup_piece piece = {d, jittered(c, t_req), seq, len};
     if (c->ordered) {
-      reply_hold(c, peer, own, &piece);
+      reply_hold(c, peer, &piece);
       return;
     }
     a2_rgroup *g = &c->rgroup;
