@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Held-out cases of docs/timing-model.md ("Held-out cases"): sweeps that no
+# choice of how reservation timing reserves was measured on, each case under
+# packet, reservation and ordered timing (timing-only). One markdown row per
+# case (packet timing's simulated time in us, each other mode's ratio to it)
+# and, per set, a summary row: the mean and the worst |ratio - 1| and how
+# many cases are within 5 %.
+#
+# Usage: bash bench/heldout.sh [BINARY] [SET...]
+#   BINARY  default build/a2a3sim (built first if missing)
+#   SET     cores      the multi-core mesh on the full mesh, P=8 (and P=2, 4)
+#           two-level  the mesh, 1-16 cores a rank, 256 KiB-4 MiB, P=16, on
+#                      the four two-level configs (60 cases)
+#           two-phase  the two-phase all-reduce, 1-24 cores a rank, P=8
+#           (default: all three)
+# Time: about 4 minutes on 2 idle cores for all three. Exit status: 0, or 2
+# when a run fails or an argument is unknown.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+sim=""
+sets=()
+for a in "$@"; do
+  case $a in
+    cores | two-level | two-phase) sets+=("$a") ;;
+    -*) echo "heldout: unknown flag $a (expected BINARY or SET: cores, two-level, two-phase)" >&2; exit 2 ;;
+    *)
+      if [ -n "$sim" ]; then
+        echo "heldout: unknown set $a (expected cores, two-level or two-phase)" >&2
+        exit 2
+      fi
+      sim=$a
+      ;;
+  esac
+done
+[ ${#sets[@]} -gt 0 ] || sets=(cores two-level two-phase)
+source scripts/lib.sh # a2_sim_or_build
+sim=$(a2_sim_or_build heldout "$sim") || exit 2
+
+# The cases of one set, one per line: a label, " | ", the arguments of
+# `a2a3sim run`.
+cases() {
+  case $1 in
+    cores)
+      for c in 2 4 8 16 24; do
+        echo "mesh 4 MiB, $c cores, P=8 | --algo allreduce_mesh --cores $c --ranks 8 --size 4MiB"
+      done
+      echo "mesh 16 MiB fp16, 12 cores, P=8 | --algo allreduce_mesh --cores 12 --ranks 8 --size 16MiB --dtype fp16"
+      echo "mesh 1 MiB, 8 cores, P=2 | --algo allreduce_mesh --cores 8 --ranks 2 --size 1MiB"
+      echo "mesh 4 MiB, 24 cores, P=4 | --algo allreduce_mesh --cores 24 --ranks 4 --size 4MiB"
+      ;;
+    two-level)
+      for cfg in a2-cluster a2-cluster-levels a3-supernode a3-supernode-levels; do
+        local ranks="" # the a2 clusters' size is a key of their own
+        case $cfg in a2-*) ranks="--set interconnect.ranks=16" ;; esac
+        for c in 1 2 4 8 16; do
+          for sz in 256KiB 1MiB 4MiB; do
+            echo "$cfg, mesh $sz, $c cores, P=16 | --algo allreduce_mesh --size $sz --cores $c --config configs/$cfg.yaml $ranks --ranks 16"
+          done
+        done
+      done
+      ;;
+    two-phase)
+      for c in 1 2 4 8 16 24; do
+        echo "two-phase 4 MiB, $c cores, P=8 | --algo allreduce_two_phase --cores $c --ranks 8 --size 4MiB"
+      done
+      ;;
+  esac
+}
+
+# time_ps of one run: mode, then the case's arguments
+time_ps() {
+  local mode=$1 out
+  shift
+  out=$("$sim" run "$@" --no-data --no-race-check --json --set "interconnect.timing=$mode") || return 1
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["time_ps"])' <<<"$out"
+}
+
+rows=$(mktemp)
+trap 'rm -f "$rows"' EXIT
+for set in "${sets[@]}"; do
+  : >"$rows"
+  while IFS= read -r line; do
+    label=${line%% | *}
+    read -r -a argv <<<"${line#* | }"
+    t=()
+    for mode in packet reservation ordered; do
+      v=$(time_ps "$mode" "${argv[@]}") || {
+        echo "heldout: $mode run failed: ${line#* | }" >&2
+        exit 2
+      }
+      t+=("$v")
+    done
+    echo "$label ${t[*]}" >>"$rows"
+  done < <(cases "$set")
+  python3 - "$set" "$rows" <<'EOF'
+import sys
+name, path = sys.argv[1], sys.argv[2]
+rows = []
+for line in open(path):
+    label, p, r, o = line.rsplit(" ", 3)
+    rows.append((label, int(p), int(r), int(o)))
+print(f"\n#### {name}\n")
+print("| case | packet us | reservation | ordered |")
+print("|---|---|---|---|")
+for label, p, r, o in rows:
+    print(f"| {label} | {p / 1e6:.3f} | {r / p:.3f} | {o / p:.3f} |")
+def summary(k):
+    e = [abs(x[k] / x[1] - 1) for x in rows]
+    return f"mean {100 * sum(e) / len(e):.1f} %, worst {100 * max(e):.1f} %, {sum(v <= 0.05 for v in e)}/{len(e)} within 5 %"
+print(f"| **{len(rows)} cases** | | {summary(2)} | {summary(3)} |")
+EOF
+done
