@@ -552,6 +552,24 @@ TEST(ReservationGroup, TransfersStartedTogetherAlternateAsPacketsDo) {
   EXPECT_EQ(r.st[0].packets, 64u);
 }
 
+// A group of one is reserved as a2_xfer_start reserves a transfer, in
+// blocks, and still says when its first packet leaves its path: 3 packets
+// of 100 B over a stage of 1 TB/s (100 ps a packet) and one of 500 GB/s
+// (200 ps, 50 ps latency) leave at 350, 550 and 750 ps; one packet alone
+// leaves at 350 ps, first and last.
+TEST(ReservationGroup, AGroupOfOneSaysWhenItsFirstPacketLeaves) {
+  const std::vector<StageSpec> stages = {{1000000000000ull, 0}, {500000000000ull, 50}};
+  std::vector<XferSpec> three = {{300, 0, {0, 1}}}, one = {{100, 0, {0, 1}}};
+  three[0].group = one[0].group = 1;
+  NetResult r;
+  ASSERT_TRUE(RunNet(&r, Mode::kReservation, 100, stages, three));
+  EXPECT_EQ(r.first_ps[0], 350u);
+  EXPECT_EQ(r.done_ps[0], 750u);
+  ASSERT_TRUE(RunNet(&r, Mode::kReservation, 100, stages, one));
+  EXPECT_EQ(r.first_ps[0], 350u);
+  EXPECT_EQ(r.done_ps[0], 350u);
+}
+
 // Over several hops of different speeds, with the second transfer ready
 // later and a shorter last packet, every completion is packet timing's.
 TEST(ReservationGroup, MatchesPacketTimingOverSeveralHops) {
