@@ -32,18 +32,8 @@ if [ "$write" = 1 ] && [ ${#extra[@]} -gt 0 ]; then
   echo "contention: --write with RUN-FLAGS would put a what-if in the docs" >&2
   exit 2
 fi
-source scripts/lib.sh # a2_sim_or_build, a2_replace_block
+source scripts/lib.sh # a2_sim_or_build, a2_three_timings, a2_replace_block
 sim=$(a2_sim_or_build contention "$sim") || exit 2
-
-# time_ps of one run: mode, then the case's arguments
-time_ps() {
-  local mode=$1
-  shift
-  local out
-  out=$("$sim" run "$@" "${extra[@]}" --no-data --no-race-check --json \
-    --set "interconnect.timing=$mode") || return 1
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["time_ps"])' <<<"$out"
-}
 
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
@@ -55,14 +45,8 @@ while IFS= read -r line; do
   args=$(awk -F ' [|] ' '{print $5}' <<<"$line")
   args=${args//\{src\}/$PWD}
   read -r -a argv <<<"$args"
-  t=()
-  for mode in packet reservation ordered; do
-    v=$(time_ps "$mode" "${argv[@]}") || {
-      echo "contention: $mode run failed: $args" >&2
-      exit 2
-    }
-    t+=("$v")
-  done
+  t=$(a2_three_timings contention "$sim" "${argv[@]}" "${extra[@]}") || exit 2
+  read -r -a t <<<"$t"
   python3 - "$label" "${t[@]}" >>"$rows" <<'EOF'
 import sys
 label, p, r, o = sys.argv[1], *map(int, sys.argv[2:])

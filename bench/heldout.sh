@@ -33,7 +33,7 @@ for a in "$@"; do
   esac
 done
 [ ${#sets[@]} -gt 0 ] || sets=(cores two-level two-phase)
-source scripts/lib.sh # a2_sim_or_build
+source scripts/lib.sh # a2_sim_or_build, a2_three_timings
 sim=$(a2_sim_or_build heldout "$sim") || exit 2
 
 # The cases of one set, one per line: a label, " | ", the arguments of
@@ -67,14 +67,6 @@ cases() {
   esac
 }
 
-# time_ps of one run: mode, then the case's arguments
-time_ps() {
-  local mode=$1 out
-  shift
-  out=$("$sim" run "$@" --no-data --no-race-check --json --set "interconnect.timing=$mode") || return 1
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["time_ps"])' <<<"$out"
-}
-
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
 for set in "${sets[@]}"; do
@@ -82,15 +74,8 @@ for set in "${sets[@]}"; do
   while IFS= read -r line; do
     label=${line%% | *}
     read -r -a argv <<<"${line#* | }"
-    t=()
-    for mode in packet reservation ordered; do
-      v=$(time_ps "$mode" "${argv[@]}") || {
-        echo "heldout: $mode run failed: ${line#* | }" >&2
-        exit 2
-      }
-      t+=("$v")
-    done
-    echo "$label ${t[*]}" >>"$rows"
+    t=$(a2_three_timings heldout "$sim" "${argv[@]}") || exit 2
+    echo "$label $t" >>"$rows"
   done < <(cases "$set")
   python3 - "$set" "$rows" <<'EOF'
 import sys

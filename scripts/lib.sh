@@ -56,3 +56,21 @@ a2_replace_block() {
   cat "$out" >"$file"
   rm -f "$out"
 }
+
+# a2_three_timings NAME SIM ARGS...: one case's simulated time in ps under
+# packet, reservation and ordered timing (timing-only runs of `SIM run
+# ARGS...`), printed on one line; an error naming the script NAME, the mode
+# and the arguments, status 2, when a run fails.
+a2_three_timings() {
+  local name=$1 sim=$2 mode out t=()
+  shift 2
+  for mode in packet reservation ordered; do
+    out=$("$sim" run "$@" --no-data --no-race-check --json --set "interconnect.timing=$mode") &&
+      out=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["time_ps"])' <<<"$out") || {
+      echo "$name: $mode run failed: $*" >&2
+      return 2
+    }
+    t+=("$out")
+  done
+  echo "${t[*]}"
+}
