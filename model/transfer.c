@@ -430,10 +430,13 @@ static uint32_t rests_reserve(a2_held_replies *h, uint64_t upto) {
  * complete before its last packet could, uncontended. */
 static void hbm_legs_reserve(a2_held_replies *h, uint64_t upto) {
   enum { GROUP = 64 };
-  a2_xfer *xs[GROUP], *rest[GROUP];
-  a2_core *c[GROUP];
-  uint64_t ts[GROUP], done[GROUP], first[GROUP], msg[GROUP], seq[GROUP], len[GROUP];
-  uint32_t peer[GROUP];
+  struct {
+    a2_held_reply r; /* the reply (its data leg) and its piece */
+    a2_xfer *rest;   /* a split one's leg past the HBM; NULL: reserved whole */
+    uint64_t msg;    /* the rest's uncontended time for the last packet */
+  } v[GROUP];
+  a2_xfer *xs[GROUP];
+  uint64_t ts[GROUP], done[GROUP], first[GROUP];
   a2_tq_item it;
   for (;;) {
     uint32_t k = 0;
@@ -442,29 +445,25 @@ static void hbm_legs_reserve(a2_held_replies *h, uint64_t upto) {
       a2_xfer *x = it.u.reply.x;
       const a2_xfer_ctx *m = a2_ctx_of(x); /* read now: x is recycled when reserved */
       uint32_t i = k;
-      for (; i > 0 && peer[i - 1] > m->rank; i--) {
-        xs[i] = xs[i - 1], ts[i] = ts[i - 1], c[i] = c[i - 1], seq[i] = seq[i - 1];
-        len[i] = len[i - 1], peer[i] = peer[i - 1], rest[i] = rest[i - 1], msg[i] = msg[i - 1];
-      }
-      xs[i] = x;
-      ts[i] = it.t_ps;
-      c[i] = m->owner;
-      seq[i] = m->seq;
-      len[i] = m->chunk.len;
-      peer[i] = m->rank;
-      rest[i] = it.u.reply.split ? reply_split(x, &msg[i]) : NULL;
+      for (; i > 0 && v[i - 1].r.peer > m->rank; i--) v[i] = v[i - 1];
+      v[i].r = (a2_held_reply){m->owner, m->rank, {x, it.t_ps, m->seq, m->chunk.len}};
+      v[i].rest = it.u.reply.split ? reply_split(x, &v[i].msg) : NULL;
     }
     if (!k) return;
+    for (uint32_t i = 0; i < k; i++) {
+      xs[i] = v[i].r.p.x;
+      ts[i] = v[i].r.p.t;
+    }
     for (uint32_t i = 0, j; i < k; i = j) { /* a group per HBM: no other stage is shared */
-      for (j = i + 1; j < k && peer[j] == peer[i];) j++;
+      for (j = i + 1; j < k && v[j].r.peer == v[i].r.peer;) j++;
       a2_xfer_start_group(h->net, xs + i, ts + i, done + i, first + i, j - i);
     }
     for (uint32_t i = 0; i < k; i++)
-      if (rest[i])
+      if (v[i].rest)
         a2_tq_push(&h->rest, first[i],
-                   &(a2_tq_item){.kind = A2_TQ_REST, .u.rest = {rest[i], done[i] + msg[i]}});
+                   &(a2_tq_item){.kind = A2_TQ_REST, .u.rest = {v[i].rest, done[i] + v[i].msg}});
       else /* reserved whole: its return is known */
-        piece_settled(c[i], seq[i], 0, len[i], done[i], false);
+        piece_settled(v[i].r.c, v[i].r.p.seq, 0, v[i].r.p.len, done[i], false);
   }
 }
 
