@@ -97,6 +97,7 @@ typedef struct {
   a2_tq rest;        /* their legs past the HBM (A2_TQ_REST), by arrival there */
   a2_noc *net;       /* the sim's */
   uint8_t *requests; /* by stage id: 1 for a link of its own that has carried a request */
+  uint8_t arrival;   /* remote loads in order of arrival (a2_topo_relays: a2_xfer_start_arrival) */
   uint32_t bcap, done_cap, rcap, rdone_cap; /* room in b, done, r, rdone */
   a2_held_reply *b; /* scratch for a2_replies_reserve: the other replies it reserves, in order */
   uint64_t *done;   /* their completions */

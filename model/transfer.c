@@ -351,6 +351,28 @@ static void held_wake(a2_held_replies *h, uint64_t t) {
   }
 }
 
+/* ---- remote loads in order of arrival (ordered timing, routes that
+ * relay: a2_topo_relays) ----
+ * The request and then the reply go through the network's arrival queue
+ * (a2_xfer_start_arrival), which the hold's process runs when simulated
+ * time reaches the first arrival queued, up to A2_ARRIVAL_AHEAD_PS ahead
+ * of the present, so that they are served at each link in the order they
+ * reach it, as packet timing serves them. */
+#define A2_ARRIVAL_AHEAD_PS 200000 /* 0.2 us */
+
+static void arrival_reply_done(a2_xfer *x, uint64_t t) {
+  const a2_xfer_ctx *m = a2_ctx_of(x);
+  piece_settled(m->owner, m->seq, 0, m->chunk.len, t, false);
+}
+
+static void arrival_request_done(a2_xfer *req, uint64_t t) {
+  const a2_xfer_ctx *m = a2_ctx_of(req);
+  a2_core *c = m->owner;
+  a2_xfer *x = rload_data(c, m->in, m->seq, m->chunk.off, m->chunk.len);
+  x->on_done = arrival_reply_done;
+  a2_xfer_start_arrival(c->sim->net, x, t);
+}
+
 /* Hold the reply of piece p from peer. One over a link of its own is split
  * only if that link has carried a request (the peer reads from this rank):
  * the peer's requests, which its cores send as they go, are what could be
@@ -471,6 +493,10 @@ void a2_replies_reserve(void *ctx) {
   a2_held_replies *h = ctx;
   uint64_t upto = a2k_now_ps() + h->batch_ps;
   h->due_ps = UINT64_MAX;
+  if (h->arrival) {
+    a2_noc_arrivals_run(h->net, a2k_now_ps() + A2_ARRIVAL_AHEAD_PS);
+    if (a2_noc_arrivals_next(h->net) != UINT64_MAX) held_wake(h, a2_noc_arrivals_next(h->net));
+  }
   uint32_t nr = rests_reserve(h, upto);
   hbm_legs_reserve(h, upto);
   /* every other reply held, in the order their requests started; the hold
@@ -510,6 +536,15 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
   uint32_t *p = a2_xfer_path(x, n);
   if (!p) a2_out_of_memory("a transfer's route");
   add_route(c, p, c->rank, peer, n);
+  if (c->ordered && c->sim->held.arrival) {
+    a2_ctx_of(x)->chunk.off = off;
+    a2_ctx_of(x)->chunk.len = len; /* the data leg's */
+    x->on_done = arrival_request_done;
+    uint64_t t0 = jittered(c, t);
+    a2_xfer_start_arrival(c->sim->net, x, t0);
+    held_wake(&c->sim->held, t0);
+    return;
+  }
   if (c->ahead) { /* reservation timing: the request now, the reply into the group */
     if (c->ordered && a2_topo_own_link(c->sim->topo, c->sim->dev[c->rank], c->sim->dev[peer]))
       c->sim->held.requests[p[0]] = 1; /* its link (read before x is recycled) */

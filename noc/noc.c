@@ -82,6 +82,7 @@ typedef struct {
   a2_ival *heap; /* kept for reuse after the intervals went back to inl */
   uint32_t heap_cap;
   uint32_t packets_hi;
+  uint32_t runs;     /* runs of packets queued for it (a2_xfer_start_arrival) */
   a2_stage_stats st; /* filled by a2_noc_stage_stats */
   /* packet timing */
   uint64_t free_ps; /* end of current service */
@@ -139,6 +140,9 @@ struct a2_noc {
    * of time order, so they are held here (A2_TQ_SERVICE) and shown in
    * order of start */
   a2_tq held;
+  /* runs of packets bound for a stage, by arrival (A2_TQ_RUN): transfers
+   * started with a2_xfer_start_arrival */
+  a2_tq arrivals;
 };
 
 static inline a2_stage *stage_at(const a2_noc *n, uint32_t id) {
@@ -838,6 +842,89 @@ uint64_t a2_xfer_start(a2_noc *n, a2_xfer *x, uint64_t t_ps) {
   return t;
 }
 
+/* ---- arrivals (noc.h, a2_xfer_start_arrival) ----
+ * A transfer's packets as runs: each run is the packets bound for one hop,
+ * queued in n->arrivals at the first one's arrival there. A run is
+ * reserved packet by packet (earliest fit) until its next packet would
+ * arrive after the window, or, while another run is queued for the same
+ * stage, after the first run queued anywhere; the rest is queued again,
+ * and the packets reserved go on as one run for the next hop. */
+typedef struct {
+  xfer_rec *r;
+  uint32_t npk, left; /* packets; those not yet through the last hop */
+  uint32_t runs;      /* its runs queued */
+  uint64_t t_done;    /* the latest departure from the last hop so far */
+  uint64_t *arr;      /* per packet: its arrival at its next hop */
+  uint16_t *hop;      /* per packet: that hop */
+} arrival_xfer;
+
+static void run_push(a2_noc *n, arrival_xfer *a, uint32_t j0, uint32_t j) {
+  a->runs++;
+  stage_at(n, a->r->path[a->hop[j0]])->runs++;
+  a2_tq_push(&n->arrivals, a->arr[j0], &(a2_tq_item){.kind = A2_TQ_RUN, .u.run = {a, j0, j}});
+}
+
+void a2_xfer_start_arrival(a2_noc *n, a2_xfer *x, uint64_t t_ps) {
+  xfer_rec *r = rec_of(x);
+  uint64_t now = a2k_now_ps(), t0 = t_ps > now ? t_ps : now;
+  uint32_t npk = (uint32_t)((x->bytes + n->pkt_bytes - 1) / n->pkt_bytes);
+  arrival_xfer *a = malloc(sizeof *a + npk * (sizeof *a->arr + sizeof *a->hop));
+  if (!a) a2_out_of_memory("transfers in flight");
+  *a = (arrival_xfer){r, npk, npk, 0, 0, (uint64_t *)(void *)(a + 1), NULL};
+  a->hop = (uint16_t *)(void *)(a->arr + npk);
+  for (uint32_t j = 0; j < npk; j++) {
+    a->arr[j] = t0; /* at the first hop: packet j+1 when packet j starts service */
+    a->hop[j] = 0;
+  }
+  if (x->on_apply && x->apply_hop != A2_NO_HOP) apply_all(x);
+  run_push(n, a, 0, npk);
+}
+
+uint64_t a2_noc_arrivals_next(const a2_noc *n) {
+  return a2_tq_next(&n->arrivals);
+}
+
+void a2_noc_arrivals_run(a2_noc *n, uint64_t upto) {
+  uint64_t now = a2k_now_ps();
+  if (n->held.n && now) held_flush(n, now - 1);
+  a2_tq_item it;
+  while (a2_tq_pop_due(&n->arrivals, upto, &it)) {
+    arrival_xfer *a = it.u.run.a;
+    xfer_rec *r = a->r;
+    a->runs--;
+    uint32_t j0 = it.u.run.j0, end = it.u.run.j, j = j0;
+    uint16_t h = a->hop[j0];
+    a2_stage *st = stage_at(n, r->path[h]);
+    st->runs--;
+    ival_prune(st, now);
+    /* another run queued for this stage may arrive first: then no later
+     * than the first queued anywhere */
+    uint64_t lat = st_lat(st), cut = st->runs ? a2_tq_next(&n->arrivals) : UINT64_MAX;
+    for (; j < end; j++) {
+      if (j > j0 && (a->arr[j] > cut || a->arr[j] > upto)) break;
+      uint64_t off = (uint64_t)j * n->pkt_bytes, left = r->x.bytes - off;
+      uint32_t len = (uint32_t)(left < n->pkt_bytes ? left : n->pkt_bytes);
+      uint64_t ser = st_ser(n, st, len), s = reserve_packet(n, st, now, a->arr[j], len, ser);
+      if (h == 0 && j + 1 < a->npk) a->arr[j + 1] = s; /* queued when j starts service */
+      a->arr[j] = s + ser + lat;
+      a->hop[j] = (uint16_t)(h + 1);
+      if (h + 1 == r->nhops) {
+        a->left--;
+        if (a->arr[j] > a->t_done) a->t_done = a->arr[j];
+      }
+    }
+    if (j < end) run_push(n, a, j, end);
+    if (h + 1 < r->nhops) {
+      run_push(n, a, j0, j);
+    } else if (!a->left) { /* its last packet has left its path */
+      uint64_t t = a->t_done;
+      free(a);
+      if (r->x.on_done) r->x.on_done(&r->x, t);
+      xfer_put(n, r);
+    }
+  }
+}
+
 static void stage_run(void *ctx) {
   a2_stage *s = ctx;
   a2_noc *n = s->net;
@@ -898,6 +985,10 @@ void a2_noc_free(a2_noc *n) {
   for (uint32_t i = 0; i < n->nchunks; i++) a2_huge_free(n->chunks[i], A2_HUGE_PAGE);
   free(n->chunks);
   a2_tq_free(&n->held);
+  a2_tq_item it;
+  while (a2_tq_pop_due(&n->arrivals, UINT64_MAX, &it)) /* a run stopped before its end */
+    if (!--((arrival_xfer *)it.u.run.a)->runs) free(it.u.run.a);
+  a2_tq_free(&n->arrivals);
   for (uint32_t i = 0; i < n->nslabs; i++) a2_huge_free(n->slabs[i], SLAB_BYTES);
   free(n->slabs);
   free(n);

@@ -190,6 +190,25 @@ void a2_xfer_finish(a2_noc *n, a2_xfer *x);
 void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, uint64_t *done_ps,
                          uint64_t *first_ps, unsigned count);
 
+/* Reservation timing, in order of arrival (ordered timing where routes
+ * relay through links other routes share: docs/timing-model.md, "Arrival
+ * order"). Start x, its first packet ready at its first stage at t_ps
+ * (>= now), without reserving anything yet: its packets are reserved at
+ * each stage when a2_noc_arrivals_run reaches their arrival there, in order
+ * of arrival across every transfer so started (packet j+1 reaches the first
+ * stage when packet j starts service there; a run of one transfer's
+ * packets at one stage is reserved together until another run's arrival
+ * comes first). Its payload (on_apply) is applied now. When its last packet
+ * leaves its path, a2_noc_arrivals_run calls on_done(x, t_done) and
+ * recycles x. Aborts when out of memory. */
+void a2_xfer_start_arrival(a2_noc *n, a2_xfer *x, uint64_t t_ps);
+/* Reserve the queued runs whose arrival is <= upto (ps), in order of
+ * arrival, and those that on_done calls start meanwhile; a run's packets
+ * that arrive later than upto stay queued. */
+void a2_noc_arrivals_run(a2_noc *n, uint64_t upto);
+/* The earliest arrival still queued; UINT64_MAX: none. */
+uint64_t a2_noc_arrivals_next(const a2_noc *n);
+
 /* Optional observer of every packet service (for timelines): stage id,
  * start and end of service in ps, payload bytes. */
 typedef void (*a2_noc_observer)(void *ctx, uint32_t stage, uint64_t start_ps, uint64_t end_ps,

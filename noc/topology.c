@@ -37,6 +37,7 @@ struct topo_row {
   uint16_t (*route_len)(const a2_topo *t, uint32_t src, uint32_t dst);
   void (*route)(const a2_topo *t, uint32_t src, uint32_t dst, uint32_t *out);
   int own_links; /* a one-link route crosses a link no other route crosses */
+  int relays;    /* routes pass through other NPUs, over links that other routes cross */
 };
 
 /* A link stage from NPU a to NPU b, at its fault's bandwidth factor; a
@@ -323,12 +324,12 @@ static void torus_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out)
 }
 
 static const topo_row topo_table[] = {
-    {A2_TOPO_FULL_MESH, "full_mesh", mesh_build, mesh_len, mesh_route, 1},
-    {A2_TOPO_RING, "ring", ring_build, ring_len, ring_route, 0},
-    {A2_TOPO_SWITCH, "switch", switch_build, switch_len, switch_route, 0},
-    {A2_TOPO_TWO_LEVEL, "two_level", two_level_build, two_level_len, two_level_route, 1},
-    {A2_TOPO_TORUS, "torus", torus_build, torus_len, torus_route, 0},
-    {A2_TOPO_LEVELS, "levels", levels_build, levels_len, levels_route, 1},
+    {A2_TOPO_FULL_MESH, "full_mesh", mesh_build, mesh_len, mesh_route, 1, 0},
+    {A2_TOPO_RING, "ring", ring_build, ring_len, ring_route, 0, 1},
+    {A2_TOPO_SWITCH, "switch", switch_build, switch_len, switch_route, 0, 0},
+    {A2_TOPO_TWO_LEVEL, "two_level", two_level_build, two_level_len, two_level_route, 1, 0},
+    {A2_TOPO_TORUS, "torus", torus_build, torus_len, torus_route, 0, 1},
+    {A2_TOPO_LEVELS, "levels", levels_build, levels_len, levels_route, 1, 0},
 };
 
 static const topo_row *row_of(a2_topology k) {
@@ -456,6 +457,10 @@ void a2_topo_route(const a2_topo *t, uint32_t s, uint32_t d, uint32_t *out) {
 
 int a2_topo_own_link(const a2_topo *t, uint32_t s, uint32_t d) {
   return t->row->own_links && !t->ndown && s != d && t->row->route_len(t, s, d) == 1;
+}
+
+int a2_topo_relays(const a2_topo *t) {
+  return t->row->relays && t->n > 3;
 }
 
 int a2_topo_has_down_links(const a2_topo *t) {

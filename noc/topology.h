@@ -45,6 +45,10 @@ uint32_t a2_topo_level(const a2_topo *t, uint32_t src, uint32_t dst);
  * routes through their ends, a switch's ports are shared, and with a link
  * down routes go through a third NPU). */
 int a2_topo_own_link(const a2_topo *t, uint32_t src, uint32_t dst);
+/* Whether routes pass through other NPUs over links that other routes
+ * also cross (a ring, a torus, of more than three NPUs): then the order in
+ * which transfers reach each link decides their times. */
+int a2_topo_relays(const a2_topo *t);
 
 const char *a2_topo_name(a2_topology kind);
 

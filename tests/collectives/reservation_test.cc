@@ -467,6 +467,47 @@ INSTANTIATE_TEST_SUITE_P(
       return Named(std::get<0>(i.param), i.param);
     });
 
+// ---- ordered timing where routes relay: remote loads in order of arrival ----
+
+// On a ring or a torus a remote load's request and reply are reserved
+// link by link as they reach each link (noc.h, a2_xfer_start_arrival).
+// The mesh and the two-phase all-reduce still pass their golden check
+// with their card's bytes, and twice give identical figures and
+// timelines.
+class OrderedRelays : public ::testing::TestWithParam<std::tuple<const char *, const char *>> {};
+
+TEST_P(OrderedRelays, PassesItsGoldenCheckAndRepeatsItself) {
+  const auto &[algo, config] = GetParam();
+  const uint32_t P = std::string(config) == "configs/torus-4x4.yaml" ? 16 : 8;
+  TempDir dir;
+  JsonDoc d[2];
+  std::string timeline[2];
+  for (int i = 0; i < 2; i++) {
+    CliResult r;
+    std::string tl = dir.path() + "/t" + std::to_string(i) + ".json";
+    ASSERT_TRUE(RunJson(Args(RunArgs(algo, P, 64 * 1024, Timing("ordered")),
+                             {"--config", config, "--timeline", tl}),
+                        &d[i], &r));
+    EXPECT_EQ(r.exit_code, 0) << r;
+    EXPECT_EQ(d[i]["check"]["mismatches"].Int(), 0);
+    EXPECT_EQ(d[i]["race_check"]["races"].Int(), 0);
+    timeline[i] = ReadFileOrFail(tl);
+  }
+  EXPECT_EQ(Figures(d[0]), Figures(d[1]));
+  EXPECT_FALSE(timeline[0].empty());
+  EXPECT_TRUE(timeline[0] == timeline[1]) << "the timelines differ";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    RingAndTorus, OrderedRelays,
+    ::testing::Combine(::testing::Values("allreduce_mesh", "allreduce_two_phase"),
+                       ::testing::Values("configs/ring-8.yaml", "configs/torus-4x4.yaml")),
+    [](const ::testing::TestParamInfo<OrderedRelays::ParamType> &i) {
+      std::string c = std::get<1>(i.param);
+      return std::string(std::get<0>(i.param)) + "_" +
+             (c.find("torus") != std::string::npos ? "torus" : "ring");
+    });
+
 // ---- determinism and timing-only runs ----
 
 class ReservationRepeat : public ::testing::TestWithParam<std::tuple<const char *, const char *>> {

@@ -48,8 +48,9 @@ struct XferSpec {
   bool with_apply = true;      // set on_apply
   bool with_done = true;       // set on_done
   uint64_t issue_ps = 0;       // when a2_xfer_start is called (0: before the run)
-  int group = 0;  // reservation timing: transfers of one group (> 0) are started together
-                  // with a2_xfer_start_group before the run (with_done, no issue_ps)
+  int group = 0;         // reservation timing: transfers of one group (> 0) are started together
+                         // with a2_xfer_start_group before the run (with_done, no issue_ps)
+  bool arrival = false;  // reservation timing: started with a2_xfer_start_arrival
 };
 
 struct ObsRec {
@@ -89,7 +90,8 @@ struct NetResult {
 
 NetResult *g_res;
 a2_noc *g_net;
-a2k_proc g_runner, g_starter;
+a2k_proc g_runner, g_starter, g_arrivals;
+uint64_t g_ahead;  // how far ahead of the present ArrivalsFn reserves
 bool g_in_run;
 std::multimap<uint64_t, a2_xfer *> *g_pending;      // deferred transfers, FIFO per time
 std::vector<std::pair<uint64_t, size_t>> *g_issue;  // (issue time, transfer), sorted
@@ -147,6 +149,14 @@ void RunnerFn(void *) {
   if (!g_pending->empty()) a2k_wake_at(g_runner, g_pending->begin()->first);
 }
 
+// Reserves the runs of a2_xfer_start_arrival up to g_ahead past the present.
+void ArrivalsFn(void *) {
+  uint64_t now = a2k_now_ps();
+  a2_noc_arrivals_run(g_net, now + g_ahead);
+  uint64_t next = a2_noc_arrivals_next(g_net);
+  if (next != UINT64_MAX) a2k_wake_at(g_arrivals, next - g_ahead);
+}
+
 bool StartXfer(size_t i) {
   const XferSpec &s = (*g_specs)[i];
   a2_xfer *x = a2_xfer_alloc(g_net);
@@ -159,7 +169,13 @@ bool StartXfer(size_t i) {
   x->on_apply = s.with_apply ? OnApply : nullptr;
   x->on_done = s.with_done ? OnDone : nullptr;
   Index(x) = static_cast<int>(i);
-  a2_xfer_start(g_net, x, s.start_ps);
+  if (s.arrival && a2_noc_reservation(g_net)) {
+    a2_xfer_start_arrival(g_net, x, s.start_ps);
+    uint64_t now = a2k_now_ps(), t = a2_noc_arrivals_next(g_net);
+    a2k_wake_at(g_arrivals, t > now + g_ahead ? t - g_ahead : now);
+  } else {
+    a2_xfer_start(g_net, x, s.start_ps);
+  }
   return true;
 }
 
@@ -173,8 +189,9 @@ void StarterFn(void *) {
 // In the child: build the stages, start the transfers (at their issue
 // times), run to the end, flush the observer.
 NetResult Simulate(Mode mode, uint32_t pkt_bytes, const std::vector<StageSpec> &stages,
-                   const std::vector<XferSpec> &xfers, bool observe) {
+                   const std::vector<XferSpec> &xfers, bool observe, uint64_t ahead) {
   static NetResult r;
+  g_ahead = ahead;
   r = NetResult{};
   g_res = &r;
   g_specs = &xfers;
@@ -205,6 +222,8 @@ NetResult Simulate(Mode mode, uint32_t pkt_bytes, const std::vector<StageSpec> &
   }
   if (a2_code rc = a2k_proc_create("runner", RunnerFn, nullptr, &g_runner, &e)) return fail(rc);
   if (a2_code rc = a2k_proc_create("starter", StarterFn, nullptr, &g_starter, &e)) return fail(rc);
+  if (a2_code rc = a2k_proc_create("arrivals", ArrivalsFn, nullptr, &g_arrivals, &e))
+    return fail(rc);
   if (observe) a2_noc_set_observer(g_net, Observe, nullptr);
   std::map<int, std::vector<size_t>> groups;
   for (size_t i = 0; i < xfers.size(); i++)
@@ -260,9 +279,9 @@ NetResult Simulate(Mode mode, uint32_t pkt_bytes, const std::vector<StageSpec> &
 // Forks, simulates, and checks the run itself went well.
 ::testing::AssertionResult RunNet(NetResult *out, Mode mode, uint32_t pkt_bytes,
                                   const std::vector<StageSpec> &s, const std::vector<XferSpec> &x,
-                                  bool observe = false) {
+                                  bool observe = false, uint64_t ahead = 0) {
   ::testing::AssertionResult forked =
-      a2test::RunForked(out, [&] { return Simulate(mode, pkt_bytes, s, x, observe); });
+      a2test::RunForked(out, [&] { return Simulate(mode, pkt_bytes, s, x, observe, ahead); });
   if (!forked) return forked;
   if (out->rc != A2_OK)
     return ::testing::AssertionFailure() << "child error " << out->rc << ": " << out->msg;
@@ -587,6 +606,49 @@ TEST(ReservationGroup, MatchesPacketTimingOverSeveralHops) {
           << "transfer " << i << ", ready " << later << " ps later";
     EXPECT_EQ(r.applied[0], 1000u);
   }
+}
+
+// ---- transfers reserved in order of arrival (a2_xfer_start_arrival) ----
+
+// Three transfers whose paths cross at stage 2, mid-path for two of them,
+// started at different times and reserved as simulated time reaches each
+// packet's arrival at each stage: every completion is packet timing's. The
+// same transfers started with a2_xfer_start are reserved whole, the first
+// started taking stage 2 ahead of packets that reach it first.
+TEST(ReservationArrival, MatchesPacketTimingWhereRoutesCross) {
+  const std::vector<StageSpec> stages = {
+      {400000000000ull, 30}, {250000000000ull, 500}, {1000000000000ull, 70}, {500000000000ull, 40}};
+  for (uint64_t later : {0ull, 130ull, 410ull, 1500ull}) {
+    std::vector<XferSpec> xfers = {
+        {1000, 100, {1, 2, 3}}, {950, 105 + later, {0, 2}}, {700, 110 + 2 * later, {2, 3}}};
+    for (XferSpec &x : xfers) x.arrival = true;
+    NetResult r, p, w;
+    ASSERT_TRUE(RunNet(&r, Mode::kReservation, 100, stages, xfers));
+    ASSERT_TRUE(RunNet(&p, Mode::kPacket, 100, stages, xfers));
+    for (size_t i = 0; i < xfers.size(); i++)
+      EXPECT_EQ(r.done_ps[i], p.done_ps[i]) << "transfer " << i << ", " << later << " ps later";
+    EXPECT_EQ(r.st[2].packets, p.st[2].packets);
+    EXPECT_EQ(r.st[2].busy_ps, p.st[2].busy_ps);
+    if (later == 0) {
+      for (XferSpec &x : xfers) x.arrival = false;
+      ASSERT_TRUE(RunNet(&w, Mode::kReservation, 100, stages, xfers));
+      bool differs = false;
+      for (size_t i = 0; i < xfers.size(); i++) differs |= w.done_ps[i] != p.done_ps[i];
+      EXPECT_TRUE(differs) << "reserved whole, the order at stage 2 is not packet timing's";
+    }
+  }
+}
+
+// Run ahead of the present, the queue still serves each stage in order of
+// arrival while no transfer is started late: the same times.
+TEST(ReservationArrival, RunAheadGivesTheSameTimesWhenEverythingIsStarted) {
+  const std::vector<StageSpec> stages = {{400000000000ull, 30}, {250000000000ull, 500}};
+  std::vector<XferSpec> xfers = {{1000, 100, {0, 1}}, {600, 350, {1}}};
+  for (XferSpec &x : xfers) x.arrival = true;
+  NetResult r, p;
+  ASSERT_TRUE(RunNet(&r, Mode::kReservation, 100, stages, xfers, false, 1000000));
+  ASSERT_TRUE(RunNet(&p, Mode::kPacket, 100, stages, xfers));
+  for (size_t i = 0; i < xfers.size(); i++) EXPECT_EQ(r.done_ps[i], p.done_ps[i]) << i;
 }
 
 // ---- a2_xfer_start of a timing-only transfer ----
