@@ -867,6 +867,12 @@ static void run_push(a2_noc *n, arrival_xfer *a, uint32_t j0, uint32_t j) {
 void a2_xfer_start_arrival(a2_noc *n, a2_xfer *x, uint64_t t_ps) {
   xfer_rec *r = rec_of(x);
   uint64_t now = a2k_now_ps(), t0 = t_ps > now ? t_ps : now;
+  if (!r->nhops) { /* no stage to cross: it has arrived */
+    if (x->on_apply && x->apply_hop != A2_NO_HOP) apply_all(x);
+    if (x->on_done) x->on_done(x, t0);
+    xfer_put(n, r);
+    return;
+  }
   uint32_t npk = (uint32_t)((x->bytes + n->pkt_bytes - 1) / n->pkt_bytes);
   arrival_xfer *a = malloc(sizeof *a + npk * (sizeof *a->arr + sizeof *a->hop));
   if (!a) a2_out_of_memory("transfers in flight");

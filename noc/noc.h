@@ -200,7 +200,8 @@ void a2_xfer_start_group(a2_noc *n, a2_xfer *const *xs, const uint64_t *t_ps, ui
  * packets at one stage is reserved together until another run's arrival
  * comes first). Its payload (on_apply) is applied now. When its last packet
  * leaves its path, a2_noc_arrivals_run calls on_done(x, t_done) and
- * recycles x. Aborts when out of memory. */
+ * recycles x (a path of no stage: on_done(x, max(t_ps, now)) before this
+ * returns). Aborts when out of memory. */
 void a2_xfer_start_arrival(a2_noc *n, a2_xfer *x, uint64_t t_ps);
 /* Reserve the queued runs whose arrival is <= upto (ps), in order of
  * arrival, and those that on_done calls start meanwhile; a run's packets

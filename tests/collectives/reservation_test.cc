@@ -508,6 +508,26 @@ INSTANTIATE_TEST_SUITE_P(
              (c.find("torus") != std::string::npos ? "torus" : "ring");
     });
 
+// A remote load from the core's own rank crosses no link: its request is
+// there at once, and its reply takes packet timing's time on every rank.
+TEST(OrderedRelays, ARemoteLoadFromItsOwnRankTakesPacketTimingsTime) {
+  TempDir dir;
+  const std::string program = dir.Write("self.a2t",
+                                        "tensor x fp32[4096] = pattern\n"
+                                        "window data fp32[4096]\n"
+                                        "tile acc fp32[4096]\n"
+                                        "tile recv fp32[4096]\n"
+                                        "program\n"
+                                        "  load acc, x[0:4096]\n"
+                                        "  store acc, data[0:4096]\n"
+                                        "  remote_load recv, data@$rank[0:4096]\n"
+                                        "end\n");
+  JsonDoc od;
+  ASSERT_NO_FATAL_FAILURE(ExpectOrderedIsPacketTimingPerRank(
+      {"run", "--program", program, "--ranks", "8", "--config", "configs/ring-8.yaml"}, 8, &od));
+  EXPECT_TRUE(od["ok"].Bool());
+}
+
 // ---- determinism and timing-only runs ----
 
 class ReservationRepeat : public ::testing::TestWithParam<std::tuple<const char *, const char *>> {
