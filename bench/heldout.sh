@@ -12,8 +12,12 @@
 #           two-level  the mesh, 1-16 cores a rank, 256 KiB-4 MiB, P=16, on
 #                      the four two-level configs (60 cases)
 #           two-phase  the two-phase all-reduce, 1-24 cores a rank, P=8
-#           (default: all three)
-# Time: about 4 minutes on 2 idle cores for all three. Exit status: 0, or 2
+#           relays     meshes, ring and two-phase all-reduces on rings and
+#                      tori (configs/ring-8.yaml, configs/torus-4x4.yaml,
+#                      and an 8x8 torus), where `ordered` serves remote
+#                      loads in order of arrival
+#           (default: all four)
+# Time: about 4 minutes on 2 idle cores for the first three, 15 s for relays. Exit status: 0, or 2
 # when a run fails or an argument is unknown.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -21,18 +25,18 @@ sim=""
 sets=()
 for a in "$@"; do
   case $a in
-    cores | two-level | two-phase) sets+=("$a") ;;
-    -*) echo "heldout: unknown flag $a (expected BINARY or SET: cores, two-level, two-phase)" >&2; exit 2 ;;
+    cores | two-level | two-phase | relays) sets+=("$a") ;;
+    -*) echo "heldout: unknown flag $a (expected BINARY or SET: cores, two-level, two-phase, relays)" >&2; exit 2 ;;
     *)
       if [ -n "$sim" ]; then
-        echo "heldout: unknown set $a (expected cores, two-level or two-phase)" >&2
+        echo "heldout: unknown set $a (expected cores, two-level, two-phase or relays)" >&2
         exit 2
       fi
       sim=$a
       ;;
   esac
 done
-[ ${#sets[@]} -gt 0 ] || sets=(cores two-level two-phase)
+[ ${#sets[@]} -gt 0 ] || sets=(cores two-level two-phase relays)
 source scripts/lib.sh # a2_sim_or_build, a2_three_timings
 sim=$(a2_sim_or_build heldout "$sim") || exit 2
 
@@ -63,6 +67,18 @@ cases() {
       for c in 1 2 4 8 16 24; do
         echo "two-phase 4 MiB, $c cores, P=8 | --algo allreduce_two_phase --cores $c --ranks 8 --size 4MiB"
       done
+      ;;
+    relays)
+      local ring="--config configs/ring-8.yaml --ranks 8" torus="--config configs/torus-4x4.yaml --ranks 16"
+      echo "ring-8, mesh 1 MiB | --algo allreduce_mesh --size 1MiB $ring"
+      echo "ring-8, mesh 256 KiB, 8 cores | --algo allreduce_mesh --size 256KiB --cores 8 $ring"
+      echo "ring-8, ring 1 MiB | --algo allreduce_ring --size 1MiB $ring"
+      echo "ring-8, two-phase 1 MiB | --algo allreduce_two_phase --size 1MiB $ring"
+      echo "torus 4x4, mesh 1 MiB | --algo allreduce_mesh --size 1MiB $torus"
+      echo "torus 4x4, mesh 256 KiB, 4 cores | --algo allreduce_mesh --size 256KiB --cores 4 $torus"
+      echo "torus 4x4, ring 4 MiB | --algo allreduce_ring --size 4MiB $torus"
+      echo "torus 4x4, two-phase 4 MiB, 4 cores | --algo allreduce_two_phase --size 4MiB --cores 4 $torus"
+      echo "torus 8x8, mesh 1 MiB | --algo allreduce_mesh --size 1MiB --config configs/torus-4x4.yaml --set interconnect.ranks=64 --set interconnect.torus_width=8 --ranks 64"
       ;;
   esac
 }
