@@ -31,6 +31,7 @@ struct TopoResult {
   uint16_t len[kMaxP][kMaxP];
   uint32_t route[kMaxP][kMaxP][kMaxP];
   uint8_t own[kMaxP][kMaxP];  // a2_topo_own_link
+  int relays;                 // a2_topo_relays
   char name[16];
 };
 
@@ -68,6 +69,7 @@ TopoResult Build(a2_topology kind, uint32_t P, uint32_t group = 8, uint32_t widt
       if (r.len[s][d] <= kMaxP) a2_topo_route(t, s, d, r.route[s][d]);
       r.own[s][d] = (uint8_t)a2_topo_own_link(t, s, d);
     }
+  r.relays = a2_topo_relays(t);
   snprintf(r.name, sizeof r.name, "%s", a2_topo_name(kind));
   a2_topo_free(t);
   a2_noc_free(net);
@@ -159,6 +161,35 @@ TEST(TopologyTest, OwnLinkIsAOneLinkRouteThatNoOtherRouteCrosses) {
         bool has_own = c.kind == A2_TOPO_FULL_MESH || c.kind == A2_TOPO_TWO_LEVEL;
         EXPECT_EQ(r.own[s][d] != 0, has_own && possible);
       }
+  }
+}
+
+// Routes that relay (a2_topo_relays): some route passes through another
+// NPU, every link of it joining two NPUs, so that links carry other pairs'
+// routes through their ends (a ring or a torus of more than three). Routes
+// through a switch or a NIC do not count; a ring of three has none.
+TEST(TopologyTest, RelaysWhereARoutePassesThroughAnotherNpu) {
+  struct Case {
+    a2_topology kind;
+    uint32_t P, group, width;
+  };
+  for (const Case &c : {Case{A2_TOPO_FULL_MESH, 8, 8, 4}, Case{A2_TOPO_TWO_LEVEL, 8, 3, 4},
+                        Case{A2_TOPO_RING, 8, 8, 4}, Case{A2_TOPO_RING, 3, 8, 4},
+                        Case{A2_TOPO_TORUS, 8, 8, 4}, Case{A2_TOPO_SWITCH, 8, 8, 4}}) {
+    TopoResult r;
+    ASSERT_TRUE(BuildForked(&r, c.kind, c.P, c.group, c.width));
+    SCOPED_TRACE(::testing::Message() << r.name << ", P=" << c.P);
+    bool through = false;  // a route of two links or more, NPU to NPU at every hop
+    for (uint32_t s = 0; s < c.P; s++)
+      for (uint32_t d = 0; d < c.P; d++) {
+        bool npus = r.len[s][d] >= 2;
+        for (uint16_t h = 0; h < r.len[s][d]; h++) {
+          uint32_t id = r.route[s][d][h];
+          npus = npus && r.a[id] >= 0 && r.b[id] >= 0;
+        }
+        through = through || npus;
+      }
+    EXPECT_EQ(r.relays != 0, through);
   }
 }
 
