@@ -251,12 +251,13 @@ static void piece_returned(a2_core *c, uint64_t seq, int wr, uint64_t len, uint6
   piece_settled(c, seq, wr, len, t, c->ahead);
 }
 
-/* Packet timing: a piece's last packet starts service at its last stage;
- * t is when it leaves it. */
+/* Packet timing, or a remote load's reply in order of arrival: a piece's
+ * last packet starts service at its last stage; t is when it leaves it. */
 static void piece_done(a2_xfer *x, uint64_t t) {
   const a2_xfer_ctx *m = a2_ctx_of(x);
   int wr = m->in->op == A2_OP_RSTORE;
-  piece_returned(m->owner, m->seq, wr, m->chunk.len, t + (wr ? ack_ps(m->owner, m->rank) : 0));
+  piece_settled(m->owner, m->seq, wr, m->chunk.len, t + (wr ? ack_ps(m->owner, m->rank) : 0),
+                false);
 }
 
 /* The data leg of a remote load's piece, not started: peer HBM -> route ->
@@ -280,13 +281,26 @@ static a2_xfer *rload_data(a2_core *c, const a2_instr *in, uint64_t seq, uint64_
   return x;
 }
 
-/* Packet timing: a piece's request has reached the peer at t; its data
- * comes back from there. */
+/* Start x, a remote load's request or reply whose completion is an event,
+ * from t: by packets, or under ordered timing where routes relay
+ * (held.arrival) in order of arrival (a2_xfer_start_arrival; the hold's
+ * process runs the queue). Returns when its first packet is ready. */
+static uint64_t start_evented(a2_core *c, a2_xfer *x, uint64_t t) {
+  t = jittered(c, t);
+  if (c->ahead)
+    a2_xfer_start_arrival(c->sim->net, x, t);
+  else
+    a2_xfer_start(c->sim->net, x, t);
+  return t;
+}
+
+/* Packet timing, or in order of arrival: a piece's request has reached the
+ * peer at t; its data comes back from there. */
 static void rload_request_done(a2_xfer *req, uint64_t t) {
   const a2_xfer_ctx *m = a2_ctx_of(req);
   a2_xfer *x = rload_data(m->owner, m->in, m->seq, m->chunk.off, m->chunk.len);
   x->on_done = piece_done;
-  start(m->owner, x, t);
+  start_evented(m->owner, x, t);
 }
 
 /* ---- replies reserved together (reservation timing) ----
@@ -351,27 +365,13 @@ static void held_wake(a2_held_replies *h, uint64_t t) {
   }
 }
 
-/* ---- remote loads in order of arrival (ordered timing, routes that
- * relay: a2_topo_relays) ----
- * The request and then the reply go through the network's arrival queue
- * (a2_xfer_start_arrival), which the hold's process runs when simulated
- * time reaches the first arrival queued, up to A2_ARRIVAL_AHEAD_PS ahead
- * of the present, so that they are served at each link in the order they
- * reach it, as packet timing serves them. */
+/* Remote loads in order of arrival (ordered timing, routes that relay:
+ * a2_topo_relays): the request and then the reply go through the network's
+ * arrival queue (start_evented), which the hold's process runs when
+ * simulated time reaches the first arrival queued, up to
+ * A2_ARRIVAL_AHEAD_PS ahead of the present, so that they are served at
+ * each link in the order they reach it, as packet timing serves them. */
 #define A2_ARRIVAL_AHEAD_PS 200000 /* 0.2 us */
-
-static void arrival_reply_done(a2_xfer *x, uint64_t t) {
-  const a2_xfer_ctx *m = a2_ctx_of(x);
-  piece_settled(m->owner, m->seq, 0, m->chunk.len, t, false);
-}
-
-static void arrival_request_done(a2_xfer *req, uint64_t t) {
-  const a2_xfer_ctx *m = a2_ctx_of(req);
-  a2_core *c = m->owner;
-  a2_xfer *x = rload_data(c, m->in, m->seq, m->chunk.off, m->chunk.len);
-  x->on_done = arrival_reply_done;
-  a2_xfer_start_arrival(c->sim->net, x, t);
-}
 
 /* Hold the reply of piece p from peer. One over a link of its own is split
  * only if that link has carried a request (the peer reads from this rank):
@@ -495,7 +495,8 @@ void a2_replies_reserve(void *ctx) {
   h->due_ps = UINT64_MAX;
   if (h->arrival) {
     a2_noc_arrivals_run(h->net, a2k_now_ps() + A2_ARRIVAL_AHEAD_PS);
-    if (a2_noc_arrivals_next(h->net) != UINT64_MAX) held_wake(h, a2_noc_arrivals_next(h->net));
+    uint64_t next = a2_noc_arrivals_next(h->net);
+    if (next != UINT64_MAX) held_wake(h, next);
   }
   uint32_t nr = rests_reserve(h, upto);
   hbm_legs_reserve(h, upto);
@@ -536,16 +537,7 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
   uint32_t *p = a2_xfer_path(x, n);
   if (!p) a2_out_of_memory("a transfer's route");
   add_route(c, p, c->rank, peer, n);
-  if (c->ordered && c->sim->held.arrival) {
-    a2_ctx_of(x)->chunk.off = off;
-    a2_ctx_of(x)->chunk.len = len; /* the data leg's */
-    x->on_done = arrival_request_done;
-    uint64_t t0 = jittered(c, t);
-    a2_xfer_start_arrival(c->sim->net, x, t0);
-    held_wake(&c->sim->held, t0);
-    return;
-  }
-  if (c->ahead) { /* reservation timing: the request now, the reply into the group */
+  if (c->ahead && !c->sim->held.arrival) { /* the request now, the reply held */
     if (c->ordered && a2_topo_own_link(c->sim->topo, c->sim->dev[c->rank], c->sim->dev[peer]))
       c->sim->held.requests[p[0]] = 1; /* its link (read before x is recycled) */
     uint64_t t_req = start(c, x, t);
@@ -565,7 +557,8 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
   a2_ctx_of(x)->chunk.off = off;
   a2_ctx_of(x)->chunk.len = len; /* the data leg's */
   x->on_done = rload_request_done;
-  start(c, x, t);
+  uint64_t t0 = start_evented(c, x, t);
+  if (c->ahead) held_wake(&c->sim->held, t0); /* its arrival at the first stage */
 }
 
 /* Remote store piece [off, off+len) of instruction seq from t: MTE-out ->

@@ -878,10 +878,8 @@ void a2_xfer_start_arrival(a2_noc *n, a2_xfer *x, uint64_t t_ps) {
   if (!a) a2_out_of_memory("transfers in flight");
   *a = (arrival_xfer){r, npk, npk, 0, 0, (uint64_t *)(void *)(a + 1), NULL};
   a->hop = (uint16_t *)(void *)(a->arr + npk);
-  for (uint32_t j = 0; j < npk; j++) {
-    a->arr[j] = t0; /* at the first hop: packet j+1 when packet j starts service */
-    a->hop[j] = 0;
-  }
+  memset(a->hop, 0, npk * sizeof *a->hop);
+  a->arr[0] = t0; /* packet j+1's, when packet j starts service there (a2_noc_arrivals_run) */
   if (x->on_apply && x->apply_hop != A2_NO_HOP) apply_all(x);
   run_push(n, a, 0, npk);
 }

@@ -528,6 +528,28 @@ TEST(OrderedRelays, ARemoteLoadFromItsOwnRankTakesPacketTimingsTime) {
   EXPECT_TRUE(od["ok"].Bool());
 }
 
+// With start jitter (--jitter) both legs of a remote load are delayed, the
+// request and the reply, as under packet timing: two hops round a ring,
+// without contention, every rank ends at packet timing's time.
+TEST(OrderedRelays, JitterDelaysTheRequestAndTheReplyAsUnderPacketTiming) {
+  TempDir dir;
+  const std::string program = dir.Write("far.a2t",
+                                        "tensor x fp32[4096] = pattern\n"
+                                        "window data fp32[4096]\n"
+                                        "tile acc fp32[4096]\n"
+                                        "tile recv fp32[4096]\n"
+                                        "program\n"
+                                        "  load acc, x[0:4096]\n"
+                                        "  store acc, data[0:4096]\n"
+                                        "  remote_load recv, data@($rank + 2) % $nranks[0:4096]\n"
+                                        "end\n");
+  JsonDoc od;
+  ASSERT_NO_FATAL_FAILURE(ExpectOrderedIsPacketTimingPerRank(
+      {"run", "--program", program, "--ranks", "8", "--config", "configs/ring-8.yaml", "--jitter",
+       "100ns", "--no-race-check"},
+      8, &od));
+}
+
 // ---- determinism and timing-only runs ----
 
 class ReservationRepeat : public ::testing::TestWithParam<std::tuple<const char *, const char *>> {
