@@ -508,23 +508,32 @@ INSTANTIATE_TEST_SUITE_P(
              (c.find("torus") != std::string::npos ? "torus" : "ring");
     });
 
+// A program in dir whose every rank stages 16 KiB in its window and reads
+// it back from rank `peer` (an expression) with one remote load.
+std::string OneRemoteLoad(TempDir &dir, const std::string &peer) {
+  return dir.Write("one.a2t",
+                   "tensor x fp32[4096] = pattern\n"
+                   "window data fp32[4096]\n"
+                   "tile acc fp32[4096]\n"
+                   "tile recv fp32[4096]\n"
+                   "program\n"
+                   "  load acc, x[0:4096]\n"
+                   "  store acc, data[0:4096]\n"
+                   "  remote_load recv, data@" +
+                       peer +
+                       "[0:4096]\n"
+                       "end\n");
+}
+
 // A remote load from the core's own rank crosses no link: its request is
 // there at once, and its reply takes packet timing's time on every rank.
 TEST(OrderedRelays, ARemoteLoadFromItsOwnRankTakesPacketTimingsTime) {
   TempDir dir;
-  const std::string program = dir.Write("self.a2t",
-                                        "tensor x fp32[4096] = pattern\n"
-                                        "window data fp32[4096]\n"
-                                        "tile acc fp32[4096]\n"
-                                        "tile recv fp32[4096]\n"
-                                        "program\n"
-                                        "  load acc, x[0:4096]\n"
-                                        "  store acc, data[0:4096]\n"
-                                        "  remote_load recv, data@$rank[0:4096]\n"
-                                        "end\n");
   JsonDoc od;
-  ASSERT_NO_FATAL_FAILURE(ExpectOrderedIsPacketTimingPerRank(
-      {"run", "--program", program, "--ranks", "8", "--config", "configs/ring-8.yaml"}, 8, &od));
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectOrderedIsPacketTimingPerRank({"run", "--program", OneRemoteLoad(dir, "$rank"),
+                                          "--ranks", "8", "--config", "configs/ring-8.yaml"},
+                                         8, &od));
   EXPECT_TRUE(od["ok"].Bool());
 }
 
@@ -533,20 +542,10 @@ TEST(OrderedRelays, ARemoteLoadFromItsOwnRankTakesPacketTimingsTime) {
 // without contention, every rank ends at packet timing's time.
 TEST(OrderedRelays, JitterDelaysTheRequestAndTheReplyAsUnderPacketTiming) {
   TempDir dir;
-  const std::string program = dir.Write("far.a2t",
-                                        "tensor x fp32[4096] = pattern\n"
-                                        "window data fp32[4096]\n"
-                                        "tile acc fp32[4096]\n"
-                                        "tile recv fp32[4096]\n"
-                                        "program\n"
-                                        "  load acc, x[0:4096]\n"
-                                        "  store acc, data[0:4096]\n"
-                                        "  remote_load recv, data@($rank + 2) % $nranks[0:4096]\n"
-                                        "end\n");
   JsonDoc od;
   ASSERT_NO_FATAL_FAILURE(ExpectOrderedIsPacketTimingPerRank(
-      {"run", "--program", program, "--ranks", "8", "--config", "configs/ring-8.yaml", "--jitter",
-       "100ns", "--no-race-check"},
+      {"run", "--program", OneRemoteLoad(dir, "($rank + 2) % $nranks"), "--ranks", "8", "--config",
+       "configs/ring-8.yaml", "--jitter", "100ns", "--no-race-check"},
       8, &od));
 }
 
