@@ -24,7 +24,45 @@ static void renumber(a2_tq *q) {
   q->seq = q->n;
 }
 
+void a2_tq_set_sorted(a2_tq *q) {
+  q->sorted = 1;
+}
+
+/* The sorted layout: items v[0..n) in order within heap[0..heap_cap). */
+static void sorted_push(a2_tq *q, uint64_t t_ps, const a2_tq_item *item) {
+  if (q->v + q->n == q->heap + q->heap_cap) { /* no room after the last */
+    if (q->v != q->heap && q->n <= q->heap_cap / 2) {
+      memmove(q->heap, q->v, q->n * sizeof *q->v); /* the popped room, back at the front */
+    } else {
+      uint32_t cap = q->heap_cap < 64 ? 64 : q->heap_cap * 2;
+      a2_tq_item *v = malloc(cap * sizeof *v);
+      if (!v) a2_out_of_memory("a timed queue");
+      memcpy(v, q->v, q->n * sizeof *v);
+      free(q->heap);
+      q->heap = v;
+      q->heap_cap = cap;
+    }
+    q->v = q->heap;
+  }
+  /* after every item not later (first in, first out on ties) */
+  uint32_t lo = q->n;
+  if (lo && q->v[lo - 1].t_ps > t_ps) { /* a binary search without branches */
+    const a2_tq_item *b = q->v;
+    for (uint32_t len = q->n; len > 1; len -= len / 2) b += b[len / 2].t_ps <= t_ps ? len / 2 : 0;
+    lo = (uint32_t)(b - q->v) + (b->t_ps <= t_ps);
+    memmove(&q->v[lo + 1], &q->v[lo], (q->n - lo) * sizeof *q->v);
+  }
+  q->v[lo] = *item;
+  q->v[lo].t_ps = t_ps;
+  q->v[lo].seq = 0; /* the position is the order */
+  q->n++;
+}
+
 void a2_tq_push(a2_tq *q, uint64_t t_ps, const a2_tq_item *item) {
+  if (q->sorted) {
+    sorted_push(q, t_ps, item);
+    return;
+  }
   if (!q->cap) { /* first use */
     q->v = q->inl;
     q->cap = A2_TQ_INLINE;
@@ -62,6 +100,10 @@ void a2_tq_push(a2_tq *q, uint64_t t_ps, const a2_tq_item *item) {
 int a2_tq_pop_due(a2_tq *q, uint64_t t_max, a2_tq_item *out) {
   if (!q->n || q->v[0].t_ps > t_max) return 0;
   *out = q->v[0];
+  if (q->sorted) {
+    q->v = --q->n ? q->v + 1 : q->heap;
+    return 1;
+  }
   a2_tq_item last = q->v[--q->n];
   uint32_t i = 0;
   for (;;) {

@@ -1,7 +1,7 @@
-/* A time queue: a binary min-heap of items ordered by time, then by order
- * of insertion (so equal times come out first in, first out and runs stay
- * deterministic). Each item is one of a few kinds of event, a tagged union:
- * its kind says which member of `u` it carries. */
+/* A time queue: items ordered by time, then by order of insertion (so
+ * equal times come out first in, first out and runs stay deterministic),
+ * in a binary min-heap or, for a queue set so, a sorted array. Each item is one of a few kinds of
+ * event, a tagged union: its kind says which member of `u` it carries. */
 #ifndef A2_TQ_H
 #define A2_TQ_H
 
@@ -59,13 +59,22 @@ typedef struct {
  * the lines of its owner stays there (docs/architecture.md, "Layout and
  * prefetch rules"). */
 typedef struct {
-  a2_tq_item *v; /* inl, or heap */
+  a2_tq_item *v; /* inl, or heap (sorted: the earliest item, within heap) */
   uint32_t n, cap;
-  uint32_t seq; /* the next item's; renumbered before it would wrap */
+  uint32_t seq;    /* the next item's; renumbered before it would wrap */
+  uint32_t sorted; /* the layout of a2_tq_set_sorted */
   a2_tq_item inl[A2_TQ_INLINE];
   a2_tq_item *heap; /* NULL until the queue first outgrows inl */
   uint32_t heap_cap;
 } a2_tq; /* zero-initialised = empty; not to be copied or moved once used */
+
+/* Keep the items of empty queue q in one array sorted by time, instead of
+ * a heap: a push costs a move of the items queued after it, a pop nothing.
+ * For a long queue whose pushes come about in time order (the held replies
+ * of model/transfer.c: a request's arrival is its start plus the route's
+ * latency), where a heap's pop walks its whole depth. The items come out in
+ * the same order either way. */
+void a2_tq_set_sorted(a2_tq *q);
 
 /* Add *e (its kind and u; t_ps and seq are set here) at t_ps. Aborts when
  * out of memory: callers' queues only grow with work in flight. */

@@ -1,7 +1,7 @@
 // common/tq.h: items come out by time, equal times in order of insertion,
 // across the move from the in-place items to the heap and back in place,
-// and across the renumbering before the insertion counter would wrap; each
-// keeps its kind and its member.
+// and across the renumbering before the insertion counter would wrap, in the
+// sorted layout too; each keeps its kind and its member.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -122,6 +122,38 @@ TEST(TimeQueue, InsertionOrderSurvivesTheCounterWrapping) {
     EXPECT_EQ(it.u.bytes, w.second);
   }
   a2_tq_free(&q);
+}
+
+// The sorted layout (a2_tq_set_sorted) gives the heap's items in the
+// heap's order: pushes mostly near the latest time, some far back, ties,
+// pops up to a moving time, through growth, the move of the popped room back
+// to the front, and emptying.
+TEST(TimeQueue, SortedLayoutGivesTheHeapsOrder) {
+  a2_tq heap = {}, sorted = {};
+  a2_tq_set_sorted(&sorted);
+  std::mt19937 rng(5);
+  uint64_t now = 0, next = 0;
+  for (int i = 0; i < 50000; i++) {
+    int pushes = static_cast<int>(rng() % 4);
+    for (int k = 0; k < pushes; k++) {
+      uint64_t t = now + (rng() % 8 == 0 ? rng() % 2000 : 1900 + rng() % 100);
+      Push(&heap, t, next);
+      Push(&sorted, t, next++);
+    }
+    now += rng() % 40;
+    a2_tq_item a, b;
+    for (;;) {
+      int ga = a2_tq_pop_due(&heap, now, &a), gb = a2_tq_pop_due(&sorted, now, &b);
+      ASSERT_EQ(ga, gb);
+      if (!ga) break;
+      EXPECT_EQ(a.t_ps, b.t_ps);
+      EXPECT_EQ(a.u.bytes, b.u.bytes);
+    }
+    ASSERT_EQ(heap.n, sorted.n);
+    EXPECT_EQ(a2_tq_next(&heap), a2_tq_next(&sorted));
+  }
+  a2_tq_free(&heap);
+  a2_tq_free(&sorted);
 }
 
 // Each kind keeps its own member through the queue.
