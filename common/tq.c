@@ -45,13 +45,16 @@ static void sorted_push(a2_tq *q, uint64_t t_ps, const a2_tq_item *item) {
     q->v = q->heap;
   }
   /* after every item not later (first in, first out on ties) */
-  uint32_t lo = q->n;
-  if (lo && q->v[lo - 1].t_ps > t_ps) { /* a binary search without branches */
+  /* most land among the last few (in cache): those a step at a time, the
+   * rest by a binary search without branches */
+  uint32_t lo = q->n, near = q->n > 16 ? q->n - 16 : 0;
+  while (lo > near && q->v[lo - 1].t_ps > t_ps) lo--;
+  if (lo == near && lo && q->v[lo - 1].t_ps > t_ps) {
     const a2_tq_item *b = q->v;
-    for (uint32_t len = q->n; len > 1; len -= len / 2) b += b[len / 2].t_ps <= t_ps ? len / 2 : 0;
+    for (uint32_t len = lo; len > 1; len -= len / 2) b += b[len / 2].t_ps <= t_ps ? len / 2 : 0;
     lo = (uint32_t)(b - q->v) + (b->t_ps <= t_ps);
-    memmove(&q->v[lo + 1], &q->v[lo], (q->n - lo) * sizeof *q->v);
   }
+  if (lo < q->n) memmove(&q->v[lo + 1], &q->v[lo], (q->n - lo) * sizeof *q->v);
   q->v[lo] = *item;
   q->v[lo].t_ps = t_ps;
   q->v[lo].seq = 0; /* the position is the order */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/oom.h"
+#include "common/prefetch.h"
 #include "model/internal.h"
 #include "traces/fp16.h"
 
@@ -463,6 +464,7 @@ static void hbm_legs_reserve(a2_held_replies *h, uint64_t upto) {
   for (;;) {
     uint32_t k = 0;
     for (; k < GROUP && a2_tq_pop_due(&h->own, upto, &it); k++) {
+      if (h->own.n > 4) a2_prefetch(a2_ctx_of(h->own.v[4].u.reply.x)); /* sorted: 4 on */
       /* in order of arrival, those of one peer's HBM together (stable) */
       a2_xfer *x = it.u.reply.x;
       const a2_xfer_ctx *m = a2_ctx_of(x); /* read now: x is recycled when reserved */
