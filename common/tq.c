@@ -30,23 +30,23 @@ void a2_tq_set_sorted(a2_tq *q) {
 
 /* The sorted layout: items v[0..n) in order within heap[0..heap_cap). */
 static void sorted_push(a2_tq *q, uint64_t t_ps, const a2_tq_item *item) {
-  if (q->v + q->n == q->heap + q->heap_cap) { /* no room after the last */
-    if (q->v != q->heap && q->n <= q->heap_cap / 2) {
+  if (!q->heap || q->v + q->n == q->heap + q->heap_cap) { /* no room after the last */
+    if (q->heap && q->v != q->heap && q->n <= q->heap_cap / 2) {
       memmove(q->heap, q->v, q->n * sizeof *q->v); /* the popped room, back at the front */
     } else {
       uint32_t cap = q->heap_cap < 64 ? 64 : q->heap_cap * 2;
       a2_tq_item *v = malloc(cap * sizeof *v);
       if (!v) a2_out_of_memory("a timed queue");
-      memcpy(v, q->v, q->n * sizeof *v);
+      if (q->n) memcpy(v, q->v, q->n * sizeof *v);
       free(q->heap);
       q->heap = v;
       q->heap_cap = cap;
     }
     q->v = q->heap;
   }
-  /* after every item not later (first in, first out on ties) */
-  /* most land among the last few (in cache): those a step at a time, the
-   * rest by a binary search without branches */
+  /* after every item not later (first in, first out on ties); most land
+   * among the last few, in cache: those a step at a time, the rest by a
+   * binary search without branches */
   uint32_t lo = q->n, near = q->n > 16 ? q->n - 16 : 0;
   while (lo > near && q->v[lo - 1].t_ps > t_ps) lo--;
   if (lo == near && lo && q->v[lo - 1].t_ps > t_ps) {

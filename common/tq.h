@@ -1,7 +1,8 @@
 /* A time queue: items ordered by time, then by order of insertion (so
  * equal times come out first in, first out and runs stay deterministic),
- * in a binary min-heap or, for a queue set so, a sorted array. Each item is one of a few kinds of
- * event, a tagged union: its kind says which member of `u` it carries. */
+ * in a binary min-heap or, for a queue set so, a sorted array. Each item
+ * is one of a few kinds of event, a tagged union: its kind says which
+ * member of `u` it carries. */
 #ifndef A2_TQ_H
 #define A2_TQ_H
 
@@ -57,7 +58,8 @@ typedef struct {
  * heap array while more are, and back in place once the queue is that
  * short again (the array is kept for the next time it grows): a queue in
  * the lines of its owner stays there (docs/architecture.md, "Layout and
- * prefetch rules"). */
+ * prefetch rules"). A sorted queue (a2_tq_set_sorted) keeps its items in
+ * the heap array only, seq unused. */
 typedef struct {
   a2_tq_item *v; /* inl, or heap (sorted: the earliest item, within heap) */
   uint32_t n, cap;
