@@ -77,11 +77,12 @@ typedef struct {
  * until simulated time reaches a moment, then reserved in the order their
  * requests started, a core's consecutive replies from one peer together
  * (transfer.c, a2_replies_reserve). A reply over a link of its own
- * (a2_topo_own_link) is held until its request arrives at the peer's HBM
- * (or batch_ps before); every other reply until the first held one
- * arrives. What another core starts before then (the peer's own loads and
- * stores, requests) is reserved first. Until then a held piece's return is
- * not known: a core that needs it sleeps and is woken with it. */
+ * (a2_topo_own_link), and every reply where a rank has several cores
+ * (`several`), is held until its request arrives at the peer's HBM (or
+ * batch_ps before); every other reply until the first held one arrives.
+ * What another core starts before then (the peer's own loads and stores,
+ * requests) is reserved first. Until then a held piece's return is not
+ * known: a core that needs it sleeps and is woken with it. */
 typedef struct {
   struct a2_core *c; /* whose piece */
   uint32_t peer;     /* whose HBM it is read from */
@@ -90,14 +91,15 @@ typedef struct {
 typedef struct {
   a2k_proc proc;     /* reserves what is held; created under ordered timing only */
   uint64_t due_ps;   /* when proc is due; UINT64_MAX: not */
-  uint64_t batch_ps; /* own-link replies due this soon are reserved with those due now */
+  uint64_t batch_ps; /* replies in at_hbm due this soon are reserved with those due now */
   uint32_t n, cap;   /* the other replies, held in v, in order; its room */
   a2_held_reply *v;
-  a2_tq own;         /* own-link replies (A2_TQ_REPLY), by arrival */
+  a2_tq at_hbm;      /* replies held until their request arrives (A2_TQ_REPLY), by arrival */
   a2_tq rest;        /* their legs past the HBM (A2_TQ_REST), by arrival there */
   a2_noc *net;       /* the sim's */
-  uint8_t *requests; /* by stage id: 1 for a link of its own that has carried a request */
+  uint8_t *requests; /* by stage id: 1 for a route's first link that has carried a request */
   uint8_t arrival;   /* remote loads in order of arrival (a2_topo_relays: a2_xfer_start_arrival) */
+  uint8_t several;   /* a rank has several cores: every reply goes to at_hbm */
   uint32_t bcap, done_cap, rcap, rdone_cap; /* room in b, done, r, rdone */
   a2_held_reply *b; /* scratch for a2_replies_reserve: the other replies it reserves, in order */
   uint64_t *done;   /* their completions */

@@ -232,7 +232,8 @@ static a2_code build(const a2_config *cfg, const a2_program *k, const uint32_t *
     if (!(s->held.requests = calloc(a2_noc_stage_count(s->net), 1)))
       return a2_err_set(err, A2_E_NOMEM, name, 0, 0, "out of memory for the held replies");
     s->held.arrival = (uint8_t)a2_topo_relays(s->topo);
-    a2_tq_set_sorted(&s->held.own); /* pushed about in time order: a2_tq_set_sorted */
+    s->held.several = k->ncores > 1;
+    a2_tq_set_sorted(&s->held.at_hbm); /* pushed about in time order: a2_tq_set_sorted */
     a2_tq_set_sorted(&s->held.rest);
   }
   return a2_sim_set_race_check(s, 1, err);
@@ -279,7 +280,7 @@ void a2_sim_free(a2_sim *s) {
   a2_topo_free(s->topo);
   free(s->unrouted);
   free(s->held.v);
-  a2_tq_free(&s->held.own);
+  a2_tq_free(&s->held.at_hbm);
   a2_tq_free(&s->held.rest);
   free(s->held.requests);
   free(s->held.b);

@@ -335,17 +335,29 @@ bool a2_rload_flush(a2_core *c) {
 /* ---- replies held (ordered timing) ----
  * Every core's replies go into the sim's hold (a2_held_replies,
  * internal.h) instead of the core's group, and a process reserves them:
- * one over a link of its own when its request arrives at the peer's HBM,
- * any other with the rest of the hold when the first held reply arrives.
- * A link of the pair's own carries no other rank's replies, so a reply
- * reserved when it reaches the peer's HBM meets no reply there out of
- * order, and no longer goes before the peer's own loads that reach the HBM
- * earlier. If the peer also reads from this rank, such a reply is split in
- * two legs: its packets at the HBM then, the rest of its route when its
- * first packet reaches the link, so that it no longer goes before the
- * peer's requests that reach the link in the meantime (the HBM's latency).
+ * one over a link of its own, and any where a rank has several cores, when
+ * its request arrives at the peer's HBM; any other with the rest of the
+ * hold when the first held reply arrives. Reserved when its request
+ * arrives, a reply no longer goes before the peer's own loads that reach
+ * the HBM earlier; a link of the pair's own carries no other rank's
+ * replies, so there it also meets no reply out of order. If the peer also
+ * reads (its route's first link has carried a request), such a reply is
+ * split in two legs: its packets at the HBM then, the rest of its route
+ * when its first packet reaches the first link, so that it no longer goes
+ * before the peer's requests that reach that link in the meantime (the
+ * HBM's latency). With several cores a rank the peer's cores send such
+ * loads and requests all the time. With one core a rank over shared links
+ * the replies wait for the first held one: their second legs, reserved in
+ * the order they reached the first link, would cross the switch's link to
+ * the requester out of order (docs/timing-model.md, "Held-out cases").
  * Over shared links, replies reserved together keep their order at the
  * links they share. */
+
+/* Whether the reply of a remote load from dst's rank to src's waits in
+ * at_hbm (a route of no stage never does). */
+static bool held_at_hbm(const a2_sim *s, uint32_t src, uint32_t dst) {
+  return src != dst && (s->held.several || a2_topo_own_link(s->topo, src, dst));
+}
 
 /* Grow *pv (elements of size bytes, room *cap) to hold need. */
 static void held_grow(void *pv, uint32_t *cap, uint32_t need, size_t size) {
@@ -374,20 +386,23 @@ static void held_wake(a2_held_replies *h, uint64_t t) {
  * each link in the order they reach it, as packet timing serves them. */
 #define A2_ARRIVAL_AHEAD_PS 200000 /* 0.2 us */
 
-/* Hold the reply of piece p from peer. One over a link of its own is split
- * only if that link has carried a request (the peer reads from this rank):
- * the peer's requests, which its cores send as they go, are what could be
- * served between its packets that the whole reservation holds behind them;
- * without them the second leg would change no time. */
+/* Hold the reply of piece p from peer. One held until its request arrives
+ * is split only if its route's first link has carried a request (the peer
+ * reads): the peer's requests, which its cores send as they go, are what
+ * could be served between its packets that the whole reservation holds
+ * behind them; without them the second leg would change no time. */
 static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
   a2_sim *s = c->sim;
   a2_held_replies *h = &s->held;
   uint32_t src = s->dev[peer], dst = s->dev[c->rank];
-  if (a2_topo_own_link(s->topo, src, dst)) {
-    uint32_t link;
-    a2_topo_route(s->topo, src, dst, &link);
-    a2_tq_push(&h->own, p->t,
-               &(a2_tq_item){.kind = A2_TQ_REPLY, .u.reply = {p->x, h->requests[link]}});
+  if (held_at_hbm(s, src, dst)) {
+    uint16_t n = a2_topo_route_len(s->topo, src, dst);
+    uint32_t inl[16], *route = n <= 16 ? inl : malloc(n * sizeof *route);
+    if (!route) a2_out_of_memory("a reply's route");
+    a2_topo_route(s->topo, src, dst, route);
+    uint8_t split = h->requests[route[0]];
+    if (route != inl) free(route);
+    a2_tq_push(&h->at_hbm, p->t, &(a2_tq_item){.kind = A2_TQ_REPLY, .u.reply = {p->x, split}});
   } else {
     held_grow(&h->v, &h->cap, h->n + 1, sizeof *h->v);
     h->v[h->n++] = (a2_held_reply){c, peer, *p};
@@ -395,10 +410,11 @@ static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
   held_wake(h, p->t);
 }
 
-/* An own-link reply x (its data leg, whole) split in two: x keeps its
- * first hop, the peer's HBM; the leg returned takes the rest of its route,
- * the link and the core's MTE-in, with nothing to apply. *msg_ps: the
- * uncontended time of x's last packet along that rest (a2_noc_msg_ps). */
+/* A reply x held until its request arrived (its data leg, whole) split in
+ * two: x keeps its first hop, the peer's HBM; the leg returned takes the
+ * rest of its route, its links and the core's MTE-in, with nothing to
+ * apply. *msg_ps: the uncontended time of x's last packet along that rest
+ * (a2_noc_msg_ps). */
 static a2_xfer *reply_split(a2_xfer *x, uint64_t *msg_ps) {
   const a2_xfer_ctx *m = a2_ctx_of(x);
   a2_core *c = m->owner;
@@ -446,7 +462,8 @@ static uint32_t rests_reserve(a2_held_replies *h, uint64_t upto) {
   return n;
 }
 
-/* The own-link replies whose request reaches the peer's HBM by upto: their
+/* The replies held until their request arrives (at_hbm) whose request
+ * reaches the peer's HBM by upto: their
  * legs at the HBM reserved together, packet by packet in order of arrival
  * there (as packet timing serves them), a group at a time; the rest of
  * each queued for when its first packet reaches the link, and not to
@@ -463,8 +480,8 @@ static void hbm_legs_reserve(a2_held_replies *h, uint64_t upto) {
   a2_tq_item it;
   for (;;) {
     uint32_t k = 0;
-    for (; k < GROUP && a2_tq_pop_due(&h->own, upto, &it); k++) {
-      if (h->own.n > 4) a2_prefetch(a2_ctx_of(h->own.v[4].u.reply.x)); /* sorted: 4 on */
+    for (; k < GROUP && a2_tq_pop_due(&h->at_hbm, upto, &it); k++) {
+      if (h->at_hbm.n > 4) a2_prefetch(a2_ctx_of(h->at_hbm.v[4].u.reply.x)); /* sorted: 4 on */
       /* in order of arrival, those of one peer's HBM together (stable) */
       a2_xfer *x = it.u.reply.x;
       const a2_xfer_ctx *m = a2_ctx_of(x); /* read now: x is recycled when reserved */
@@ -478,7 +495,10 @@ static void hbm_legs_reserve(a2_held_replies *h, uint64_t upto) {
       xs[i] = v[i].r.p.x;
       ts[i] = v[i].r.p.t;
     }
-    for (uint32_t i = 0, j; i < k; i = j) { /* a group per HBM: no other stage is shared */
+    /* a group per HBM: a split reply's leg has no other stage; one reserved
+     * whole has a route of its own, or the peer sends no request (across
+     * a switch with several cores a rank, a peer that only serves) */
+    for (uint32_t i = 0, j; i < k; i = j) {
       for (j = i + 1; j < k && v[j].r.peer == v[i].r.peer;) j++;
       a2_xfer_start_group(h->net, xs + i, ts + i, done + i, first + i, j - i);
     }
@@ -525,7 +545,7 @@ void a2_replies_reserve(void *ctx) {
     piece_settled(v[i].c, v[i].p.seq, 0, v[i].p.len, h->done[i], false);
   for (uint32_t i = 0; i < nr; i++)
     piece_settled(h->r[i].c, h->r[i].p.seq, 0, h->r[i].p.len, h->rdone[i], false);
-  if (h->own.n) held_wake(h, a2_tq_next(&h->own));
+  if (h->at_hbm.n) held_wake(h, a2_tq_next(&h->at_hbm));
   if (h->rest.n) held_wake(h, a2_tq_next(&h->rest));
 }
 
@@ -540,8 +560,8 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
   if (!p) a2_out_of_memory("a transfer's route");
   add_route(c, p, c->rank, peer, n);
   if (c->ahead && !c->sim->held.arrival) { /* the request now, the reply held */
-    if (c->ordered && a2_topo_own_link(c->sim->topo, c->sim->dev[c->rank], c->sim->dev[peer]))
-      c->sim->held.requests[p[0]] = 1; /* its link (read before x is recycled) */
+    if (c->ordered && held_at_hbm(c->sim, c->sim->dev[c->rank], c->sim->dev[peer]))
+      c->sim->held.requests[p[0]] = 1; /* its first link (read before x is recycled) */
     uint64_t t_req = start(c, x, t);
     a2_xfer *d = rload_data(c, in, seq, off, len);
     d->known = 1;

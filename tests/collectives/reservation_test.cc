@@ -403,6 +403,40 @@ TEST(OrderedHeldReplies, AReplyOverALinkOfItsOwnWaitsForItsRequest) {
                                             3, 2, 1);
 }
 
+// The same meeting across a switch, where a reply's route is shared: with
+// one core a rank rank 1's reply would be reserved with rank 0's, ahead of
+// rank 2's own load (rank 2 then ends 127-164 ns later than under packet
+// timing). With several cores a rank every reply waits for its request, so
+// the load goes first and every rank's time is packet timing's.
+TEST(OrderedHeldReplies, WithSeveralCoresARankAReplyAcrossASwitchWaitsForItsRequest) {
+  const std::string program =
+      "cores 2\n"
+      "window data fp32[1024]\n"
+      "tensor x fp32[1024] = pattern\n"
+      "tile t fp32[1024]\n"
+      "tile v fp32[16384]\n"
+      "tile w fp32[16384]\n"
+      "program rank 0 core 0\n"
+      "  remote_load t, data@2[0:1024]\n"
+      "end\n"
+      "program rank 1 core 0\n"
+      "  vadd v, v, v, 8192\n"
+      "  remote_load v, data@2[0:1024]\n"
+      "end\n"
+      "program rank 2 core 0\n"
+      "  vadd w, w, w, 16384\n"
+      "  vadd w, w, w, DELAY\n"
+      "  load w, x[0:1024]\n"
+      "end\n"
+      "program rank 0 core 1\nend\n"
+      "program rank 1 core 1\nend\n"
+      "program rank 2 core 1\nend\n";
+  for (const char *delay : {"8192", "12288"})  // rank 2's second vector op: elements
+    ExpectOrderedIsPacketTimingAndEndsFirst(
+        program, delay,
+        {"--set", "interconnect.topology=switch", "--set", "chip.hbm.bandwidth=40GB/s"}, 3, 2, 1);
+}
+
 // Rank 0's first reply keeps the link from rank 1 busy; its second is
 // requested later. Rank 1, which has read from rank 0 before (a request over
 // that link), sends its next request after a vector op: it reaches the link
