@@ -77,8 +77,8 @@ typedef struct {
  * until simulated time reaches a moment, then reserved in the order their
  * requests started, a core's consecutive replies from one peer together
  * (transfer.c, a2_replies_reserve). A reply over a link of its own
- * (a2_topo_own_link), and every reply where a rank has several cores
- * (`several`), is held until its request arrives at the peer's HBM (or
+ * (a2_topo_own_link), and every reply where a rank has several cores,
+ * is held until its request arrives at the peer's HBM (or
  * batch_ps before); every other reply until the first held one arrives.
  * What another core starts before then (the peer's own loads and stores,
  * requests) is reserved first. Until then a held piece's return is not
@@ -99,7 +99,6 @@ typedef struct {
   a2_noc *net;       /* the sim's */
   uint8_t *requests; /* by stage id: 1 for a route's first link that has carried a request */
   uint8_t arrival;   /* remote loads in order of arrival (a2_topo_relays: a2_xfer_start_arrival) */
-  uint8_t several;   /* a rank has several cores: every reply goes to at_hbm */
   uint32_t bcap, done_cap, rcap, rdone_cap; /* room in b, done, r, rdone */
   a2_held_reply *b; /* scratch for a2_replies_reserve: the other replies it reserves, in order */
   uint64_t *done;   /* their completions */

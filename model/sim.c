@@ -232,7 +232,6 @@ static a2_code build(const a2_config *cfg, const a2_program *k, const uint32_t *
     if (!(s->held.requests = calloc(a2_noc_stage_count(s->net), 1)))
       return a2_err_set(err, A2_E_NOMEM, name, 0, 0, "out of memory for the held replies");
     s->held.arrival = (uint8_t)a2_topo_relays(s->topo);
-    s->held.several = k->ncores > 1;
     a2_tq_set_sorted(&s->held.at_hbm); /* pushed about in time order: a2_tq_set_sorted */
     a2_tq_set_sorted(&s->held.rest);
   }

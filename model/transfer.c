@@ -353,10 +353,10 @@ bool a2_rload_flush(a2_core *c) {
  * Over shared links, replies reserved together keep their order at the
  * links they share. */
 
-/* Whether the reply of a remote load from dst's rank to src's waits in
- * at_hbm (a route of no stage never does). */
+/* Whether the reply of a remote load between NPUs src and dst (distinct)
+ * waits in at_hbm. */
 static bool held_at_hbm(const a2_sim *s, uint32_t src, uint32_t dst) {
-  return src != dst && (s->held.several || a2_topo_own_link(s->topo, src, dst));
+  return s->k->ncores > 1 || a2_topo_own_link(s->topo, src, dst);
 }
 
 /* Grow *pv (elements of size bytes, room *cap) to hold need. */
@@ -396,12 +396,7 @@ static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
   a2_held_replies *h = &s->held;
   uint32_t src = s->dev[peer], dst = s->dev[c->rank];
   if (held_at_hbm(s, src, dst)) {
-    uint16_t n = a2_topo_route_len(s->topo, src, dst);
-    uint32_t inl[16], *route = n <= 16 ? inl : malloc(n * sizeof *route);
-    if (!route) a2_out_of_memory("a reply's route");
-    a2_topo_route(s->topo, src, dst, route);
-    uint8_t split = h->requests[route[0]];
-    if (route != inl) free(route);
+    uint8_t split = h->requests[a2_xfer_hop(p->x, 1)]; /* its route's first link (rload_data) */
     a2_tq_push(&h->at_hbm, p->t, &(a2_tq_item){.kind = A2_TQ_REPLY, .u.reply = {p->x, split}});
   } else {
     held_grow(&h->v, &h->cap, h->n + 1, sizeof *h->v);
@@ -426,11 +421,10 @@ static a2_xfer *reply_split(a2_xfer *x, uint64_t *msg_ps) {
   *a2_ctx_of(y) = *m;
   y->bytes = x->bytes;
   y->known = 1;
-  a2_topo_route(s->topo, s->dev[m->rank], s->dev[c->rank], p);
-  p[n - 1] = c->stages[ST_MTE_IN];
+  for (uint16_t i = 0; i < n; i++) p[i] = a2_xfer_hop(x, (uint16_t)(i + 1)); /* past the HBM */
   uint64_t last = (x->bytes - 1) % s->cfg->packet_bytes + 1;
   *msg_ps = a2_noc_msg_ps(s->net, p, n, (uint32_t)last);
-  a2_xfer_path(x, 1)[0] = s->hbm[m->rank];
+  a2_xfer_path(x, 1); /* x keeps its first hop, the HBM */
   return y;
 }
 

@@ -293,6 +293,10 @@ uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops) {
   return r->path;
 }
 
+uint32_t a2_xfer_hop(a2_xfer *x, uint16_t h) {
+  return rec_of(x)->path[h];
+}
+
 static void xfer_put(a2_noc *n, xfer_rec *r) {
   if (r->path != r->path_inline) free(r->path);
   r->path = r->path_inline;
