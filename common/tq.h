@@ -18,6 +18,7 @@ typedef enum {
   A2_TQ_SERVICE,  /* a stage serves bytes, shown to a timeline observer: u.service */
   A2_TQ_REPLY,    /* a remote load's reply, held until its request arrives: u.reply */
   A2_TQ_REST,     /* the rest of a reply's route, held until its data reaches it: u.rest */
+  A2_TQ_REQUEST,  /* the rest of a request's route, held until it reaches it: u.request */
   A2_TQ_RUN       /* a run of a transfer's packets reaching a stage (noc.c's arrivals): u.run */
 } a2_tq_kind;
 
@@ -45,6 +46,10 @@ typedef struct {
       struct a2_xfer *x; /* the leg, not started */
       uint64_t floor_ps; /* its completion is not earlier (the data's last packet) */
     } rest;
+    struct {
+      struct a2_xfer *x;     /* the request's leg past its first link, not started */
+      struct a2_xfer *reply; /* its reply's data leg, not started */
+    } request;
     struct {
       void *a;        /* the transfer's arrival state (noc.c) */
       uint32_t j0, j; /* its packets [j0, j), all bound for one stage */

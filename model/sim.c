@@ -233,7 +233,14 @@ static a2_code build(const a2_config *cfg, const a2_program *k, const uint32_t *
       return a2_err_set(err, A2_E_NOMEM, name, 0, 0, "out of memory for the held replies");
     s->held.arrival = (uint8_t)a2_topo_relays(s->topo);
     a2_tq_set_sorted(&s->held.at_hbm); /* pushed about in time order: a2_tq_set_sorted */
-    a2_tq_set_sorted(&s->held.rest);
+    /* rest too, but where ranks have several cores and routes more than one
+     * link: it then holds the legs of requests and replies past their first
+     * link (model/transfer.c), pushed further out of order, which a heap
+     * takes better (either layout gives the same order) */
+    bool links = false;
+    for (uint32_t r = 1; r < P && k->ncores > 1 && !links; r++)
+      links = a2_topo_route_len(s->topo, s->dev[0], s->dev[r]) > 1;
+    if (!links) a2_tq_set_sorted(&s->held.rest);
   }
   return a2_sim_set_race_check(s, 1, err);
 }

@@ -405,36 +405,66 @@ static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
   held_wake(h, p->t);
 }
 
-/* A reply x held until its request arrived (its data leg, whole) split in
- * two: x keeps its first hop, the peer's HBM; the leg returned takes the
- * rest of its route, its links and the core's MTE-in, with nothing to
- * apply. *msg_ps: the uncontended time of x's last packet along that rest
+/* The rest of a request's route (across a switch where its reply waits
+ * for it: held_at_hbm), held until its packet reaches the next link at
+ * t_ps; its reply's data leg d is held then, until the request arrives. A
+ * request reserved whole when started would take the peer's link from the
+ * switch ahead of the replies that reach it first. */
+static void request_hold(a2_held_replies *h, a2_xfer *rest, a2_xfer *d, uint64_t t_ps) {
+  a2_tq_push(&h->rest, t_ps, &(a2_tq_item){.kind = A2_TQ_REQUEST, .u.request = {rest, d}});
+  held_wake(h, t_ps);
+}
+
+/* x's hops from keep on (of its n) as a new transfer with x's context and
+ * payload and nothing to apply; x keeps its first keep hops. *msg_ps (NULL:
+ * not wanted): the uncontended time of x's last packet along the new one
  * (a2_noc_msg_ps). */
-static a2_xfer *reply_split(a2_xfer *x, uint64_t *msg_ps) {
+static a2_xfer *leg_split(a2_xfer *x, uint16_t keep, uint16_t n, uint64_t *msg_ps) {
   const a2_xfer_ctx *m = a2_ctx_of(x);
-  a2_core *c = m->owner;
-  a2_sim *s = c->sim;
+  a2_sim *s = m->owner->sim;
   a2_xfer *y = a2_xfer_alloc(s->net);
-  uint16_t n = (uint16_t)(route_len(c, m->rank, c->rank) + 1);
-  uint32_t *p = y ? a2_xfer_path(y, n) : NULL;
+  uint32_t *p = y ? a2_xfer_path(y, (uint16_t)(n - keep)) : NULL;
   if (!p) a2_out_of_memory("transfers in flight");
   *a2_ctx_of(y) = *m;
   y->bytes = x->bytes;
   y->known = 1;
-  for (uint16_t i = 0; i < n; i++) p[i] = a2_xfer_hop(x, (uint16_t)(i + 1)); /* past the HBM */
-  uint64_t last = (x->bytes - 1) % s->cfg->packet_bytes + 1;
-  *msg_ps = a2_noc_msg_ps(s->net, p, n, (uint32_t)last);
-  a2_xfer_path(x, 1); /* x keeps its first hop, the HBM */
+  for (uint16_t i = keep; i < n; i++) p[i - keep] = a2_xfer_hop(x, i);
+  if (msg_ps) {
+    uint64_t last = (x->bytes - 1) % s->cfg->packet_bytes + 1;
+    *msg_ps = a2_noc_msg_ps(s->net, p, (unsigned)(n - keep), (uint32_t)last);
+  }
+  a2_xfer_path(x, keep);
   return y;
 }
 
-/* The legs past the HBM whose first packet reaches the link by upto,
- * reserved together in order of arrival there (a group at a time): their
- * pieces into h->r, their completions into h->rdone. Returns how many. */
+/* A reply x held until its request arrived (its data leg, whole) split in
+ * two: x keeps its first hop, the peer's HBM; the leg returned takes the
+ * rest of its route, its links and the core's MTE-in, with nothing to
+ * apply. *msg_ps: the uncontended time of x's last packet along that rest. */
+static a2_xfer *reply_split(a2_xfer *x, uint64_t *msg_ps) {
+  return leg_split(x, 1, a2_xfer_hops(x), msg_ps);
+}
+
+/* The legs past the HBM whose first packet reaches their first link by
+ * upto, reserved together in order of arrival there (a group at a time).
+ * A leg with more than one link (across a switch) is reserved one link at
+ * a time: its first link now, the rest queued for when its first packet
+ * reaches the next, so that every shared link takes it in order of
+ * arrival there, not ahead of what reaches it first. The pieces whose
+ * last leg is reserved go into h->r, their completions into h->rdone.
+ * Returns how many. */
 static uint32_t rests_reserve(a2_held_replies *h, uint64_t upto) {
   uint32_t n = 0;
   a2_tq_item it;
   while (a2_tq_pop_due(&h->rest, upto, &it)) {
+    if (it.kind == A2_TQ_REQUEST) { /* reserved whole now; its reply held until it arrives */
+      a2_xfer *d = it.u.request.reply;
+      a2_core *c = a2_ctx_of(d)->owner;
+      a2_rgroup_piece p = {d, a2_xfer_start(h->net, it.u.request.x, it.t_ps), a2_ctx_of(d)->seq,
+                           a2_ctx_of(d)->chunk.len};
+      reply_hold(c, a2_ctx_of(d)->rank, &p);
+      continue;
+    }
     a2_xfer *y = it.u.rest.x;
     const a2_xfer_ctx *m = a2_ctx_of(y); /* read now: y is recycled when reserved */
     held_grow(&h->r, &h->rcap, n + 1, sizeof *h->r);
@@ -442,18 +472,30 @@ static uint32_t rests_reserve(a2_held_replies *h, uint64_t upto) {
     h->r[n] = (a2_held_reply){m->owner, m->rank, {y, it.t_ps, m->seq, m->chunk.len}};
     h->rdone[n++] = it.u.rest.floor_ps;
   }
+  uint32_t settled = 0;
   for (uint32_t i = 0, j; i < n; i = j) {
-    a2_xfer *xs[A2_RGROUP_MAX];
-    uint64_t ts[A2_RGROUP_MAX], done[A2_RGROUP_MAX];
+    a2_xfer *xs[A2_RGROUP_MAX], *next[A2_RGROUP_MAX];
+    uint64_t ts[A2_RGROUP_MAX], done[A2_RGROUP_MAX], first[A2_RGROUP_MAX];
     for (j = i; j < n && j - i < A2_RGROUP_MAX; j++) {
-      xs[j - i] = h->r[j].p.x;
-      ts[j - i] = h->r[j].p.t;
+      a2_held_reply *r = &h->r[j];
+      uint16_t hops = a2_xfer_hops(r->p.x);
+      next[j - i] = hops > 2 ? leg_split(r->p.x, 1, hops, NULL) : NULL; /* a link, then more */
+      xs[j - i] = r->p.x;
+      ts[j - i] = r->p.t;
     }
-    a2_xfer_start_group(h->net, xs, ts, done, NULL, j - i);
-    for (uint32_t k = i; k < j; k++)
-      if (done[k - i] > h->rdone[k]) h->rdone[k] = done[k - i];
+    a2_xfer_start_group(h->net, xs, ts, done, first, j - i);
+    for (uint32_t k = i; k < j; k++) {
+      if (next[k - i]) { /* the rest, when its first packet reaches the next link */
+        a2_tq_push(&h->rest, first[k - i],
+                   &(a2_tq_item){.kind = A2_TQ_REST, .u.rest = {next[k - i], h->rdone[k]}});
+        continue;
+      }
+      h->r[settled] = h->r[k];
+      h->rdone[settled] = done[k - i] > h->rdone[k] ? done[k - i] : h->rdone[k];
+      settled++;
+    }
   }
-  return n;
+  return settled;
 }
 
 /* The replies held until their request arrives (at_hbm) whose request
@@ -554,11 +596,18 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
   if (!p) a2_out_of_memory("a transfer's route");
   add_route(c, p, c->rank, peer, n);
   if (c->ahead && !c->sim->held.arrival) { /* the request now, the reply held */
-    if (c->ordered && held_at_hbm(c->sim, c->sim->dev[c->rank], c->sim->dev[peer]))
-      c->sim->held.requests[p[0]] = 1; /* its first link (read before x is recycled) */
+    bool at_hbm = c->ordered && held_at_hbm(c->sim, c->sim->dev[c->rank], c->sim->dev[peer]);
+    if (at_hbm) c->sim->held.requests[p[0]] = 1; /* its first link (read before x is recycled) */
+    /* across a switch, its first link now and the rest when it reaches
+     * the next (request_hold) */
+    a2_xfer *rest = at_hbm && n > 1 ? leg_split(x, 1, n, NULL) : NULL;
     uint64_t t_req = start(c, x, t);
     a2_xfer *d = rload_data(c, in, seq, off, len);
     d->known = 1;
+    if (rest) {
+      request_hold(&c->sim->held, rest, d, t_req);
+      return;
+    }
     a2_rgroup_piece piece = {d, jittered(c, t_req), seq, len};
     if (c->ordered) {
       reply_hold(c, peer, &piece);

@@ -297,6 +297,10 @@ uint32_t a2_xfer_hop(a2_xfer *x, uint16_t h) {
   return rec_of(x)->path[h];
 }
 
+uint16_t a2_xfer_hops(a2_xfer *x) {
+  return rec_of(x)->nhops;
+}
+
 static void xfer_put(a2_noc *n, xfer_rec *r) {
   if (r->path != r->path_inline) free(r->path);
   r->path = r->path_inline;

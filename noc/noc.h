@@ -128,6 +128,8 @@ a2_xfer *a2_xfer_alloc(a2_noc *n);
 uint32_t *a2_xfer_path(a2_xfer *x, uint16_t nhops);
 /* The stage id at hop h of x's path, as written (h < its nhops). */
 uint32_t a2_xfer_hop(a2_xfer *x, uint16_t h);
+/* The number of hops of x's path (its last a2_xfer_path's nhops). */
+uint16_t a2_xfer_hops(a2_xfer *x);
 
 /* Start x: its first packet is ready at the first stage at t_ps (>= now).
  * Returns, under reservation timing, when its last packet leaves the path
