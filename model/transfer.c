@@ -396,7 +396,9 @@ static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
   a2_held_replies *h = &s->held;
   uint32_t src = s->dev[peer], dst = s->dev[c->rank];
   if (held_at_hbm(s, src, dst)) {
-    uint8_t split = h->requests[a2_xfer_hop(p->x, 1)]; /* its route's first link (rload_data) */
+    /* its route's first link (rload_data) has carried a request, or it has
+     * later links, reserved a link at a time (rests_reserve) */
+    uint8_t split = h->requests[a2_xfer_hop(p->x, 1)] || a2_xfer_hops(p->x) > 3;
     a2_tq_push(&h->at_hbm, p->t, &(a2_tq_item){.kind = A2_TQ_REPLY, .u.reply = {p->x, split}});
   } else {
     held_grow(&h->v, &h->cap, h->n + 1, sizeof *h->v);

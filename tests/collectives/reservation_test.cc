@@ -473,6 +473,46 @@ TEST(OrderedHeldReplies, ARequestThatReachesTheLinkBeforeAReplyGoesFirst) {
     ExpectOrderedIsPacketTimingAndEndsFirst(program, delay, {}, 2, 1, 0);
 }
 
+// With several cores a rank, across a switch: rank 0's two cores read four
+// one-packet pieces each from ranks 2 and 3, whose replies meet on the
+// switch's link to rank 0, one packet every 146 ns from each. Rank 1's
+// request to rank 0, started after a delay, reaches that link between them.
+// Packet timing serves it before the replies that reach the link after it.
+// Reserved a link at a time (each leg when its packet reaches the link),
+// requests and replies take the link in order of arrival there, so ordered
+// timing does too; reserved through every link ahead, the replies took the
+// link first and rank 1 ended 1.0 us later, after rank 0.
+TEST(OrderedHeldReplies, AcrossASwitchRequestsAndRepliesTakeALinkInOrderOfArrival) {
+  std::string program =
+      "cores 2\n"
+      "window data fp32[4096]\n"
+      "tile v fp32[64]\n";
+  for (int i = 0; i < 4; i++)
+    program +=
+        "tile t" + std::to_string(i) + " fp32[1024]\ntile u" + std::to_string(i) + " fp32[1024]\n";
+  for (int c = 0; c < 2; c++) { /* core c of rank 0 reads from rank 2 + c */
+    program += "program rank 0 core " + std::to_string(c) + "\n";
+    for (int i = 0; i < 4; i++)
+      program += std::string("  remote_load ") + (c ? "u" : "t") + std::to_string(i) + ", data@" +
+                 std::to_string(2 + c) + "[" + std::to_string(i * 1024) + ":1024]\n";
+    program += "end\n";
+  }
+  program +=
+      "program rank 1 core 0\n"
+      "  compute DELAY\n"
+      "  vadd v, v, v, 64\n"
+      "  remote_load v, data@0[0:64]\n"
+      "end\n"
+      "program rank 1 core 1\nend\n"
+      "program rank 2 core 0\nend\n"
+      "program rank 2 core 1\nend\n"
+      "program rank 3 core 0\nend\n"
+      "program rank 3 core 1\nend\n";
+  for (const char *delay : {"1200", "1400"})  // rank 1's delay: cycles
+    ExpectOrderedIsPacketTimingAndEndsFirst(program, delay,
+                                            {"--set", "interconnect.topology=switch"}, 4, 1, 0);
+}
+
 // ---- contention: close to packet timing ----
 
 class ReservationContended
