@@ -16,27 +16,35 @@
 #                      tori (configs/ring-8.yaml, configs/torus-4x4.yaml,
 #                      and an 8x8 torus), where `ordered` serves remote
 #                      loads in order of arrival
-#           (default: all four)
-# Time: about 4 minutes on 2 idle cores for the first three, 15 s for relays. Exit status: 0, or 2
-# when a run fails or an argument is unknown.
+#           switches   across switches: the mesh of 64 KiB with one core a
+#                      rank on the a2 cluster at P=16-256, and the
+#                      two-phase all-reduce, allgather and reduce_scatter
+#                      with 2-8 cores a rank at P=16
+#           puts       all_to_all (puts on the DMA queues), 1-8 cores a
+#                      rank, on the a2 cluster, configs/a2-8p-hccs.yaml
+#                      and the A3 super-node
+#           (default: all six)
+# Time: about 4 minutes on 2 idle cores for the first three, 15 s for relays,
+# about a minute each for switches and puts. Exit status: 0, or 2 when a run
+# fails or an argument is unknown.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sim=""
 sets=()
 for a in "$@"; do
   case $a in
-    cores | two-level | two-phase | relays) sets+=("$a") ;;
-    -*) echo "heldout: unknown flag $a (expected BINARY or SET: cores, two-level, two-phase, relays)" >&2; exit 2 ;;
+    cores | two-level | two-phase | relays | switches | puts) sets+=("$a") ;;
+    -*) echo "heldout: unknown flag $a (expected BINARY or SET: cores, two-level, two-phase, relays, switches, puts)" >&2; exit 2 ;;
     *)
       if [ -n "$sim" ]; then
-        echo "heldout: unknown set $a (expected cores, two-level, two-phase or relays)" >&2
+        echo "heldout: unknown set $a (expected cores, two-level, two-phase, relays, switches or puts)" >&2
         exit 2
       fi
       sim=$a
       ;;
   esac
 done
-[ ${#sets[@]} -gt 0 ] || sets=(cores two-level two-phase relays)
+[ ${#sets[@]} -gt 0 ] || sets=(cores two-level two-phase relays switches puts)
 source scripts/lib.sh # a2_sim_or_build, a2_three_timings
 sim=$(a2_sim_or_build heldout "$sim") || exit 2
 
@@ -79,6 +87,28 @@ cases() {
       echo "torus 4x4, ring 4 MiB | --algo allreduce_ring --size 4MiB $torus"
       echo "torus 4x4, two-phase 4 MiB, 4 cores | --algo allreduce_two_phase --size 4MiB --cores 4 $torus"
       echo "torus 8x8, mesh 1 MiB | --algo allreduce_mesh --size 1MiB --config configs/torus-4x4.yaml --set interconnect.ranks=64 --set interconnect.torus_width=8 --ranks 64"
+      ;;
+    switches)
+      local a2c="--config configs/a2-cluster.yaml --set interconnect.ranks=16 --ranks 16"
+      local a3="--config configs/a3-supernode.yaml --ranks 16"
+      for p in 16 32 64 128 256; do
+        echo "a2-cluster, mesh 64 KiB, 1 core, P=$p | --algo allreduce_mesh --size 64KiB --config configs/a2-cluster.yaml --set interconnect.ranks=$p --ranks $p"
+      done
+      for c in 2 4 8; do
+        echo "a2-cluster, two-phase 4 MiB, $c cores, P=16 | --algo allreduce_two_phase --size 4MiB --cores $c $a2c"
+        echo "a3-supernode, two-phase 4 MiB, $c cores, P=16 | --algo allreduce_two_phase --size 4MiB --cores $c $a3"
+        echo "a2-cluster, allgather 1 MiB, $c cores, P=16 | --algo allgather --size 1MiB --cores $c $a2c"
+        echo "a2-cluster, reduce_scatter 1 MiB, $c cores, P=16 | --algo reduce_scatter --size 1MiB --cores $c $a2c"
+      done
+      ;;
+    puts)
+      for c in 1 4 8; do
+        local n="$c cores"
+        [ "$c" = 1 ] && n="1 core"
+        echo "a2-cluster, all_to_all 1 MiB, $n, P=16 | --algo all_to_all --size 1MiB --cores $c --config configs/a2-cluster.yaml --set interconnect.ranks=16 --ranks 16"
+        echo "a2-8p-hccs, all_to_all 1 MiB, $n, P=8 | --algo all_to_all --size 1MiB --cores $c --config configs/a2-8p-hccs.yaml --ranks 8"
+        echo "a3-supernode, all_to_all 1 MiB, $n, P=16 | --algo all_to_all --size 1MiB --cores $c --config configs/a3-supernode.yaml --ranks 16"
+      done
       ;;
   esac
 }
