@@ -79,7 +79,8 @@ typedef struct {
  * (transfer.c, a2_replies_reserve). A reply over a link of its own
  * (a2_topo_own_link), and every reply where a rank has several cores,
  * is held until its request arrives at the peer's HBM (or
- * batch_ps before); every other reply until the first held one arrives.
+ * batch_ps before), its legs past the HBM then a link at a time; every
+ * other reply until the first held one arrives.
  * What another core starts before then (the peer's own loads and stores,
  * requests) is reserved first. Until then a held piece's return is not
  * known: a core that needs it sleeps and is woken with it. */
@@ -95,7 +96,8 @@ typedef struct {
   uint32_t n, cap;   /* the other replies, held in v, in order; its room */
   a2_held_reply *v;
   a2_tq at_hbm;      /* replies held until their request arrives (A2_TQ_REPLY), by arrival */
-  a2_tq rest;        /* their legs past the HBM (A2_TQ_REST), by arrival there */
+  a2_tq rest;        /* their legs past the HBM (A2_TQ_REST) and requests past their first
+                        link (A2_TQ_REQUEST), by arrival at their next link */
   a2_noc *net;       /* the sim's */
   uint8_t *requests; /* by stage id: 1 for a route's first link that has carried a request */
   uint8_t arrival;   /* remote loads in order of arrival (a2_topo_relays: a2_xfer_start_arrival) */

@@ -346,7 +346,12 @@ bool a2_rload_flush(a2_core *c) {
  * when its first packet reaches the first link, so that it no longer goes
  * before the peer's requests that reach that link in the meantime (the
  * HBM's latency). With several cores a rank the peer's cores send such
- * loads and requests all the time. With one core a rank over shared links
+ * loads and requests all the time. Where such a reply crosses a switch
+ * (more than one link), it is always split, and its request and its leg
+ * past the HBM each go a link at a time, reserved at a link when their
+ * first packet reaches it (request_hold, rests_reserve): reserved through
+ * every link at once, they took the switch's link to a rank ahead of what
+ * reached it first. With one core a rank over shared links
  * the replies wait for the first held one: their second legs, reserved in
  * the order they reached the first link, would cross the switch's link to
  * the requester out of order (docs/timing-model.md, "Held-out cases").
@@ -387,17 +392,18 @@ static void held_wake(a2_held_replies *h, uint64_t t) {
 #define A2_ARRIVAL_AHEAD_PS 200000 /* 0.2 us */
 
 /* Hold the reply of piece p from peer. One held until its request arrives
- * is split only if its route's first link has carried a request (the peer
- * reads): the peer's requests, which its cores send as they go, are what
- * could be served between its packets that the whole reservation holds
- * behind them; without them the second leg would change no time. */
+ * over a single link is split only if that link has carried a request (the
+ * peer reads): the peer's requests, which its cores send as they go, are
+ * what could be served between its packets that the whole reservation
+ * holds behind them; without them the second leg would change no time.
+ * One with later links is always split: they carry other ranks' requests. */
 static void reply_hold(a2_core *c, uint32_t peer, const a2_rgroup_piece *p) {
   a2_sim *s = c->sim;
   a2_held_replies *h = &s->held;
   uint32_t src = s->dev[peer], dst = s->dev[c->rank];
   if (held_at_hbm(s, src, dst)) {
     /* its route's first link (rload_data) has carried a request, or it has
-     * later links, reserved a link at a time (rests_reserve) */
+     * more than one link (HBM, links, MTE-in) */
     uint8_t split = h->requests[a2_xfer_hop(p->x, 1)] || a2_xfer_hops(p->x) > 3;
     a2_tq_push(&h->at_hbm, p->t, &(a2_tq_item){.kind = A2_TQ_REPLY, .u.reply = {p->x, split}});
   } else {
@@ -459,7 +465,7 @@ static uint32_t rests_reserve(a2_held_replies *h, uint64_t upto) {
   uint32_t n = 0;
   a2_tq_item it;
   while (a2_tq_pop_due(&h->rest, upto, &it)) {
-    if (it.kind == A2_TQ_REQUEST) { /* reserved whole now; its reply held until it arrives */
+    if (it.kind == A2_TQ_REQUEST) { /* the rest of it now; its reply held until it arrives */
       a2_xfer *d = it.u.request.reply;
       a2_core *c = a2_ctx_of(d)->owner;
       a2_rgroup_piece p = {d, a2_xfer_start(h->net, it.u.request.x, it.t_ps), a2_ctx_of(d)->seq,
@@ -533,9 +539,8 @@ static void hbm_legs_reserve(a2_held_replies *h, uint64_t upto) {
       xs[i] = v[i].r.p.x;
       ts[i] = v[i].r.p.t;
     }
-    /* a group per HBM: a split reply's leg has no other stage; one reserved
-     * whole has a route of its own, or the peer sends no request (across
-     * a switch with several cores a rank, a peer that only serves) */
+    /* a group per HBM: a split reply's leg has no other stage, and one
+     * reserved whole has a link of its own, which no other group crosses */
     for (uint32_t i = 0, j; i < k; i = j) {
       for (j = i + 1; j < k && v[j].r.peer == v[i].r.peer;) j++;
       a2_xfer_start_group(h->net, xs + i, ts + i, done + i, first + i, j - i);
