@@ -525,7 +525,9 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   for (int i = 0; i < A2_RECENT_STAGES; i++) c->stages[ST_OWN + i] = A2_NO_STAGE; /* none yet */
   a2_code rc = a2k_proc_create("core", core_run, c, &c->proc, err);
   /* Under packet timing most activations are packets at stages and a core's
-   * are short and frequent: the hint would cost more than it saves there. */
-  if (rc == A2_OK && c->ahead) a2k_proc_set_prefetch(c->proc, a2_core_prefetch);
+   * are short and frequent, and under ordered timing a core runs once for
+   * each instruction that reserves: the hint would cost more than it saves
+   * there (docs/benchmarks.md, "Prefetch hints"). */
+  if (rc == A2_OK && c->ahead && !c->ordered) a2k_proc_set_prefetch(c->proc, a2_core_prefetch);
   return rc;
 }
