@@ -23,9 +23,12 @@
 #           puts       all_to_all (puts on the DMA queues), 1-8 cores a
 #                      rank, on the a2 cluster, configs/a2-8p-hccs.yaml
 #                      and the A3 super-node
-#           (default: all six)
+#           copies     one rank's double-buffered copy
+#                      (traces/examples/staged_copy.a2t), 1-8 cores, 2
+#                      and 8 tiles a core: a core's own transfers at once
+#           (default: all seven)
 # Time: about 4 minutes on 2 idle cores for the first three, 15 s for relays,
-# about a minute each for switches and puts. Exit status: 0, or 2 when a run
+# about a minute each for switches and puts, a second for copies. Exit status: 0, or 2 when a run
 # fails or an argument is unknown.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -33,18 +36,18 @@ sim=""
 sets=()
 for a in "$@"; do
   case $a in
-    cores | two-level | two-phase | relays | switches | puts) sets+=("$a") ;;
-    -*) echo "heldout: unknown flag $a (expected BINARY or SET: cores, two-level, two-phase, relays, switches, puts)" >&2; exit 2 ;;
+    cores | two-level | two-phase | relays | switches | puts | copies) sets+=("$a") ;;
+    -*) echo "heldout: unknown flag $a (expected BINARY or SET: cores, two-level, two-phase, relays, switches, puts, copies)" >&2; exit 2 ;;
     *)
       if [ -n "$sim" ]; then
-        echo "heldout: unknown set $a (expected cores, two-level, two-phase, relays, switches or puts)" >&2
+        echo "heldout: unknown set $a (expected cores, two-level, two-phase, relays, switches, puts or copies)" >&2
         exit 2
       fi
       sim=$a
       ;;
   esac
 done
-[ ${#sets[@]} -gt 0 ] || sets=(cores two-level two-phase relays switches puts)
+[ ${#sets[@]} -gt 0 ] || sets=(cores two-level two-phase relays switches puts copies)
 source scripts/lib.sh # a2_sim_or_build, a2_three_timings
 sim=$(a2_sim_or_build heldout "$sim") || exit 2
 
@@ -108,6 +111,15 @@ cases() {
         echo "a2-cluster, all_to_all 1 MiB, $n, P=16 | --algo all_to_all --size 1MiB --cores $c --config configs/a2-cluster.yaml --set interconnect.ranks=16 --ranks 16"
         echo "a2-8p-hccs, all_to_all 1 MiB, $n, P=8 | --algo all_to_all --size 1MiB --cores $c --config configs/a2-8p-hccs.yaml --ranks 8"
         echo "a3-supernode, all_to_all 1 MiB, $n, P=16 | --algo all_to_all --size 1MiB --cores $c --config configs/a3-supernode.yaml --ranks 16"
+      done
+      ;;
+    copies)
+      for c in 1 2 4 8; do
+        local n="$c cores"
+        [ "$c" = 1 ] && n="1 core"
+        for p in 2 8; do
+          echo "staged copy, $n, $p tiles a core | --program traces/examples/staged_copy.a2t --ranks 1 --param vcores=$c --param pairs=$p"
+        done
       done
       ;;
   esac
