@@ -28,8 +28,8 @@
 #                      and 8 tiles a core: a core's own transfers at once
 #           (default: all seven)
 # Time: about 4 minutes on 2 idle cores for the first three, 15 s for relays,
-# about a minute each for switches and puts, a second for copies. Exit status: 0, or 2 when a run
-# fails or an argument is unknown.
+# about a minute each for switches and puts, a second for copies. Exit
+# status: 0, or 2 when a run fails or an argument is unknown.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sim=""
