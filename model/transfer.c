@@ -423,34 +423,28 @@ static void request_hold(a2_held_replies *h, a2_xfer *rest, a2_xfer *d, uint64_t
   held_wake(h, t_ps);
 }
 
-/* x's hops from keep on (of its n) as a new transfer with x's context and
- * payload and nothing to apply; x keeps its first keep hops. *msg_ps (NULL:
- * not wanted): the uncontended time of x's last packet along the new one
- * (a2_noc_msg_ps). */
-static a2_xfer *leg_split(a2_xfer *x, uint16_t keep, uint16_t n, uint64_t *msg_ps) {
+/* x split after its first hop: x keeps that hop (a reply's: the peer's
+ * HBM; a request's: its first link), and the transfer returned takes the
+ * rest of its route (a reply's links and the core's MTE-in), with x's
+ * context and payload and nothing to apply. *msg_ps (NULL: not wanted):
+ * the uncontended time of x's last packet along that rest (a2_noc_msg_ps). */
+static a2_xfer *leg_split(a2_xfer *x, uint64_t *msg_ps) {
   const a2_xfer_ctx *m = a2_ctx_of(x);
   a2_sim *s = m->owner->sim;
+  uint16_t n = (uint16_t)(a2_xfer_hops(x) - 1);
   a2_xfer *y = a2_xfer_alloc(s->net);
-  uint32_t *p = y ? a2_xfer_path(y, (uint16_t)(n - keep)) : NULL;
+  uint32_t *p = y ? a2_xfer_path(y, n) : NULL;
   if (!p) a2_out_of_memory("transfers in flight");
   *a2_ctx_of(y) = *m;
   y->bytes = x->bytes;
   y->known = 1;
-  for (uint16_t i = keep; i < n; i++) p[i - keep] = a2_xfer_hop(x, i);
+  for (uint16_t i = 0; i < n; i++) p[i] = a2_xfer_hop(x, (uint16_t)(i + 1));
   if (msg_ps) {
     uint64_t last = (x->bytes - 1) % s->cfg->packet_bytes + 1;
-    *msg_ps = a2_noc_msg_ps(s->net, p, (unsigned)(n - keep), (uint32_t)last);
+    *msg_ps = a2_noc_msg_ps(s->net, p, n, (uint32_t)last);
   }
-  a2_xfer_path(x, keep);
+  a2_xfer_path(x, 1);
   return y;
-}
-
-/* A reply x held until its request arrived (its data leg, whole) split in
- * two: x keeps its first hop, the peer's HBM; the leg returned takes the
- * rest of its route, its links and the core's MTE-in, with nothing to
- * apply. *msg_ps: the uncontended time of x's last packet along that rest. */
-static a2_xfer *reply_split(a2_xfer *x, uint64_t *msg_ps) {
-  return leg_split(x, 1, a2_xfer_hops(x), msg_ps);
 }
 
 /* The legs past the HBM whose first packet reaches their first link by
@@ -467,10 +461,9 @@ static uint32_t rests_reserve(a2_held_replies *h, uint64_t upto) {
   while (a2_tq_pop_due(&h->rest, upto, &it)) {
     if (it.kind == A2_TQ_REQUEST) { /* the rest of it now; its reply held until it arrives */
       a2_xfer *d = it.u.request.reply;
-      a2_core *c = a2_ctx_of(d)->owner;
-      a2_rgroup_piece p = {d, a2_xfer_start(h->net, it.u.request.x, it.t_ps), a2_ctx_of(d)->seq,
-                           a2_ctx_of(d)->chunk.len};
-      reply_hold(c, a2_ctx_of(d)->rank, &p);
+      const a2_xfer_ctx *m = a2_ctx_of(d);
+      a2_rgroup_piece p = {d, a2_xfer_start(h->net, it.u.request.x, it.t_ps), m->seq, m->chunk.len};
+      reply_hold(m->owner, m->rank, &p);
       continue;
     }
     a2_xfer *y = it.u.rest.x;
@@ -486,8 +479,8 @@ static uint32_t rests_reserve(a2_held_replies *h, uint64_t upto) {
     uint64_t ts[A2_RGROUP_MAX], done[A2_RGROUP_MAX], first[A2_RGROUP_MAX];
     for (j = i; j < n && j - i < A2_RGROUP_MAX; j++) {
       a2_held_reply *r = &h->r[j];
-      uint16_t hops = a2_xfer_hops(r->p.x);
-      next[j - i] = hops > 2 ? leg_split(r->p.x, 1, hops, NULL) : NULL; /* a link, then more */
+      /* more than one link before the MTE-in: its first link now, the rest later */
+      next[j - i] = a2_xfer_hops(r->p.x) > 2 ? leg_split(r->p.x, NULL) : NULL;
       xs[j - i] = r->p.x;
       ts[j - i] = r->p.t;
     }
@@ -532,7 +525,7 @@ static void hbm_legs_reserve(a2_held_replies *h, uint64_t upto) {
       uint32_t i = k;
       for (; i > 0 && v[i - 1].r.peer > m->rank; i--) v[i] = v[i - 1];
       v[i].r = (a2_held_reply){m->owner, m->rank, {x, it.t_ps, m->seq, m->chunk.len}};
-      v[i].rest = it.u.reply.split ? reply_split(x, &v[i].msg) : NULL;
+      v[i].rest = it.u.reply.split ? leg_split(x, &v[i].msg) : NULL;
     }
     if (!k) return;
     for (uint32_t i = 0; i < k; i++) {
@@ -607,7 +600,7 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
     if (at_hbm) c->sim->held.requests[p[0]] = 1; /* its first link (read before x is recycled) */
     /* across a switch, its first link now and the rest when it reaches
      * the next (request_hold) */
-    a2_xfer *rest = at_hbm && n > 1 ? leg_split(x, 1, n, NULL) : NULL;
+    a2_xfer *rest = at_hbm && n > 1 ? leg_split(x, NULL) : NULL;
     uint64_t t_req = start(c, x, t);
     a2_xfer *d = rload_data(c, in, seq, off, len);
     d->known = 1;
