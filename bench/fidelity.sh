@@ -168,15 +168,17 @@ awk -F'|' '
 # with them) and with the keys refitted without them. Each refit is one key,
 # default range (1/16x..16x), at most $loso_evals points; the files are the
 # ones whose rows share the key, the cheapest when several do
-# (pto-isa-gemm-ar-rev2: gemm-ar-comm.csv, the row the window was fitted to,
-# not the built-in's rows).
+# (pto-isa-gemm-ar-rev2: gemm-ar-comm.csv, not the built-in's rows;
+# pto-isa-allgather-gemm: gemm-ar-comm.csv, whose all-gather's plain stores
+# are the other rows the write window times).
 loso_evals=24
 loso_spec() { # SOURCE|KEYS|FILES (configs/measured/)|why not, when no other rows share them
   cat <<'SPEC'
 pto-isa-tget|interconnect.link.latency|tget-copy.csv|
 pto-isa-tget-copy|chip.hbm.latency|tget.csv|
-pto-isa-gemm-ar|chip.mte.remote_write_window|gemm-ar-builtin-rev2.csv|
-pto-isa-gemm-ar-rev2|chip.mte.remote_write_window|gemm-ar-comm.csv|
+pto-isa-gemm-ar|chip.mte.remote_atomic_window|gemm-ar-builtin-rev2.csv|
+pto-isa-gemm-ar-rev2|chip.mte.remote_atomic_window|gemm-ar-comm.csv|
+pto-isa-allgather-gemm|chip.mte.remote_write_window|gemm-ar-comm.csv|
 hixl-hccs|chip.sdma.write_bandwidth|hccl-allreduce.csv|
 limulidae|chip.sdma.write_bandwidth|hixl-hccs.csv|
 hixl-roce|||only its own rows depend on interconnect.nic.rdma_launch and rdma_bandwidth (the NIC's RDMA engine): nothing else fixes them

@@ -36,5 +36,6 @@ variant() { # variant NAME [--set KEY=VALUE]...
 variant "default (configs/a2-8p-hccs.yaml)"
 variant "2x HBM bandwidth (3.2TB/s)" --set chip.hbm.bandwidth=3.2TB/s
 variant "2x link bandwidth (56GB/s)" --set interconnect.link.bandwidth=56GB/s
-variant "2x remote-write window (3712B)" --set chip.mte.remote_write_window=3712B
+variant "2x atomic window (3776B)" --set chip.mte.remote_atomic_window=3776B
+variant "2x store port (39GB/s)" --set chip.mte.remote_store_bandwidth=39GB/s
 variant "2x GM->L1 per cube core (270GiB/s)" --set chip.cube.gm_to_l1=270GiB/s

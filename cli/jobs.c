@@ -234,7 +234,7 @@ static int check_sets(const job *jobs, int nj, const a2_config *cfg) {
 static int combine(const a2_run_opts *o, a2_config *cfg, job *jobs, uint32_t nin, a2_program *k) {
   uint32_t P = 0, C = 1, nb = 0, nt = 0;
   uint64_t tiles = 0, win = 0;
-  int uses_dma = 0;
+  int uses_dma = 0, uses_rstore = 0;
   for (uint32_t i = 0; i < nin; i++) {
     job *j = &jobs[i];
     j->off = P;
@@ -248,6 +248,7 @@ static int combine(const a2_run_opts *o, a2_config *cfg, job *jobs, uint32_t nin
     nb += j->k.nbufs;
     nt += j->k.ntiles;
     uses_dma |= j->k.uses_dma;
+    uses_rstore |= j->k.uses_rstore;
   }
   a2_err e = {0};
   if (a2_program_init(k, P, C, &e)) {
@@ -270,6 +271,7 @@ static int combine(const a2_run_opts *o, a2_config *cfg, job *jobs, uint32_t nin
   k->ntiles = nt;
   k->seed = o->seed;
   k->uses_dma = uses_dma;
+  k->uses_rstore = uses_rstore;
   k->golden.kind = A2_GOLDEN_NONE;
   if (tiles > cfg->ub_bytes) cfg->ub_bytes = tiles;
   if (win > cfg->window_bytes) cfg->window_bytes = win;

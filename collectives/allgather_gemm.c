@@ -6,10 +6,14 @@
  *   shape   M (rows per rank) x K x N (--m --k --n; --size is M without
  *           --m; K 256, N 512 by default), fp16 in, fp32 accumulation, fp16
  *           out, the tiling of collectives/gemm_tiling.h
- *   vector v  of V (--comm-cores): the row blocks cb = v, v + V, ... of the
- *           slice (chunks of 128 rows x K), each put into every peer's
- *           window ag (peers me + 1, me + 2, ...), then notify got[me mt +
- *           cb] at that peer (a notify drains the core: the put is done)
+ *   vector v  of V (--comm-cores), as pto-isa's communication kernel
+ *           (TPUT): with V >= P - 1, V / (P - 1) cores per peer (peers me +
+ *           1, me + 2, ...), each a contiguous share of the slice's row
+ *           blocks (128 rows x K); with fewer, the (peer, row block) items
+ *           v, v + V, ... in peer order. A row block goes as 64 KiB pieces
+ *           (128 x 256 fp16), each loaded into the ping or pong UB tile and
+ *           remote-stored into the peer's window ag, then notify got[me mt +
+ *           cb] at that peer (a notify drains the core: the stores are in)
  *   cube b  of C (--compute-cores): the local rows first, straight from a
  *           (a contiguous zigzag range of the slice's tiles, as gemm), then
  *           the remote tiles in the order the chunks arrive - block cb of
@@ -34,7 +38,11 @@ typedef struct {
   uint32_t P, C, V, part;
   uint64_t T, R, te, blk; /* local tiles, remote tiles, C tile bytes, A row-block bytes */
   a2_gemm_tiles g;
+  uint16_t ping, pong; /* a vector core's UB tiles for its pieces */
 } agg_ctx;
+
+/* A piece of a row block: pto-isa's 128 x 256 fp16 tile. */
+#define PIECE ((uint64_t)A2_GEMM_BM * 256 * 2)
 
 static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *ctx, a2_err *err) {
   agg_ctx *c = ctx;
@@ -55,13 +63,15 @@ static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *
   k->op = A2_RED_SUM;
   k->dtype = A2_FP16;
   k->seed = p->seed;
-  k->uses_dma = 1;
+  k->uses_rstore = 1;
   a2_tb_buf(tb, "a", A2_BUF_TENSOR, A2_FP16, M * K * 2, A2_INIT_PATTERN);
   a2_tb_buf(tb, "b", A2_BUF_TENSOR, A2_FP16, K * N * 2, A2_INIT_PATTERN);
   a2_tb_buf(tb, "c", A2_BUF_TENSOR, A2_FP16, P * M * N * 2, A2_INIT_ZERO);
   a2_tb_buf(tb, "ag", A2_BUF_WINDOW, A2_FP16, P * M * K * 2, A2_INIT_ZERO);
   a2_tb_buf(tb, "got", A2_BUF_SIGNAL, A2_INT32, P * c->s.mt * 4, A2_INIT_ZERO);
   a2_gemm_declare_tiles(tb, &c->g);
+  c->ping = a2_tb_tile(tb, "ping", A2_FP16, PIECE);
+  c->pong = a2_tb_tile(tb, "pong", A2_FP16, PIECE);
   if (c->part == A2_PART_WHOLE)
     k->golden = (a2_golden){A2_GOLDEN_ALLGATHER_GEMM, A2_RED_SUM, A, CBUF, P * M * N * 2, 0};
   else /* one side alone: the data is not what the golden wants */
@@ -72,13 +82,33 @@ static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *
 
 static void vector_body(a2_tb *tb, const agg_ctx *c, uint32_t me, uint32_t v) {
   if (c->part == A2_PART_COMPUTE || c->P == 1) return;
-  uint64_t nb = v < c->s.mt ? (c->s.mt - v + c->V - 1) / c->V : 0, peers = c->P - 1;
+  uint64_t peers = c->P - 1, mt = c->s.mt, kc = c->blk / PIECE;
   uint64_t slice = (uint64_t)c->s.m * c->s.k * 2;
-  A2_STEPS(tb, s, nb * peers) {
-    uint64_t cb = v + s / peers * c->V;
-    uint32_t q = (uint32_t)((me + 1 + s % peers) % c->P);
-    a2_tb_put(tb, AG, q, me * slice + cb * c->blk, c->blk, A, cb * c->blk, NULL);
-    a2_tb_notify(tb, GOT, q, (uint64_t)me * c->s.mt + cb, A2_MODE_ADD, 1);
+  /* its items (peer index d, row block cb): a contiguous run of row blocks
+   * of one peer, or every V-th item */
+  uint64_t per = c->V >= peers ? c->V / peers : 0, first = 0, count = 0, stride = 1;
+  if (per) {
+    uint64_t d = v / per, share = (mt + per - 1) / per, lo = v % per * share;
+    if (d < peers && lo < mt) {
+      first = d * mt + lo;
+      count = lo + share < mt ? share : mt - lo;
+    }
+  } else {
+    first = v;
+    count = v < peers * mt ? (peers * mt - v + c->V - 1) / c->V : 0;
+    stride = c->V;
+  }
+  A2_STEPS(tb, s, count * (kc + 1)) {
+    uint64_t item = first + s / (kc + 1) * stride, kb = s % (kc + 1), cb = item % mt;
+    uint32_t q = (uint32_t)((me + 1 + item / mt) % c->P);
+    if (kb == kc) { /* the row block is in: tell the peer */
+      a2_tb_notify(tb, GOT, q, (uint64_t)me * mt + cb, A2_MODE_ADD, 1);
+      continue;
+    }
+    uint64_t off = cb * c->blk + kb * PIECE;
+    uint16_t t = kb % 2 ? c->pong : c->ping;
+    a2_tb_load(tb, t, A, off, PIECE);
+    a2_tb_rstore(tb, t, AG, q, me * slice + off, PIECE, 0);
   }
 }
 

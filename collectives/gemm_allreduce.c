@@ -59,6 +59,7 @@ static a2_code declare(a2_tb *tb, const a2_coll_params *p, a2_program *k, void *
   k->dtype = A2_FP16;
   k->seed = p->seed;
   k->uses_dma = 1;
+  k->uses_rstore = 1;
   uint64_t cbytes = M * N * 2;
   a2_tb_buf(tb, "a", A2_BUF_TENSOR, A2_FP16, M * K * 2, A2_INIT_PATTERN);
   a2_tb_buf(tb, "b", A2_BUF_TENSOR, A2_FP16, K * N * 2, A2_INIT_PATTERN);

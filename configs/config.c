@@ -137,15 +137,18 @@ static a2_code check(const a2_config *cfg, const char *name, const mark *marks,
                       "interconnect.packet_size: %u B is not a multiple of 32 B",
                       cfg->packet_bytes);
   }
-  if (cfg->rd_window_bytes % 32 || cfg->wr_window_bytes % 32) {
-    /* A window is filled by pieces of whole 32-byte blocks (as packets are). */
-    const char *k =
-        cfg->rd_window_bytes % 32 ? "chip.mte.remote_read_window" : "chip.mte.remote_write_window";
-    mark m = mark_of(marks, k);
+  /* A window is filled by pieces of whole 32-byte blocks (as packets are). */
+  const struct {
+    const char *key;
+    uint64_t bytes;
+  } windows[] = {{"chip.mte.remote_read_window", cfg->rd_window_bytes},
+                 {"chip.mte.remote_write_window", cfg->wr_window_bytes},
+                 {"chip.mte.remote_atomic_window", cfg->atomic_window_bytes}};
+  for (size_t i = 0; i < sizeof windows / sizeof windows[0]; i++) {
+    if (windows[i].bytes % 32 == 0) continue;
+    mark m = mark_of(marks, windows[i].key);
     return a2_err_set(err, A2_E_INPUT, name, m.line, m.col, "%s: %llu B is not a multiple of 32 B",
-                      k,
-                      (unsigned long long)(cfg->rd_window_bytes % 32 ? cfg->rd_window_bytes
-                                                                     : cfg->wr_window_bytes));
+                      windows[i].key, (unsigned long long)windows[i].bytes);
   }
   if (cfg->ctrl_bytes > cfg->packet_bytes) {
     /* A control message (request / notify) must fit in one packet. */
@@ -215,7 +218,8 @@ a2_code a2_config_key_about(const char *path, const char *flag, a2_config_key_in
   /* The keys a2_config_validate wants in whole 32-byte blocks. */
   info->step = !strcmp(path, "interconnect.packet_size") ||
                        !strcmp(path, "chip.mte.remote_read_window") ||
-                       !strcmp(path, "chip.mte.remote_write_window")
+                       !strcmp(path, "chip.mte.remote_write_window") ||
+                       !strcmp(path, "chip.mte.remote_atomic_window")
                    ? 32
                    : 1;
   a2_config_key_names(k, info->names, sizeof info->names);

@@ -95,8 +95,12 @@ typedef struct a2_config {
   uint64_t mte_lat_ps;            /* chip.mte.latency: per transfer stage */
   uint64_t rd_window_bytes;       /* chip.mte.remote_read_window: remote-load bytes a core may
                                      have requested and not yet received */
-  uint64_t wr_window_bytes;       /* chip.mte.remote_write_window: remote-store bytes a core may
-                                     have sent and not yet had acknowledged */
+  uint64_t wr_window_bytes;       /* chip.mte.remote_write_window: plain remote-store bytes a
+                                     core may have sent and not yet had acknowledged */
+  uint64_t atomic_window_bytes;   /* chip.mte.remote_atomic_window: the same for its atomic-add
+                                     remote stores */
+  uint64_t store_port_bw;         /* chip.mte.remote_store_bandwidth: a rank's remote stores over
+                                     one link, all its cores together, bytes/s */
   uint32_t cube_cores;            /* chip.cube_cores: AIC cores per rank */
   uint64_t l1_bytes;              /* chip.cube.l1_size: L1 buffer per cube core */
   uint64_t l0a_bytes;             /* chip.cube.l0a_size: the cube's left-operand buffer */

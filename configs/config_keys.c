@@ -56,7 +56,9 @@ const a2_config_key a2_config_keys[] = {
     KEY("chip.mte.latency", A2_UNIT_TIME, 0, ONE_S, mte_lat_ps, "0ns"),
     /* Multiples of 32 B: the cross-field check in a2_config_validate. */
     KEY("chip.mte.remote_read_window", A2_UNIT_BYTES, 32, ANY, rd_window_bytes, "192KiB"),
-    KEY("chip.mte.remote_write_window", A2_UNIT_BYTES, 32, ANY, wr_window_bytes, "1856B"),
+    KEY("chip.mte.remote_write_window", A2_UNIT_BYTES, 32, ANY, wr_window_bytes, "8KiB"),
+    KEY("chip.mte.remote_atomic_window", A2_UNIT_BYTES, 32, ANY, atomic_window_bytes, "1888B"),
+    KEY("chip.mte.remote_store_bandwidth", A2_UNIT_BANDWIDTH, 1, ANY, store_port_bw, "19.5GB/s"),
     /* cube (AIC) cores: buffers, the cube's rate, its pipes' rates
      * (docs/timing-model.md, "Cube cores") */
     KEY("chip.cube_cores", A2_UNIT_COUNT, 0, 1024, cube_cores, "24"),

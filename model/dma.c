@@ -138,10 +138,7 @@ uint32_t a2_dma_queue_of(const a2_core *c, const a2_instr *in) {
   return in->queue == A2_QUEUE_ANY ? c->idx % c->sim->cfg->sdma_queues : in->queue;
 }
 
-/* A put/get the engines cannot serve makes the run an error (the first one
- * raised is the run's, sim.c); the descriptor still runs, on queue 0, so the
- * model stays consistent until the run ends. */
-static void fail(a2_core *c, const a2_instr *in, const char *what) {
+void a2_core_fail(a2_core *c, const a2_instr *in, const char *what) {
   a2_sim *s = c->sim;
   if (s->run_rc) return;
   s->run_rc = A2_E_INPUT;
@@ -164,11 +161,11 @@ static a2_dma_queue *queue_of(a2_core *c, const a2_instr *in) {
   if (!s->dmaq) {
     /* a program produced on demand that did not declare put/get (uses_dma):
      * there are no engines to run it on */
-    fail(c, in, "the program has no DMA engines (a2_program.uses_dma is not set)");
+    a2_core_fail(c, in, "the program has no DMA engines (a2_program.uses_dma is not set)");
     return NULL;
   }
   if (q >= Q) {
-    fail(c, in, "queue outside chip.sdma.queues");
+    a2_core_fail(c, in, "queue outside chip.sdma.queues");
     q = 0;
   }
   return &s->dmaq[(size_t)c->rank * Q + q];

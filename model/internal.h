@@ -23,6 +23,10 @@
 
 /* In-flight instruction window per core: dispatch stalls when full. */
 #define A2_WIN 64
+/* A core's remote-access windows (docs/timing-model.md, "Windows"): its
+ * remote loads, its plain remote stores and its atomic-add remote stores
+ * (chip.mte.remote_read_window, remote_write_window, remote_atomic_window). */
+enum { A2_WIN_READ = 0, A2_WIN_WRITE, A2_WIN_ATOMIC, A2_NWIN };
 /* Dependencies of one instruction on earlier ones still in the window: at
  * most the writers of its two source tiles and of its destination tile, the
  * destination's last reader on each pipe that reads tiles (MTE-out and
@@ -180,13 +184,13 @@ typedef struct a2_core {
   uint64_t disp[A2_WIN]; /* reservation timing: per storage slot, when it was dispatched */
   _Alignas(64) a2_slot win[A2_WIN];
   a2_slot_ext ext[A2_WIN];
-  /* the windows of its remote loads (win_io[0]) and remote stores (win_io[1]);
-   * under packet timing, per window, the accesses whose pieces wait for a
-   * return, oldest first: seq % A2_WIN at wait[d][(wait_head[d] + i) % A2_WIN],
-   * i < wait_n[d] */
-  a2_window win_io[2];
-  uint8_t wait[2][A2_WIN];
-  uint8_t wait_head[2], wait_n[2];
+  /* the windows of its remote loads, plain remote stores and atomic-add
+   * remote stores (win_io[A2_WIN_*]); under packet timing, per window, the
+   * accesses whose pieces wait for a return, oldest first: seq % A2_WIN at
+   * wait[d][(wait_head[d] + i) % A2_WIN], i < wait_n[d] */
+  a2_window win_io[A2_NWIN];
+  uint8_t wait[A2_NWIN][A2_WIN];
+  uint8_t wait_head[A2_NWIN], wait_n[A2_NWIN];
   /* a streamed program's batch: refilled in the sim's scratch, and what is
    * left of it at the end of an activation in batch_v; both are lent to the
    * program source, which moves the batch to the heap if it outgrows them */
@@ -219,6 +223,7 @@ struct a2_sim {
   uint64_t race_budget;      /* bytes the race detector may use */
   a2_observer *obs;          /* NULL when no timeline is written */
   struct a2_dma_queue *dmaq; /* [rank * chip.sdma.queues + queue] (dma.c); NULL: no put/get */
+  uint32_t *store_port;      /* [link stage id]: its store port (sim.c); NULL: no remote store */
   bool no_data;              /* timing-only: payload buffers and tiles are not allocated */
   a2_code run_rc;            /* first error raised during the run (a program source) */
   uint64_t stop_ps;          /* simulated time when a2_sim_run returned */
@@ -370,6 +375,13 @@ void a2_issue_dma(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t_ps); 
 /* Reservation timing without race checking or a timeline: a notify's
  * landing event in r's `pend` is two words (b != 0), not a transfer. */
 void a2_notify_land(a2_core *r, uint8_t *cell, int32_t value, bool add);
+
+/* An instruction the model cannot carry out makes the run an error (the
+ * first one raised is the run's, sim.c), naming it and what: a put/get the
+ * engines cannot serve, a remote store without store ports. The
+ * instruction still runs (a put/get on queue 0, a remote store as a local
+ * one), so the model stays consistent until the run ends. */
+void a2_core_fail(a2_core *c, const a2_instr *in, const char *what);
 
 /* dma.c: every rank's DMA queues and their engines (docs/timing-model.md,
  * "DMA engines"). */

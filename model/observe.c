@@ -22,8 +22,8 @@ typedef struct {
   uint64_t window; /* index of the window being accumulated */
   uint64_t busy;   /* busy ps in it */
   uint32_t pid;
-  char name[48]; /* counter series name; "" = no counter (MTE engines) */
-  char track[48];
+  char name[64]; /* counter series name; "" = no counter (MTE engines) */
+  char track[64];
   uint8_t named;
 } stage_obs;
 
@@ -55,15 +55,16 @@ static void name_stage(a2_observer *o, uint32_t id) {
   stage_obs *so = &o->st[id];
   int32_t a, b;
   a2_stage_kind kind = a2_noc_stage_kind(o->net, id, &a, &b);
-  uint32_t P = o->nranks, owner = P; /* P = the "network" process */
-  if (kind == A2_STAGE_LINK) {
+  uint32_t P = o->nranks, owner = P;                          /* P = the "network" process */
+  if (kind == A2_STAGE_LINK || kind == A2_STAGE_STORE_PORT) { /* a link, or its store port */
     for (uint32_t r = 0; r < P && a >= 0; r++)
       if (o->dev[r] == (uint32_t)a) owner = r;
     char from[16], to[16];
+    const char *port = kind == A2_STAGE_LINK ? "" : "store port ";
     snprintf(from, sizeof from, a < 0 ? "switch" : "npu%d", a);
     snprintf(to, sizeof to, b < 0 ? "switch" : "npu%d", b);
-    snprintf(so->track, sizeof so->track, "link %s->%s", from, to);
-    snprintf(so->name, sizeof so->name, "util %s->%s", from, to);
+    snprintf(so->track, sizeof so->track, "%s%s %s->%s", port, port[0] ? "of" : "link", from, to);
+    snprintf(so->name, sizeof so->name, "util %s%s->%s", port, from, to);
   } else if (kind == A2_STAGE_HBM || kind == A2_STAGE_L2) {
     owner = (uint32_t)a;
     snprintf(so->track, sizeof so->track, "%s", a2_stage_kind_name(kind));

@@ -114,6 +114,36 @@ static uint64_t payload_bytes(const a2_program *k, int no_data) {
 
 /* Validate, then build into *out; on failure *out may hold a half-built
  * simulation (a2_sim_create_mode frees it). */
+/* Whether a whole (not produced on demand) program holds a remote store. */
+static bool has_rstore(const a2_program *k) {
+  if (k->source) return false;
+  for (uint32_t p = 0; p < k->nranks * k->ncores; p++)
+    for (uint32_t i = 0; i < k->progs[p].n; i++)
+      if (k->progs[p].v[i].op == A2_OP_RSTORE) return true;
+  return false;
+}
+
+/* A store port for each link from an NPU that the topology built (the
+ * stages added so far): a rank's remote stores pass the port of their
+ * route's first link, at chip.mte.remote_store_bandwidth
+ * (docs/timing-model.md, "Store ports"). */
+static a2_code store_ports_build(a2_sim *s, a2_err *err) {
+  uint32_t n = a2_noc_stage_count(s->net);
+  s->store_port = malloc((n ? n : 1) * sizeof *s->store_port);
+  if (!s->store_port)
+    return a2_err_set(err, A2_E_NOMEM, NULL, 0, 0, "out of memory for store ports");
+  for (uint32_t id = 0; id < n; id++) {
+    int32_t a, b;
+    s->store_port[id] = A2_NO_STAGE;
+    /* a switch's ports (from -1) are never a route's first link */
+    if (a2_noc_stage_kind(s->net, id, &a, &b) != A2_STAGE_LINK || a < 0) continue;
+    a2_code rc = a2_noc_add_stage(s->net, A2_STAGE_STORE_PORT, s->cfg->store_port_bw, 0, a, b,
+                                  &s->store_port[id], err);
+    if (rc) return rc;
+  }
+  return A2_OK;
+}
+
 static a2_code build(const a2_config *cfg, const a2_program *k, const uint32_t *devices,
                      const char *name, int no_data, uint64_t mem_limit_bytes, a2_sim **out,
                      a2_err *err) {
@@ -134,6 +164,7 @@ static a2_code build(const a2_config *cfg, const a2_program *k, const uint32_t *
   if ((rc = a2_config_validate(cfg, name, err))) return rc;
   bool dma;
   if ((rc = a2_dma_needed(k, cfg, name, &dma, err))) return rc;
+  bool stores = k->uses_rstore || has_rstore(k);
   uint64_t limit = mem_limit_bytes ? mem_limit_bytes : A2_DEFAULT_MEM_LIMIT;
   uint64_t need = payload_bytes(k, no_data);
   if (need > limit)
@@ -189,6 +220,7 @@ static a2_code build(const a2_config *cfg, const a2_program *k, const uint32_t *
   if ((rc = a2_noc_create(cfg->packet_bytes, sizeof(a2_xfer_ctx), &s->net, err))) return rc;
   if (cfg->timing != A2_TIMING_PACKET) a2_noc_set_reservation(s->net, a2_core_defer, s);
   if ((rc = a2_topo_build(cfg, cfg->ranks, s->net, &s->topo, err))) return rc;
+  if (stores && (rc = store_ports_build(s, err))) return rc;
   for (uint32_t r = 0; r < P; r++)
     if ((rc = a2_noc_add_stage(s->net, A2_STAGE_HBM, cfg->hbm_bw, cfg->hbm_lat_ps, (int32_t)r, -1,
                                &s->hbm[r], err)))
@@ -264,8 +296,7 @@ void a2_sim_free(a2_sim *s) {
   if (s->cores)
     for (uint32_t i = 0; i < k->nranks * k->ncores; i++) {
       a2_tq_free(&s->cores[i].pend);
-      a2_window_free(&s->cores[i].win_io[0]);
-      a2_window_free(&s->cores[i].win_io[1]);
+      for (int w = 0; w < A2_NWIN; w++) a2_window_free(&s->cores[i].win_io[w]);
       if (!s->cores[i].batch.lent) free(s->cores[i].batch.v); /* it outgrew batch_v */
     }
   a2_huge_free(s->core_tiles, per_core(k, NTILES(k) * sizeof(a2_tile_state)));
@@ -278,6 +309,7 @@ void a2_sim_free(a2_sim *s) {
   free(s->buf_stride);
   a2_huge_free(s->cores, per_core(k, sizeof(a2_core)));
   free(s->ub_off);
+  free(s->store_port);
   free(s->hbm);
   free(s->l2);
   free(s->stats);

@@ -228,7 +228,13 @@ static uint64_t ack_ps(a2_core *c, uint32_t peer) {
 
 static void pump(a2_core *c, int wr, uint64_t t);
 
-/* A piece of len bytes of instruction seq (a remote store when wr) returned
+/* The window a remote store's pieces hold their bytes in: atomic adds have
+ * their own (docs/timing-model.md, "Windows"). */
+static int store_window(const a2_instr *in) {
+  return in->mode == A2_MODE_ATOMIC_ADD ? A2_WIN_ATOMIC : A2_WIN_WRITE;
+}
+
+/* A piece of len bytes of instruction seq, of window wr (A2_WIN_*), returned
  * its bytes at t. known: the return is known when the piece starts
  * (reservation timing), so the instruction's completion is set without an
  * event; else (packet timing, a held reply) it is an event for the core,
@@ -256,9 +262,9 @@ static void piece_returned(a2_core *c, uint64_t seq, int wr, uint64_t len, uint6
  * last packet starts service at its last stage; t is when it leaves it. */
 static void piece_done(a2_xfer *x, uint64_t t) {
   const a2_xfer_ctx *m = a2_ctx_of(x);
-  int wr = m->in->op == A2_OP_RSTORE;
-  piece_settled(m->owner, m->seq, wr, m->chunk.len, t + (wr ? ack_ps(m->owner, m->rank) : 0),
-                false);
+  int wr = m->in->op == A2_OP_RSTORE ? store_window(m->in) : A2_WIN_READ;
+  piece_settled(m->owner, m->seq, wr, m->chunk.len,
+                t + (wr != A2_WIN_READ ? ack_ps(m->owner, m->rank) : 0), false);
 }
 
 /* The data leg of a remote load's piece, not started: peer HBM -> route ->
@@ -328,7 +334,8 @@ bool a2_rload_flush(a2_core *c) {
   a2_xfer_start_group(c->sim->net, xs, ts, done, NULL, n);
   g->n = 0;
   c->rgroup_slots = 0;
-  for (uint32_t i = 0; i < n; i++) piece_returned(c, g->p[i].seq, 0, g->p[i].len, done[i]);
+  for (uint32_t i = 0; i < n; i++)
+    piece_returned(c, g->p[i].seq, A2_WIN_READ, g->p[i].len, done[i]);
   return true;
 }
 
@@ -543,7 +550,7 @@ static void hbm_legs_reserve(a2_held_replies *h, uint64_t upto) {
         a2_tq_push(&h->rest, first[i],
                    &(a2_tq_item){.kind = A2_TQ_REST, .u.rest = {v[i].rest, done[i] + v[i].msg}});
       else /* reserved whole: its return is known */
-        piece_settled(v[i].r.c, v[i].r.p.seq, 0, v[i].r.p.len, done[i], false);
+        piece_settled(v[i].r.c, v[i].r.p.seq, A2_WIN_READ, v[i].r.p.len, done[i], false);
   }
 }
 
@@ -578,9 +585,9 @@ void a2_replies_reserve(void *ctx) {
     a2_xfer_start_group(h->net, xs, ts, h->done + i, NULL, j - i);
   }
   for (uint32_t i = 0; i < n; i++)
-    piece_settled(v[i].c, v[i].p.seq, 0, v[i].p.len, h->done[i], false);
+    piece_settled(v[i].c, v[i].p.seq, A2_WIN_READ, v[i].p.len, h->done[i], false);
   for (uint32_t i = 0; i < nr; i++)
-    piece_settled(h->r[i].c, h->r[i].p.seq, 0, h->r[i].p.len, h->rdone[i], false);
+    piece_settled(h->r[i].c, h->r[i].p.seq, A2_WIN_READ, h->r[i].p.len, h->rdone[i], false);
   if (h->at_hbm.n) held_wake(h, a2_tq_next(&h->at_hbm));
   if (h->rest.n) held_wake(h, a2_tq_next(&h->rest));
 }
@@ -627,17 +634,23 @@ static void rload_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t o
 }
 
 /* Remote store piece [off, off+len) of instruction seq from t: MTE-out ->
- * route(me -> peer) -> peer HBM (written, or atomically added, there); it
- * returns when the acknowledgement is back. */
+ * the store port of its first link -> route(me -> peer) -> peer HBM
+ * (written, or atomically added, there); it returns when the
+ * acknowledgement is back. */
 static void rstore_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t off, uint64_t len,
                          uint64_t t) {
   uint32_t peer = (uint32_t)in->peer;
   a2_xfer *x = xfer_new(c, in, seq, len, A2_XFER_MEM);
-  uint16_t n = (uint16_t)(route_len(c, c->rank, peer) + 2);
+  uint16_t links = route_len(c, c->rank, peer), port = links ? 1 : 0;
+  uint16_t n = (uint16_t)(links + port + 2);
   uint32_t *p = a2_xfer_path(x, n);
   if (!p) a2_out_of_memory("a transfer's route");
   p[0] = c->stages[ST_MTE_OUT];
-  add_route(c, p + 1, c->rank, peer, (uint16_t)(n - 2));
+  add_route(c, p + 1 + port, c->rank, peer, links);
+  if (port) {
+    p[1] = c->sim->store_port[p[2]];
+    note_stage(c, p[1]);
+  }
   p[n - 1] = hbm_of(c, peer);
   x->apply_hop = (uint16_t)(n - 1);
   x->on_apply = apply_write;
@@ -647,7 +660,7 @@ static void rstore_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t 
   m->chunk.len = len;
   if (c->ahead) {
     x->known = 1;
-    piece_returned(c, seq, 1, len, start(c, x, t) + ack_ps(c, peer));
+    piece_returned(c, seq, store_window(in), len, start(c, x, t) + ack_ps(c, peer));
     return;
   }
   x->on_done = piece_done;
@@ -669,14 +682,14 @@ static void pump(a2_core *c, int wr, uint64_t t) {
     while (e->next_off < in->len) {
       uint64_t off = e->next_off, len = a2_window_piece(w, in->len, off, pkt);
       const a2_rgroup *g = &c->rgroup;
-      if (!wr && g->n &&
+      if (wr == A2_WIN_READ && g->n &&
           (g->n == A2_RGROUP_MAX || g->peer != (uint32_t)in->peer || !a2_window_fits(w, len, t)))
         a2_rload_flush(c);
       uint64_t s = a2_window_take(w, len, t);
       if (s == UINT64_MAX) return; /* packet timing: a piece in flight returns first */
       e->next_off += len;
       e->inflight++;
-      if (wr)
+      if (wr != A2_WIN_READ)
         rstore_piece(c, in, seq, off, len, s);
       else
         rload_piece(c, in, seq, off, len, s);
@@ -686,7 +699,7 @@ static void pump(a2_core *c, int wr, uint64_t t) {
   }
 }
 
-/* A remote access (wr: a store) of instruction seq, started at t: it queues
+/* A remote access of instruction seq through window wr (A2_WIN_*), started at t: it queues
  * behind the accesses of its window still waiting for room. */
 static void remote_access(a2_core *c, int wr, uint64_t seq, uint64_t t) {
   a2_slot_ext *e = &c->ext[a2_slot_of(c, seq)];
@@ -702,14 +715,20 @@ void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   if ((uint32_t)in->peer == c->rank)
     local_read(c, in, seq, t);
   else
-    remote_access(c, 0, seq, t);
+    remote_access(c, A2_WIN_READ, seq, t);
 }
 
 void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
-  if ((uint32_t)in->peer == c->rank)
+  if ((uint32_t)in->peer == c->rank) {
     local_write(c, in, seq, t);
-  else
-    remote_access(c, 1, seq, t);
+  } else if (!c->sim->store_port) {
+    /* a program produced on demand that did not declare its remote stores
+     * (uses_rstore): there are no store ports to route them through */
+    a2_core_fail(c, in, "the program has no store ports (a2_program.uses_rstore is not set)");
+    local_write(c, in, seq, t);
+  } else {
+    remote_access(c, store_window(in), seq, t);
+  }
 }
 
 /* Set the signal cell at `cell` as a notify of `mode` with `value` does. */

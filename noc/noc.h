@@ -81,16 +81,19 @@ typedef enum {
   A2_STAGE_SDMA_WRITE,
   A2_STAGE_SDMA_READ,
   A2_STAGE_RDMA,
-  A2_STAGE_L2,        /* a rank's L2, which its cube cores' loads pass */
-  A2_STAGE_MTE2,      /* a cube core's GM -> L1 engine */
-  A2_STAGE_FIXPIPE,   /* a cube core's L0C -> GM engine */
-  A2_STAGE_SDMA_LOCAL /* a DMA queue's copies within its own NPU */
+  A2_STAGE_L2,         /* a rank's L2, which its cube cores' loads pass */
+  A2_STAGE_MTE2,       /* a cube core's GM -> L1 engine */
+  A2_STAGE_FIXPIPE,    /* a cube core's L0C -> GM engine */
+  A2_STAGE_SDMA_LOCAL, /* a DMA queue's copies within its own NPU */
+  A2_STAGE_STORE_PORT  /* a link's port for its rank's remote stores */
 } a2_stage_kind;
 /* A kind's name in reports and timelines: "link", "hbm", "mte_in", "mte_out",
- * "sdma_write", "sdma_read", "rdma", "l2", "mte2", "fixpipe", "sdma_local". */
+ * "sdma_write", "sdma_read", "rdma", "l2", "mte2", "fixpipe", "sdma_local",
+ * "store_port". */
 static inline const char *a2_stage_kind_name(a2_stage_kind k) {
-  static const char *const names[] = {"link", "hbm", "mte_in", "mte_out", "sdma_write", "sdma_read",
-                                      "rdma", "l2",  "mte2",   "fixpipe", "sdma_local"};
+  static const char *const names[] = {"link",       "hbm",       "mte_in",     "mte_out",
+                                      "sdma_write", "sdma_read", "rdma",       "l2",
+                                      "mte2",       "fixpipe",   "sdma_local", "store_port"};
   return names[k];
 }
 

@@ -240,6 +240,10 @@ typedef struct a2_program {
    * engines (docs/timing-model.md, "DMA engines"). A program produced on
    * demand (source) must say so; the model scans whole programs itself. */
   int uses_dma;
+  /* 1: a program may hold remote stores, so the model builds every link's
+   * store port (docs/timing-model.md, "Store ports"). A program produced on
+   * demand must say so; the model scans whole programs itself. */
+  int uses_rstore;
   /* gemm goldens: B's buffer (the same on every rank), the shape and the
    * blocking of the tile-blocked layout (model/check.c) */
   struct {

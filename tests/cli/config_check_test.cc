@@ -36,7 +36,7 @@ TEST(ConfigCheckA3Test, TheSupernodeListsWhatItInheritsAndNoDmaLinkOrSwitchKey) 
     for (const char *p :
          {"chip.sdma.", "interconnect.link.", "interconnect.nic.", "interconnect.switch_latency"})
       EXPECT_NE(l.rfind(p, 0), 0u) << l;
-    window = window || l == "chip.mte.remote_write_window = 1.856 KB";
+    window = window || l == "chip.mte.remote_write_window = 8 KiB";
   }
   EXPECT_TRUE(window) << r.out;  // KEY = VALUE, as the config prints it
 }

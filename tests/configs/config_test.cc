@@ -76,7 +76,9 @@ TEST(ConfigTest, DefaultHasTheReferenceFigures) {
   EXPECT_EQ(c.mte_out_bw, 202400333824u);  // 188.5 GiB/s
   EXPECT_EQ(c.mte_lat_ps, 0u);
   EXPECT_EQ(c.rd_window_bytes, 192u * 1024);
-  EXPECT_EQ(c.wr_window_bytes, 1856u);
+  EXPECT_EQ(c.wr_window_bytes, 8u * 1024);
+  EXPECT_EQ(c.atomic_window_bytes, 1888u);
+  EXPECT_EQ(c.store_port_bw, 19500000000u);
   EXPECT_EQ(c.hbm_bw, 1600000000000u);
   EXPECT_EQ(c.hbm_lat_ps, 115000u);
   EXPECT_EQ(c.window_bytes, 256u * 1024 * 1024);
@@ -241,7 +243,8 @@ TEST(ConfigTest, ScalarWhereAMappingIsExpected) {
   std::string m = LoadFails("chip:\n  mte: 5GB/s\n", 2, 8);
   EXPECT_CONTAINS(m,
                   "chip.mte: expected a mapping with keys gm_to_ub, ub_to_gm, latency, "
-                  "remote_read_window, remote_write_window, found a scalar");
+                  "remote_read_window, remote_write_window, remote_atomic_window, "
+                  "remote_store_bandwidth, found a scalar");
 }
 
 TEST(ConfigTest, SequenceWhereAMappingIsExpected) {
@@ -489,7 +492,8 @@ TEST(ConfigSetTest, SectionIsNotAKey) {
   EXPECT_EQ(a2_config_set(&c, "chip.mte", "1GB/s", &e), A2_E_INPUT);
   EXPECT_EQ(Message(e),
             "'chip.mte' is a section, not a key; its keys are gm_to_ub, ub_to_gm, "
-            "latency, remote_read_window, remote_write_window");
+            "latency, remote_read_window, remote_write_window, remote_atomic_window, "
+            "remote_store_bandwidth");
   EXPECT_EQ(a2_config_set(&c, "", "1", &e), A2_E_INPUT);
   EXPECT_CONTAINS(e.msg, "unknown key ''");
 }
@@ -543,7 +547,9 @@ TEST(ConfigPrintTest, PrintsTheFileLayoutWithUnits) {
             "    ub_to_gm: 188.5 GiB/s\n"
             "    latency: 0 ps\n"
             "    remote_read_window: 192 KiB\n"
-            "    remote_write_window: 1.856 KB\n"
+            "    remote_write_window: 8 KiB\n"
+            "    remote_atomic_window: 1.888 KB\n"
+            "    remote_store_bandwidth: 19.5 GB/s\n"
             "  cube_cores: 24\n"
             "  cube:\n"
             "    l1_size: 512 KiB\n"
