@@ -519,9 +519,9 @@ a2_code a2_core_init(struct a2_sim *s, a2_core *c, uint32_t rank, uint32_t idx, 
   c->wake_ps = UINT64_MAX;
   c->slot_free = UINT64_MAX;
   c->ack_peer = UINT32_MAX;
-  c->win_io[A2_WIN_READ].cap_bytes = s->cfg->rd_window_bytes;
-  c->win_io[A2_WIN_WRITE].cap_bytes = s->cfg->wr_window_bytes;
-  c->win_io[A2_WIN_ATOMIC].cap_bytes = s->cfg->atomic_window_bytes;
+  c->win_io[A2_IO_READ].cap_bytes = s->cfg->rd_window_bytes;
+  c->win_io[A2_IO_WRITE].cap_bytes = s->cfg->wr_window_bytes;
+  c->win_io[A2_IO_ATOMIC].cap_bytes = s->cfg->atomic_window_bytes;
   c->stages[ST_HBM] = s->hbm[rank];
   for (int i = 0; i < A2_RECENT_STAGES; i++) c->stages[ST_OWN + i] = A2_NO_STAGE; /* none yet */
   a2_code rc = a2k_proc_create("core", core_run, c, &c->proc, err);

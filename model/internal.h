@@ -26,7 +26,7 @@
 /* A core's remote-access windows (docs/timing-model.md, "Windows"): its
  * remote loads, its plain remote stores and its atomic-add remote stores
  * (chip.mte.remote_read_window, remote_write_window, remote_atomic_window). */
-enum { A2_WIN_READ = 0, A2_WIN_WRITE, A2_WIN_ATOMIC, A2_NWIN };
+enum { A2_IO_READ = 0, A2_IO_WRITE, A2_IO_ATOMIC, A2_NIO };
 /* Dependencies of one instruction on earlier ones still in the window: at
  * most the writers of its two source tiles and of its destination tile, the
  * destination's last reader on each pipe that reads tiles (MTE-out and
@@ -185,12 +185,12 @@ typedef struct a2_core {
   _Alignas(64) a2_slot win[A2_WIN];
   a2_slot_ext ext[A2_WIN];
   /* the windows of its remote loads, plain remote stores and atomic-add
-   * remote stores (win_io[A2_WIN_*]); under packet timing, per window, the
+   * remote stores (win_io[A2_IO_*]); under packet timing, per window, the
    * accesses whose pieces wait for a return, oldest first: seq % A2_WIN at
    * wait[d][(wait_head[d] + i) % A2_WIN], i < wait_n[d] */
-  a2_window win_io[A2_NWIN];
-  uint8_t wait[A2_NWIN][A2_WIN];
-  uint8_t wait_head[A2_NWIN], wait_n[A2_NWIN];
+  a2_window win_io[A2_NIO];
+  uint8_t wait[A2_NIO][A2_WIN];
+  uint8_t wait_head[A2_NIO], wait_n[A2_NIO];
   /* a streamed program's batch: refilled in the sim's scratch, and what is
    * left of it at the end of an activation in batch_v; both are lent to the
    * program source, which moves the batch to the heap if it outgrows them */

@@ -60,11 +60,11 @@ static void name_stage(a2_observer *o, uint32_t id) {
     for (uint32_t r = 0; r < P && a >= 0; r++)
       if (o->dev[r] == (uint32_t)a) owner = r;
     char from[16], to[16];
-    const char *port = kind == A2_STAGE_LINK ? "" : "store port ";
+    bool link = kind == A2_STAGE_LINK;
     snprintf(from, sizeof from, a < 0 ? "switch" : "npu%d", a);
     snprintf(to, sizeof to, b < 0 ? "switch" : "npu%d", b);
-    snprintf(so->track, sizeof so->track, "%s%s %s->%s", port, port[0] ? "of" : "link", from, to);
-    snprintf(so->name, sizeof so->name, "util %s%s->%s", port, from, to);
+    snprintf(so->track, sizeof so->track, "%s %s->%s", link ? "link" : "store port of", from, to);
+    snprintf(so->name, sizeof so->name, "util %s%s->%s", link ? "" : "store port ", from, to);
   } else if (kind == A2_STAGE_HBM || kind == A2_STAGE_L2) {
     owner = (uint32_t)a;
     snprintf(so->track, sizeof so->track, "%s", a2_stage_kind_name(kind));

@@ -296,7 +296,7 @@ void a2_sim_free(a2_sim *s) {
   if (s->cores)
     for (uint32_t i = 0; i < k->nranks * k->ncores; i++) {
       a2_tq_free(&s->cores[i].pend);
-      for (int w = 0; w < A2_NWIN; w++) a2_window_free(&s->cores[i].win_io[w]);
+      for (int w = 0; w < A2_NIO; w++) a2_window_free(&s->cores[i].win_io[w]);
       if (!s->cores[i].batch.lent) free(s->cores[i].batch.v); /* it outgrew batch_v */
     }
   a2_huge_free(s->core_tiles, per_core(k, NTILES(k) * sizeof(a2_tile_state)));

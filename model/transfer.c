@@ -226,23 +226,23 @@ static uint64_t ack_ps(a2_core *c, uint32_t peer) {
   return t;
 }
 
-static void pump(a2_core *c, int wr, uint64_t t);
+static void pump(a2_core *c, int io, uint64_t t);
 
 /* The window a remote store's pieces hold their bytes in: atomic adds have
  * their own (docs/timing-model.md, "Windows"). */
 static int store_window(const a2_instr *in) {
-  return in->mode == A2_MODE_ATOMIC_ADD ? A2_WIN_ATOMIC : A2_WIN_WRITE;
+  return in->mode == A2_MODE_ATOMIC_ADD ? A2_IO_ATOMIC : A2_IO_WRITE;
 }
 
-/* A piece of len bytes of instruction seq, of window wr (A2_WIN_*), returned
+/* A piece of len bytes of instruction seq, of the window c->win_io[io], returned
  * its bytes at t. known: the return is known when the piece starts
  * (reservation timing), so the instruction's completion is set without an
  * event; else (packet timing, a held reply) it is an event for the core,
  * and the pieces that waited for room start. */
-static void piece_settled(a2_core *c, uint64_t seq, int wr, uint64_t len, uint64_t t, bool known) {
+static void piece_settled(a2_core *c, uint64_t seq, int io, uint64_t len, uint64_t t, bool known) {
   uint32_t k = a2_slot_of(c, seq);
   a2_slot_ext *e = &c->ext[k];
-  a2_window_give(&c->win_io[wr], len, t);
+  a2_window_give(&c->win_io[io], len, t);
   e->inflight--;
   if (t > e->last_ps) e->last_ps = t;
   if (e->next_off == c->win[k].in.len && e->inflight == 0) {
@@ -251,20 +251,20 @@ static void piece_settled(a2_core *c, uint64_t seq, int wr, uint64_t len, uint64
     else
       a2_core_complete(c, seq, e->last_ps);
   }
-  if (!known) pump(c, wr, a2k_now_ps()); /* what waited for it */
+  if (!known) pump(c, io, a2k_now_ps()); /* what waited for it */
 }
 
-static void piece_returned(a2_core *c, uint64_t seq, int wr, uint64_t len, uint64_t t) {
-  piece_settled(c, seq, wr, len, t, c->ahead);
+static void piece_returned(a2_core *c, uint64_t seq, int io, uint64_t len, uint64_t t) {
+  piece_settled(c, seq, io, len, t, c->ahead);
 }
 
 /* Packet timing, or a remote load's reply in order of arrival: a piece's
  * last packet starts service at its last stage; t is when it leaves it. */
 static void piece_done(a2_xfer *x, uint64_t t) {
   const a2_xfer_ctx *m = a2_ctx_of(x);
-  int wr = m->in->op == A2_OP_RSTORE ? store_window(m->in) : A2_WIN_READ;
-  piece_settled(m->owner, m->seq, wr, m->chunk.len,
-                t + (wr != A2_WIN_READ ? ack_ps(m->owner, m->rank) : 0), false);
+  int io = m->in->op == A2_OP_RSTORE ? store_window(m->in) : A2_IO_READ;
+  piece_settled(m->owner, m->seq, io, m->chunk.len,
+                t + (io != A2_IO_READ ? ack_ps(m->owner, m->rank) : 0), false);
 }
 
 /* The data leg of a remote load's piece, not started: peer HBM -> route ->
@@ -334,8 +334,7 @@ bool a2_rload_flush(a2_core *c) {
   a2_xfer_start_group(c->sim->net, xs, ts, done, NULL, n);
   g->n = 0;
   c->rgroup_slots = 0;
-  for (uint32_t i = 0; i < n; i++)
-    piece_returned(c, g->p[i].seq, A2_WIN_READ, g->p[i].len, done[i]);
+  for (uint32_t i = 0; i < n; i++) piece_returned(c, g->p[i].seq, A2_IO_READ, g->p[i].len, done[i]);
   return true;
 }
 
@@ -550,7 +549,7 @@ static void hbm_legs_reserve(a2_held_replies *h, uint64_t upto) {
         a2_tq_push(&h->rest, first[i],
                    &(a2_tq_item){.kind = A2_TQ_REST, .u.rest = {v[i].rest, done[i] + v[i].msg}});
       else /* reserved whole: its return is known */
-        piece_settled(v[i].r.c, v[i].r.p.seq, A2_WIN_READ, v[i].r.p.len, done[i], false);
+        piece_settled(v[i].r.c, v[i].r.p.seq, A2_IO_READ, v[i].r.p.len, done[i], false);
   }
 }
 
@@ -585,9 +584,9 @@ void a2_replies_reserve(void *ctx) {
     a2_xfer_start_group(h->net, xs, ts, h->done + i, NULL, j - i);
   }
   for (uint32_t i = 0; i < n; i++)
-    piece_settled(v[i].c, v[i].p.seq, A2_WIN_READ, v[i].p.len, h->done[i], false);
+    piece_settled(v[i].c, v[i].p.seq, A2_IO_READ, v[i].p.len, h->done[i], false);
   for (uint32_t i = 0; i < nr; i++)
-    piece_settled(h->r[i].c, h->r[i].p.seq, A2_WIN_READ, h->r[i].p.len, h->rdone[i], false);
+    piece_settled(h->r[i].c, h->r[i].p.seq, A2_IO_READ, h->r[i].p.len, h->rdone[i], false);
   if (h->at_hbm.n) held_wake(h, a2_tq_next(&h->at_hbm));
   if (h->rest.n) held_wake(h, a2_tq_next(&h->rest));
 }
@@ -670,11 +669,11 @@ static void rstore_piece(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t 
 /* Start the pieces the window lets start, from t: under reservation timing
  * all of them (every return is known), under packet timing those whose
  * turn has come; the rest wait (c->wait) until a piece returns. */
-static void pump(a2_core *c, int wr, uint64_t t) {
-  a2_window *w = &c->win_io[wr];
+static void pump(a2_core *c, int io, uint64_t t) {
+  a2_window *w = &c->win_io[io];
   uint64_t pkt = c->sim->cfg->packet_bytes;
-  while (c->wait_n[wr]) {
-    uint8_t r = c->wait[wr][c->wait_head[wr]];
+  while (c->wait_n[io]) {
+    uint8_t r = c->wait[io][c->wait_head[io]];
     uint64_t seq = c->seq_oldest + (uint8_t)(r - (uint8_t)(c->seq_oldest % A2_WIN)) % A2_WIN;
     uint32_t k = a2_slot_of(c, seq);
     const a2_instr *in = &c->win[k].in;
@@ -682,40 +681,40 @@ static void pump(a2_core *c, int wr, uint64_t t) {
     while (e->next_off < in->len) {
       uint64_t off = e->next_off, len = a2_window_piece(w, in->len, off, pkt);
       const a2_rgroup *g = &c->rgroup;
-      if (wr == A2_WIN_READ && g->n &&
+      if (io == A2_IO_READ && g->n &&
           (g->n == A2_RGROUP_MAX || g->peer != (uint32_t)in->peer || !a2_window_fits(w, len, t)))
         a2_rload_flush(c);
       uint64_t s = a2_window_take(w, len, t);
       if (s == UINT64_MAX) return; /* packet timing: a piece in flight returns first */
       e->next_off += len;
       e->inflight++;
-      if (wr != A2_WIN_READ)
+      if (io != A2_IO_READ)
         rstore_piece(c, in, seq, off, len, s);
       else
         rload_piece(c, in, seq, off, len, s);
     }
-    c->wait_head[wr] = (uint8_t)((c->wait_head[wr] + 1) % A2_WIN);
-    c->wait_n[wr]--;
+    c->wait_head[io] = (uint8_t)((c->wait_head[io] + 1) % A2_WIN);
+    c->wait_n[io]--;
   }
 }
 
-/* A remote access of instruction seq through window wr (A2_WIN_*), started at t: it queues
- * behind the accesses of its window still waiting for room. */
-static void remote_access(a2_core *c, int wr, uint64_t seq, uint64_t t) {
+/* A remote access of instruction seq through the window c->win_io[io], started
+ * at t: it queues behind the accesses of that window still waiting for room. */
+static void remote_access(a2_core *c, int io, uint64_t seq, uint64_t t) {
   a2_slot_ext *e = &c->ext[a2_slot_of(c, seq)];
   e->next_off = 0;
   e->inflight = 0;
   e->last_ps = 0;
-  c->wait[wr][(c->wait_head[wr] + c->wait_n[wr]) % A2_WIN] = (uint8_t)(seq % A2_WIN);
-  c->wait_n[wr]++;
-  pump(c, wr, t);
+  c->wait[io][(c->wait_head[io] + c->wait_n[io]) % A2_WIN] = (uint8_t)(seq % A2_WIN);
+  c->wait_n[io]++;
+  pump(c, io, t);
 }
 
 void a2_issue_rload(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
   if ((uint32_t)in->peer == c->rank)
     local_read(c, in, seq, t);
   else
-    remote_access(c, A2_WIN_READ, seq, t);
+    remote_access(c, A2_IO_READ, seq, t);
 }
 
 void a2_issue_rstore(a2_core *c, const a2_instr *in, uint64_t seq, uint64_t t) {
